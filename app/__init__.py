@@ -1,0 +1,49 @@
+"""The service's application factory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask
+
+from app import cli
+from app.config import INSTANCE_PATH, from_environment
+from app.errors import register_error_handlers
+from app.extensions import csrf, db, migrate
+from app.jsonprovider import OrjsonProvider
+from app.storage import register_storage
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def create_app(config: dict | None = None) -> Flask:
+    """Build the app: settings (from the environment unless given), extensions,
+    blueprints, error handlers and commands."""
+    app = Flask(
+        __name__,
+        instance_path=str(INSTANCE_PATH),
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    app.json = OrjsonProvider(app)
+    app.config.from_mapping(from_environment() if config is None else config)
+    register_extensions(app)
+    register_blueprints(app)
+    register_error_handlers(app)
+    cli.register(app)
+    return app
+
+
+def register_extensions(app: Flask) -> None:
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(ROOT / "migrations"))
+    csrf.init_app(app)
+    register_storage(app, db)
+
+
+def register_blueprints(app: Flask) -> None:
+    from app.api import preview
+
+    app.register_blueprint(preview.bp)
+    # The JSON APIs authenticate by header key, not by session cookie.
+    csrf.exempt(preview.bp)

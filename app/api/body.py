@@ -1,0 +1,22 @@
+"""Reading a JSON request body: the right content type, valid JSON, an object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from flask import request
+from werkzeug.exceptions import BadRequest, UnsupportedMediaType
+
+
+def json_object() -> dict[str, Any]:
+    """The body as a dict, or a 4xx (415, 400; 413 past MAX_CONTENT_LENGTH)."""
+    if request.mimetype != "application/json":
+        raise UnsupportedMediaType("The Content-Type must be application/json.")
+    try:
+        body = orjson.loads(request.get_data(cache=True))
+    except orjson.JSONDecodeError as error:
+        raise BadRequest(f"The body is not valid JSON: {error}.") from None
+    if not isinstance(body, dict):
+        raise BadRequest("The body must be a JSON object.")
+    return body

@@ -1,0 +1,153 @@
+"""The Preview Campaign Realtime API: the five actions on a campaign's tasks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, current_app, jsonify
+from pydantic import ValidationError
+
+from app.api import wire
+from app.api.auth import Caller, authenticate
+from app.api.body import json_object
+from app.api.schemas import (
+    AddOrUpdateRequest,
+    ChangeStatusRequest,
+    Common,
+    DeleteRequest,
+    SearchRequest,
+    TransferRequest,
+    describe,
+)
+from app.extensions import db
+from app.models import Campaign
+from app.services import tasks
+from app.services.campaigns import get_campaign
+from app.services.errors import InvalidInput, ServiceError
+from app.services.search import search_tasks
+from app.storage import read_only
+
+PREFIX = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal"
+DEFAULT_MAX_RECORDS = 1000
+
+bp = Blueprint("preview", __name__, url_prefix=PREFIX)
+
+
+def _check_tenant(caller: Caller, common: Common) -> None:
+    """The body must name the tenant the headers authenticated, in the tenant's region."""
+    if problem := caller.mismatch(common.platform, common.companyCode, common.environment):
+        raise InvalidInput(problem)
+    if common.region != caller.tenant.region:
+        raise InvalidInput(
+            f"region '{common.region}' is not the region of this environment "
+            f"({caller.tenant.region})"
+        )
+
+
+def _run(schema: type[Common], action: Callable[[Campaign, Any], dict], **on_failure: Any):
+    """Authenticate, validate, run one action in one transaction, answer the envelope."""
+    caller = authenticate()
+    body = json_object()
+    try:
+        _check_tenant(caller, Common.model_validate(body))
+        request = schema.model_validate(body)
+        campaign = get_campaign(caller.tenant, request.campaignName)
+        extra = action(campaign, request)
+        db.session.commit()
+    except (ValidationError, ServiceError) as error:
+        db.session.rollback()
+        if isinstance(error, ValidationError):
+            return jsonify(wire.envelope(body, wire.FAILED, describe(error), **on_failure))
+        return jsonify(wire.envelope(body, wire.status_of(error), error.message, **on_failure))
+    return jsonify(wire.envelope(body, wire.SUCCESS, None, **extra))
+
+
+@bp.post("/addOrUpdateCampaignRecord")
+def add_or_update_campaign_record():
+    """Add a task, or replace all the data of an existing one."""
+
+    def action(campaign: Campaign, request: AddOrUpdateRequest) -> dict:
+        tasks.add_or_update_task(
+            campaign,
+            request.clientId,
+            request.items(),
+            record_id=request.previewRecordId or None,
+            client_id_field_name=request.clientIdFieldName or None,
+            preferred_agent=request.preferredAgent,
+            next_earliest_ms=request.nextEarliestWorkTimeUTC,
+        )
+        return {}
+
+    return _run(AddOrUpdateRequest, action)
+
+
+@bp.post("/searchPreviewCampaign")
+@read_only
+def search_preview_campaign():
+    """Look up one task by id, or the tasks matching every criterion."""
+
+    def action(campaign: Campaign, request: SearchRequest) -> dict:
+        locator = request.locator()
+        if locator.record_id or locator.client_id:
+            found = [tasks.find_task(campaign, locator)]
+        else:
+            found = search_tasks(campaign, _criteria(request), _max_records(request))
+        return {"previewRecordClientData": [wire.task_to_wire(task) for task in found]}
+
+    return _run(SearchRequest, action, previewRecordClientData=[])
+
+
+def _criteria(request: SearchRequest) -> list:
+    if not request.previewRecordData:
+        raise InvalidInput(
+            "previewRecordData is required (at least one criterion) "
+            "unless previewRecordId or clientId is given"
+        )
+    return [criterion.criterion() for criterion in request.previewRecordData]
+
+
+def _max_records(request: SearchRequest) -> int:
+    ceiling = current_app.config["SEARCH_MAX_RECORDS"]
+    if request.maxRecords is None:
+        return min(DEFAULT_MAX_RECORDS, ceiling)
+    if not 1 <= request.maxRecords <= ceiling:
+        raise InvalidInput(f"maxRecords must be between 1 and {ceiling}")
+    return request.maxRecords
+
+
+@bp.post("/changeCampaignRecordStatus")
+def change_campaign_record_status():
+    """Set a task's worked state and, optionally, its queue, agent, time and zone."""
+
+    def action(campaign: Campaign, request: ChangeStatusRequest) -> dict:
+        tasks.change_status(
+            campaign, request.locator(), request.previewRecordStateEnum, request.changes()
+        )
+        return {}
+
+    return _run(ChangeStatusRequest, action)
+
+
+@bp.post("/transferCampaignRecord")
+def transfer_campaign_record():
+    """Move a task to another campaign and/or skill queue."""
+
+    def action(campaign: Campaign, request: TransferRequest) -> dict:
+        tasks.transfer_task(
+            campaign, request.locator(), request.transferToCampaign, request.changes()
+        )
+        return {}
+
+    return _run(TransferRequest, action)
+
+
+@bp.post("/deleteRecordFromCampaign")
+def delete_record_from_campaign():
+    """Remove a task from its campaign."""
+
+    def action(campaign: Campaign, request: DeleteRequest) -> dict:
+        tasks.delete_task(campaign, request.locator())
+        return {}
+
+    return _run(DeleteRequest, action)

@@ -1,0 +1,67 @@
+"""The Preview API's wire format: field spellings, timestamps and result statuses."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from app.models import Task
+from app.services import errors
+
+SUCCESS = "SUCCESS"
+FAILED = "FAILED"
+ECHOED = ("platform", "companyCode", "environment", "region", "campaignName")
+
+_STATUS_OF = {
+    errors.TaskNotFound: "NORECORDFOUND",
+    errors.InvalidClientId: "INVALIDCLIENTID",
+    errors.InvalidDataKey: "INVALIDRECORDDATAKEY",
+}
+
+
+def status_of(error: errors.ServiceError) -> str:
+    """The previewResultStatus that answers a refused action."""
+    return _STATUS_OF.get(type(error), FAILED)
+
+
+def format_time(moment: datetime | None) -> str | None:
+    """UTC as `CCYY-MM-DD HH:MM:SS.mmm`."""
+    if moment is None:
+        return None
+    return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{moment.microsecond // 1000:03d}"
+
+
+def envelope(body: dict[str, Any], status: str, error: str | None, **extra: Any) -> dict:
+    """The common response: the echoed request fields, previewResult, then any extras."""
+    response = {name: _echo(body.get(name)) for name in ECHOED}
+    response["previewResult"] = {"previewResultStatus": status, "error": error}
+    response.update(extra)
+    return response
+
+
+def _echo(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def task_to_wire(task: Task) -> dict[str, Any]:
+    """One element of previewRecordClientData."""
+    record: dict[str, Any] = {
+        "previewRecordID": task.record_id,
+        "clientId": task.client_id,
+        "preferredAgent": task.preferred_agent,
+        "skillQueue": task.skill_queue.name,
+        "createdTime": format_time(task.created_at),
+        "lastUpdatedTime": format_time(task.updated_at),
+        "nextEarliestWorkTime": format_time(task.next_earliest_work_at),
+        "workedState": task.worked_state,
+        "workAttempts": task.work_attempts,
+        "lastAttemptAgent": task.last_attempt_agent,
+        "lastAttemptTime": format_time(task.last_attempt_at),
+    }
+    if task.work_codes:
+        record["workCodes"] = [{"key": c.key, "value": c.value} for c in task.work_codes]
+    record["previewRecordData"] = [
+        {"key": item.key, "value": item.value, "displayOrder": item.display_order}
+        for item in task.items
+    ]
+    return record

@@ -1,0 +1,146 @@
+"""Operator commands: `flask --app wsgi tenant create ...` and friends.
+
+Each command runs in one transaction and answers bad input with a one-line error and a
+non-zero exit. Commands that issue a key print it alone on the last line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from functools import wraps
+
+import click
+from flask import Flask, current_app
+
+from app.extensions import db
+from app.models import REGIONS, AuthMode, CampaignType, Tenant
+from app.services import campaigns, demo, keys, supervisors, tenants
+from app.services.errors import ServiceError
+
+
+def transactional(command: Callable) -> Callable:
+    """Commit when the command succeeds; roll back and exit 1 with the reason when not."""
+
+    @wraps(command)
+    def run(*args, **kwargs):
+        try:
+            result = command(*args, **kwargs)
+            db.session.commit()
+        except ServiceError as error:
+            db.session.rollback()
+            raise click.ClickException(error.message) from None
+        if result is not None:
+            click.echo(result)
+
+    return run
+
+
+def _tenant(company: str, environment: str) -> Tenant:
+    return tenants.get_tenant(current_app.config["PLATFORM_CODE"], company, environment)
+
+
+tenant_group = click.Group("tenant", help="Tenants (company environments) and their API keys.")
+queue_group = click.Group("skill-queue", help="Skill queues of a tenant.")
+campaign_group = click.Group("campaign", help="Campaigns of a tenant.")
+template_group = click.Group("user-template", help="User templates of a tenant.")
+supervisor_group = click.Group("supervisor", help="Supervisors who sign in to the web UI.")
+demo_group = click.Group("demo", help="Demo data.")
+
+
+@tenant_group.command("create")
+@click.argument("company")
+@click.argument("environment")
+@click.option("--region", required=True, type=click.Choice(REGIONS))
+@click.option("--auth-mode", required=True, type=click.Choice([m.value for m in AuthMode]))
+@transactional
+def create_tenant(company: str, environment: str, region: str, auth_mode: str) -> str:
+    """Create a tenant and print its first API key on the last line."""
+    tenant = tenants.create_tenant(
+        current_app.config["PLATFORM_CODE"], company, environment, region, auth_mode
+    )
+    click.echo(f"Created tenant {tenant.label} in {region} ({auth_mode}). API key:")
+    return keys.issue_key(tenant)
+
+
+@tenant_group.command("rotate-key")
+@click.argument("company")
+@click.argument("environment")
+@transactional
+def rotate_key(company: str, environment: str) -> str:
+    """Issue a new API key; the previous one works until its grace period ends."""
+    grace = timedelta(seconds=current_app.config["KEY_GRACE_SECONDS"])
+    key = keys.rotate_key(_tenant(company, environment), grace)
+    click.echo(f"The previous key keeps working for {grace}. New API key:")
+    return key
+
+
+@queue_group.command("create")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("name")
+@transactional
+def create_skill_queue(company: str, environment: str, name: str) -> str:
+    """Create a skill queue."""
+    queue = tenants.create_skill_queue(_tenant(company, environment), name)
+    return f"Created skill queue '{queue.name}'."
+
+
+@campaign_group.command("create")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("name")
+@click.option("--skill-queue", required=True, help="Default skill queue.")
+@click.option("--time-zone", required=True, help="Default IANA time zone.")
+@click.option("--type", "campaign_type", default="preview", type=click.Choice(list(CampaignType)))
+@transactional
+def create_campaign(
+    company: str, environment: str, name: str, skill_queue: str, time_zone: str, campaign_type: str
+) -> str:
+    """Create a campaign with its default skill queue and time zone."""
+    campaign = campaigns.create_campaign(
+        _tenant(company, environment), name, skill_queue, time_zone, campaign_type
+    )
+    return f"Created {campaign.type} campaign '{campaign.name}'."
+
+
+@template_group.command("create")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("name")
+@transactional
+def create_user_template(company: str, environment: str, name: str) -> str:
+    """Create a user template."""
+    template = tenants.create_user_template(_tenant(company, environment), name)
+    return f"Created user template '{template.name}'."
+
+
+@supervisor_group.command("create")
+@click.argument("email")
+@click.option("--password", required=True, help="At least 8 characters.")
+@transactional
+def create_supervisor(email: str, password: str) -> str:
+    """Create a supervisor account."""
+    supervisor = supervisors.create_supervisor(email, password)
+    return f"Created supervisor {supervisor.email}."
+
+
+@demo_group.command("seed")
+@transactional
+def seed_demo() -> str:
+    """Create the demo tenant, queues, campaigns and tasks (safe to run again)."""
+    key = demo.seed(current_app.config["PLATFORM_CODE"], current_app.instance_path)
+    click.echo(f"Demo tenant {demo.COMPANY}/{demo.ENVIRONMENT} is ready. Demo API key:")
+    return key
+
+
+def register(app: Flask) -> None:
+    for group in (
+        tenant_group,
+        queue_group,
+        campaign_group,
+        template_group,
+        supervisor_group,
+        demo_group,
+    ):
+        app.cli.add_command(group)

@@ -1,0 +1,75 @@
+"""Settings, read from environment variables, with the test settings beside them."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+INSTANCE_PATH = Path(
+    os.environ.get("INSTANCE_PATH", Path(__file__).resolve().parent.parent / "instance")
+)
+
+
+def _secret_key(instance: Path) -> str:
+    """SECRET_KEY, else a key generated once into the instance folder (never committed)."""
+    if key := os.environ.get("SECRET_KEY"):
+        return key
+    path = instance / "secret_key"
+    if not path.exists():
+        instance.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another worker wrote it first
+            return path.read_text().strip()
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32))
+    return path.read_text().strip()
+
+
+def database_url(url: str | None) -> str:
+    """Normalise DATABASE_URL; SQLite in the instance folder when unset."""
+    if not url:
+        return f"sqlite:///{INSTANCE_PATH / 'service.db'}"
+    if url.startswith(("postgres://", "postgresql://")):
+        # Bare URLs name no driver; psycopg 3 is the one we ship.
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def defaults() -> dict[str, Any]:
+    """Every setting but the secret key and the database, from the environment."""
+    env = os.environ
+    return {
+        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        "PLATFORM_CODE": env.get("PLATFORM_CODE", "AWS Connect"),
+        "KEY_GRACE_SECONDS": int(env.get("KEY_GRACE_SECONDS", 2 * 3600)),
+        "SQLITE_BUSY_TIMEOUT_MS": int(env.get("SQLITE_BUSY_TIMEOUT_MS", 15000)),
+        "MAX_CONTENT_LENGTH": int(env.get("MAX_CONTENT_LENGTH", 2 * 1024 * 1024)),
+        "SEARCH_MAX_RECORDS": int(env.get("SEARCH_MAX_RECORDS", 10000)),
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "SESSION_COOKIE_SECURE": env.get("SESSION_COOKIE_SECURE", "") == "1",
+    }
+
+
+def from_environment() -> dict[str, Any]:
+    """Production settings."""
+    return {
+        **defaults(),
+        "SECRET_KEY": _secret_key(INSTANCE_PATH),
+        "SQLALCHEMY_DATABASE_URI": database_url(os.environ.get("DATABASE_URL")),
+    }
+
+
+def test_settings(database_uri: str, **overrides: Any) -> dict[str, Any]:
+    """Settings for the test suite: a given database, a fixed key, CSRF off unless asked for."""
+    return {
+        **defaults(),
+        "TESTING": True,
+        "SECRET_KEY": "test-secret-key",
+        "SQLALCHEMY_DATABASE_URI": database_url(database_uri),
+        "WTF_CSRF_ENABLED": False,
+        **overrides,
+    }

@@ -1,0 +1,55 @@
+"""Campaigns and the skill queues that deliver their tasks."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import ForeignKey, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.extensions import db
+from app.models.tenants import Tenant
+from app.models.types import UTCDateTime, text_c, utcnow
+
+DEFAULT_CLIENT_ID_FIELD = "Id"
+
+
+class CampaignType(StrEnum):
+    PREVIEW = "preview"
+    PROGRESSIVE = "progressive"
+
+
+class SkillQueue(db.Model):
+    """A queue of the tenant's contact-centre instance, addressed by its case-sensitive name."""
+
+    __tablename__ = "skill_queues"
+    __table_args__ = (UniqueConstraint("tenant_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(text_c(255))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    tenant: Mapped[Tenant] = relationship()
+
+
+class Campaign(db.Model):
+    """A Preview or Progressive campaign with its default skill queue and time zone."""
+
+    __tablename__ = "campaigns"
+    __table_args__ = (UniqueConstraint("tenant_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(255))
+    type: Mapped[str] = mapped_column(String(16), default=CampaignType.PREVIEW)
+    default_skill_queue_id: Mapped[int] = mapped_column(ForeignKey("skill_queues.id"), index=True)
+    default_time_zone: Mapped[str] = mapped_column(String(64))
+    client_id_field_name: Mapped[str] = mapped_column(
+        String(255), default=DEFAULT_CLIENT_ID_FIELD
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    tenant: Mapped[Tenant] = relationship()
+    default_skill_queue: Mapped[SkillQueue] = relationship()

@@ -1,0 +1,99 @@
+"""Tasks (preview records), their data items and their work codes.
+
+Data items live in their own table, indexed by (campaign, key, value) and by
+(campaign, key, number), so a search criterion is an index range scan rather than a
+scan over every task's data.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import Float, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.extensions import db
+from app.models.campaigns import Campaign, SkillQueue
+from app.models.types import BigId, UTCDateTime, text_c, utcnow
+
+
+class WorkedState(StrEnum):
+    NOTWORKED = "NOTWORKED"
+    WORKED = "WORKED"
+    COMPLETED = "COMPLETED"
+    REMOVED = "REMOVED"
+
+
+class Task(db.Model):
+    """One record of a campaign: what an agent previews and may call."""
+
+    __tablename__ = "tasks"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "client_id"),
+        Index("ix_tasks_campaign_order", "campaign_id", "id"),
+        Index("ix_tasks_campaign_state", "campaign_id", "worked_state"),
+        Index("ix_tasks_campaign_next_work", "campaign_id", "next_earliest_work_at"),
+        Index("ix_tasks_campaign_agent", "campaign_id", "preferred_agent"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    record_id: Mapped[str] = mapped_column(String(36), unique=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    client_id: Mapped[str] = mapped_column(text_c(255))
+    preferred_agent: Mapped[str | None] = mapped_column(text_c(255))
+    skill_queue_id: Mapped[int] = mapped_column(ForeignKey("skill_queues.id"), index=True)
+    time_zone: Mapped[str] = mapped_column(text_c(64))
+    worked_state: Mapped[str] = mapped_column(text_c(16), default=WorkedState.NOTWORKED)
+    work_attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_attempt_agent: Mapped[str | None] = mapped_column(String(255))
+    last_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    next_earliest_work_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    campaign: Mapped[Campaign] = relationship()
+    skill_queue: Mapped[SkillQueue] = relationship(lazy="joined")
+    items: Mapped[list[TaskItem]] = relationship(
+        back_populates="task",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by="TaskItem.position",
+    )
+    work_codes: Mapped[list[WorkCode]] = relationship(
+        cascade="all, delete-orphan", passive_deletes=True, order_by="WorkCode.position"
+    )
+
+
+class TaskItem(db.Model):
+    """A key/value data item shown to the agent; `number` holds the value when it is numeric."""
+
+    __tablename__ = "task_items"
+    __table_args__ = (
+        Index("ix_task_items_campaign_key_value", "campaign_id", "key", "value"),
+        Index("ix_task_items_campaign_key_number", "campaign_id", "key", "number"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    task_id: Mapped[int] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    # Copied from the task so that criteria on a campaign's items need no join.
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(text_c(255))
+    value: Mapped[str] = mapped_column(text_c())
+    number: Mapped[float | None] = mapped_column(Float)
+    display_order: Mapped[int | None] = mapped_column(Integer)
+    position: Mapped[int] = mapped_column(Integer)
+
+    task: Mapped[Task] = relationship(back_populates="items")
+
+
+class WorkCode(db.Model):
+    """A work code an agent set on completing the task: group (`key`) and code (`value`)."""
+
+    __tablename__ = "work_codes"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    task_id: Mapped[int] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    key: Mapped[str] = mapped_column(String(255))
+    value: Mapped[str] = mapped_column(String(255))
+    position: Mapped[int] = mapped_column(Integer, default=0)

@@ -1,0 +1,71 @@
+"""Tenants (platform, company, environment) and their API keys."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import ForeignKey, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.extensions import db
+from app.models.types import UTCDateTime, utcnow
+
+REGIONS = (
+    "us-east-1",
+    "us-west-2",
+    "ca-central-1",
+    "eu-west-2",
+    "eu-central-1",
+    "ap-southeast-1",
+    "ap-southeast-2",
+    "ap-northeast-1",
+    "ap-northeast-2",
+    "af-south-1",
+)
+
+
+class AuthMode(StrEnum):
+    """How the tenant's contact-centre instance signs users in."""
+
+    SAML = "saml"
+    DIRECTORY = "directory"
+    INTERNAL = "internal"
+
+
+class Tenant(db.Model):
+    """One environment of one company on the platform."""
+
+    __tablename__ = "tenants"
+    __table_args__ = (UniqueConstraint("platform", "company_code", "environment"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    platform: Mapped[str] = mapped_column(String(64))
+    company_code: Mapped[str] = mapped_column(String(128))
+    environment: Mapped[str] = mapped_column(String(128))
+    region: Mapped[str] = mapped_column(String(32))
+    auth_mode: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    api_keys: Mapped[list[ApiKey]] = relationship(
+        back_populates="tenant", cascade="all, delete-orphan", order_by="ApiKey.id"
+    )
+
+    @property
+    def label(self) -> str:
+        return f"{self.company_code}/{self.environment}"
+
+
+class ApiKey(db.Model):
+    """A hashed API key; a rotated-out key carries the time it stops working."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    tenant: Mapped[Tenant] = relationship(back_populates="api_keys")

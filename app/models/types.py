@@ -1,0 +1,45 @@
+"""Column types shared by the models."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import BigInteger, DateTime, Integer, String, Text
+from sqlalchemy.types import TypeDecorator
+
+# SQLite only auto-increments an INTEGER PRIMARY KEY; PostgreSQL gets a 64-bit key.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+def utcnow() -> datetime:
+    """The current time in UTC, truncated to milliseconds (the wire's precision)."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+class UTCDateTime(TypeDecorator):
+    """A UTC instant: stored naive in UTC on every database, read back timezone-aware."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("UTCDateTime needs a timezone-aware datetime")
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect):
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+def text_c(length: int | None = None):
+    """A string compared byte-wise on every database (PostgreSQL's "C" collation).
+
+    Searches compare, sort and prefix-match these columns; without it PostgreSQL would
+    follow the server's locale and give other answers than SQLite.
+    """
+    base = String(length) if length else Text()
+    pg = String(length, collation="C") if length else Text(collation="C")
+    return base.with_variant(pg, "postgresql")

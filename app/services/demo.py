@@ -1,0 +1,111 @@
+"""Demo data for a fresh install: one tenant, queues, campaigns and a few dozen tasks.
+
+Running it again changes nothing. The demo key is kept in the instance folder so that
+every run can print it, while the database holds only its hash.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from datetime import timedelta
+from pathlib import Path
+
+from sqlalchemy import select
+
+from app.extensions import db
+from app.models import ApiKey, Task, Tenant, WorkCode, WorkedState
+from app.models.types import utcnow
+from app.services import campaigns, keys, tenants
+from app.services.tasks import add_or_update_task
+from app.services.validation import ItemInput
+
+COMPANY = "DemoCo"
+ENVIRONMENT = "demo"
+REGION = "us-east-1"
+QUEUES = ("Sales", "Retention", "Support")
+CAMPAIGNS = (
+    ("Spring Renewals", "Sales", "America/New_York", "preview"),
+    ("Win-back", "Retention", "Europe/London", "progressive"),
+)
+FIRST = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Radia", "Tim")
+LAST = ("Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson")
+PLANS = ("Basic", "Plus", "Premium")
+
+
+def _tenant(platform: str) -> Tenant:
+    tenant = tenants.find_tenant(platform, COMPANY, ENVIRONMENT)
+    if tenant is None:
+        tenant = tenants.create_tenant(platform, COMPANY, ENVIRONMENT, REGION, "saml")
+        db.session.flush()
+    return tenant
+
+
+def _demo_key(tenant: Tenant, instance_path: str) -> str:
+    path = Path(instance_path) / "demo-api-key"
+    if path.exists():
+        key = path.read_text().strip()
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        key = keys.issue_key(tenant)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(key)
+        return key
+    known = db.session.scalar(select(ApiKey).filter_by(key_hash=keys.hash_key(key)))
+    if known is None:
+        keys.issue_key(tenant, key)
+    return key
+
+
+def _items(rng: random.Random, number: int) -> list[ItemInput]:
+    first, last = rng.choice(FIRST), rng.choice(LAST)
+    return [
+        ItemInput("Name", f"{first} {last}"),
+        ItemInput("Mobile Phone", f"+1415555{number:04d}", 1),
+        ItemInput("Plan", rng.choice(PLANS), 2),
+        ItemInput("Balance", f"{rng.randint(0, 5000)}.{rng.randint(0, 99):02d}", 3),
+        ItemInput("Renewal Date", f"2027-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}", 4),
+        ItemInput("Account_link", f"https://crm.example.com/accounts/{number}", 5),
+        ItemInput("Highlight", "Balance|Plan"),
+        ItemInput("Hidden", "Internal Score"),
+        ItemInput("Internal Score", str(rng.randint(1, 100))),
+    ]
+
+
+def _tasks(tenant: Tenant, rng: random.Random) -> None:
+    for name, *_ in CAMPAIGNS:
+        campaign = campaigns.get_campaign(tenant, name)
+        for number in range(1, 25):
+            client_id = f"{name[:3].upper()}-{number:04d}"
+            if db.session.scalar(select(Task.id).filter_by(campaign_id=campaign.id, client_id=client_id)):
+                continue
+            task, _ = add_or_update_task(campaign, client_id, _items(rng, number))
+            if number % 4 == 0:
+                task.worked_state = WorkedState.WORKED
+                task.work_attempts = 1
+                task.last_attempt_agent = "agent.smith@democo.example"
+                task.last_attempt_at = utcnow() - timedelta(hours=number)
+                task.next_earliest_work_at = utcnow() + timedelta(days=1)
+            if number % 6 == 0:
+                task.worked_state = WorkedState.COMPLETED
+                task.work_codes = [WorkCode(key="Outcome", value="Renewed", position=0)]
+
+
+def seed(platform: str, instance_path: str) -> str:
+    """Create whatever demo data is missing and return the demo API key."""
+    rng = random.Random(2026)  # noqa: S311 - demo content, not a secret
+    tenant = _tenant(platform)
+    key = _demo_key(tenant, instance_path)
+    for queue in QUEUES:
+        if tenants.find_skill_queue(tenant, queue) is None:
+            tenants.create_skill_queue(tenant, queue)
+    db.session.flush()
+    for name, queue, zone, kind in CAMPAIGNS:
+        if campaigns.find_campaign(tenant, name) is None:
+            campaigns.create_campaign(tenant, name, queue, zone, kind)
+    if tenants.find_user_template(tenant, "Agent") is None:
+        tenants.create_user_template(tenant, "Agent")
+    db.session.flush()
+    _tasks(tenant, rng)
+    return key

@@ -1,0 +1,63 @@
+"""Value rules shared by every action: phone numbers, time zones, numbers, epoch times."""
+
+from __future__ import annotations
+
+import math
+import re
+import zoneinfo
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+
+from app.services.errors import InvalidInput
+
+E164 = re.compile(r"\+[1-9][0-9]{1,14}")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# Year 1970 to the end of year 9999, the range a UTC timestamp column holds everywhere.
+MAX_EPOCH_MS = 253402300799999
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def is_phone_key(key: str) -> bool:
+    """Keys containing the word phone, in any case, hold dialable numbers."""
+    return "phone" in key.lower()
+
+
+def is_e164(value: str) -> bool:
+    return E164.fullmatch(value) is not None
+
+
+@lru_cache(maxsize=1)
+def _zones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def is_time_zone(name: str) -> bool:
+    """True for a name of the IANA Time Zone Database."""
+    return name in _zones()
+
+
+def require_time_zone(name: str, field: str) -> str:
+    if not is_time_zone(name):
+        raise InvalidInput(f"{field} '{name}' is not an IANA time zone name")
+    return name
+
+
+def parse_number(value: str) -> float | None:
+    """The value as a finite number when it is written as one, else None."""
+    if not _NUMBER.fullmatch(value):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def from_epoch_ms(value: int, field: str) -> datetime:
+    """A UTC datetime from epoch milliseconds, refusing values no database can hold."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(f"{field} must be a whole number of milliseconds")
+    if not 0 <= value <= MAX_EPOCH_MS:
+        raise InvalidInput(f"{field} must be between 0 and {MAX_EPOCH_MS}")
+    return EPOCH + timedelta(milliseconds=value)
+
+
+def to_epoch_ms(moment: datetime) -> int:
+    return (moment - EPOCH) // timedelta(milliseconds=1)

@@ -1,0 +1,159 @@
+"""Searching a campaign's tasks by data items and system keys.
+
+Every criterion narrows the set (criteria are AND-ed). A custom-key criterion becomes
+`tasks.id IN (SELECT task_id FROM task_items WHERE campaign, key, value ...)`, which the
+(campaign_id, key, value) and (campaign_id, key, number) indexes answer directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sqlalchemy import ColumnElement, and_, func, or_, select
+from sqlalchemy.orm import selectinload
+
+from app.extensions import db
+from app.models import Campaign, SkillQueue, Task, TaskItem
+from app.services.errors import InvalidInput
+from app.services.rules import from_epoch_ms, parse_number
+
+
+class Condition(StrEnum):
+    EQUALS = "EQUALS"
+    NOTEQUALS = "NOTEQUALS"
+    GREATERTHAN = "GREATERTHAN"
+    LESSTHAN = "LESSTHAN"
+    CONTAINS = "CONTAINS"
+    BEGINSWITH = "BEGINSWITH"
+
+
+@dataclass(frozen=True)
+class Criterion:
+    key: str
+    condition: Condition
+    value: str
+
+
+def _text_test(column, condition: Condition, value: str) -> ColumnElement[bool]:
+    """The condition on a text column; LIKE wildcards in the value are taken literally."""
+    match condition:
+        case Condition.EQUALS:
+            return column == value
+        case Condition.NOTEQUALS:
+            return column != value
+        case Condition.GREATERTHAN:
+            return column > value
+        case Condition.LESSTHAN:
+            return column < value
+        case Condition.CONTAINS:
+            return column.contains(value, autoescape=True)
+        case Condition.BEGINSWITH:
+            return column.startswith(value, autoescape=True)
+
+
+def _item_test(condition: Condition, value: str) -> ColumnElement[bool]:
+    """The condition on a data item: numbers compare as numbers when both sides are numbers."""
+    number = parse_number(value)
+    if condition in (Condition.GREATERTHAN, Condition.LESSTHAN) and number is not None:
+        numeric = TaskItem.number > number if condition is Condition.GREATERTHAN else (
+            TaskItem.number < number
+        )
+        return or_(numeric, and_(TaskItem.number.is_(None), _text_test(TaskItem.value, condition, value)))
+    if condition is Condition.NOTEQUALS:
+        return TaskItem.value == value
+    return _text_test(TaskItem.value, condition, value)
+
+
+def _custom_key(campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
+    matching = select(TaskItem.task_id).where(
+        TaskItem.campaign_id == campaign.id,
+        TaskItem.key == criterion.key,
+        _item_test(criterion.condition, criterion.value),
+    )
+    # NOTEQUALS holds for a task whose item differs and for one without the key at all.
+    if criterion.condition is Condition.NOTEQUALS:
+        return Task.id.not_in(matching)
+    return Task.id.in_(matching)
+
+
+def _whole_number(criterion: Criterion) -> int:
+    if criterion.condition in (Condition.CONTAINS, Condition.BEGINSWITH):
+        raise InvalidInput(
+            f"condition {criterion.condition} does not apply to {criterion.key}; "
+            "use EQUALS, NOTEQUALS, GREATERTHAN or LESSTHAN"
+        )
+    try:
+        return int(criterion.value)
+    except ValueError:
+        raise InvalidInput(f"{criterion.key} compares with a whole number, not '{criterion.value}'") from None
+
+
+def _numeric_test(column, condition: Condition, value) -> ColumnElement[bool]:
+    if condition is Condition.NOTEQUALS:
+        return or_(column.is_(None), column != value)
+    return _text_test(column, condition, value)
+
+
+def _skill_queue(campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
+    queues = select(SkillQueue.id).where(
+        SkillQueue.tenant_id == campaign.tenant_id,
+        _text_test(SkillQueue.name, criterion.condition, criterion.value),
+    )
+    return Task.skill_queue_id.in_(queues)
+
+
+def _worked_attempts(_campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
+    return _numeric_test(Task.work_attempts, criterion.condition, _whole_number(criterion))
+
+
+def _next_work_time(_campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
+    moment = from_epoch_ms(_whole_number(criterion), criterion.key)
+    return _numeric_test(Task.next_earliest_work_at, criterion.condition, moment)
+
+
+def _text_column(column) -> Callable[[Campaign, Criterion], ColumnElement[bool]]:
+    def test(_campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
+        return _text_test(column, criterion.condition, criterion.value)
+
+    return test
+
+
+SYSTEM_KEYS: dict[str, Callable[[Campaign, Criterion], ColumnElement[bool]]] = {
+    "sys_skill_queue": _skill_queue,
+    "sys_worked_attempts": _worked_attempts,
+    "sys_item_time_zone": _text_column(Task.time_zone),
+    "sys_worked_state": _text_column(Task.worked_state),
+    # A task without a preferred agent has "" there, as the wire shows it.
+    "sys_preferred_agent": _text_column(func.coalesce(Task.preferred_agent, "")),
+    "sys_next_earliest_worktime_long": _next_work_time,
+}
+
+
+def _filtered(campaign: Campaign, criteria: list[Criterion]):
+    query = select(Task).where(Task.campaign_id == campaign.id)
+    for criterion in criteria:
+        build = SYSTEM_KEYS.get(criterion.key, _custom_key)
+        query = query.where(build(campaign, criterion))
+    return query
+
+
+def search_tasks(
+    campaign: Campaign, criteria: list[Criterion], limit: int, offset: int = 0
+) -> list[Task]:
+    """Tasks matching every criterion, oldest first, with their items and work codes loaded."""
+    query = (
+        _filtered(campaign, criteria)
+        .order_by(Task.id)
+        .limit(limit)
+        .offset(offset)
+        .options(selectinload(Task.items), selectinload(Task.work_codes))
+    )
+    return list(db.session.scalars(query))
+
+
+def count_tasks(campaign: Campaign, criteria: list[Criterion]) -> int:
+    """How many tasks match every criterion."""
+    query = _filtered(campaign, criteria).with_only_columns(func.count(Task.id))
+    return db.session.scalar(query) or 0

@@ -1,0 +1,258 @@
+"""The life of a task: add or update, change status, transfer, delete.
+
+Functions here change the session but never commit: the caller (one API request, one
+form post, one CLI command) commits once when the whole action succeeded and rolls back
+on any ServiceError, so a failure leaves stored data exactly as it was.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.exc import IntegrityError
+
+from app.extensions import db
+from app.models import Campaign, SkillQueue, Task, TaskItem, WorkedState
+from app.models.types import utcnow
+from app.services.campaigns import find_campaign
+from app.services.errors import Conflict, InvalidClientId, InvalidInput, NotFound, TaskNotFound
+from app.services.rules import from_epoch_ms, require_time_zone
+from app.services.tenants import get_skill_queue
+from app.services.validation import ItemInput, validate_items
+
+MAX_CLIENT_ID = 255
+MAX_AGENT = 255
+
+
+@dataclass(frozen=True)
+class Locator:
+    """How a request names one task: previewRecordId wins over clientId."""
+
+    record_id: str | None = None
+    client_id: str | None = None
+
+    def describe(self) -> str:
+        if self.record_id:
+            return f"previewRecordId '{self.record_id}'"
+        return f"clientId '{self.client_id}'"
+
+
+@dataclass(frozen=True)
+class TaskChanges:
+    """Optional system fields; None leaves a field as it is, "" clears the preferred agent."""
+
+    skill_queue: str | None = None
+    preferred_agent: str | None = None
+    next_earliest_ms: int | None = None
+    time_zone: str | None = None
+
+
+def _by_record_id(campaign: Campaign, record_id: str) -> Task | None:
+    return db.session.scalar(select(Task).filter_by(campaign_id=campaign.id, record_id=record_id))
+
+
+def _by_client_id(campaign: Campaign, client_id: str) -> Task | None:
+    return db.session.scalar(select(Task).filter_by(campaign_id=campaign.id, client_id=client_id))
+
+
+def find_task(campaign: Campaign, locator: Locator) -> Task:
+    """The task the locator names, or TaskNotFound."""
+    if locator.record_id:
+        task = _by_record_id(campaign, locator.record_id)
+    elif locator.client_id:
+        task = _by_client_id(campaign, locator.client_id)
+    else:
+        raise InvalidInput("previewRecordId or clientId is required")
+    if task is None:
+        raise TaskNotFound(f"no task with {locator.describe()} in campaign '{campaign.name}'")
+    return task
+
+
+def _check_agent(agent: str | None) -> None:
+    if agent is not None and len(agent) > MAX_AGENT:
+        raise InvalidInput(f"preferredAgent must be at most {MAX_AGENT} characters")
+
+
+def add_or_update_task(
+    campaign: Campaign,
+    client_id: str | None,
+    items: list[ItemInput],
+    *,
+    record_id: str | None = None,
+    client_id_field_name: str | None = None,
+    preferred_agent: str | None = None,
+    next_earliest_ms: int | None = None,
+) -> tuple[Task, bool]:
+    """Add a task or replace an existing one's data; returns the task and whether it is new."""
+    if client_id is None or not client_id.strip():
+        raise InvalidClientId("clientId is required")
+    if len(client_id) > MAX_CLIENT_ID:
+        raise InvalidInput(f"clientId must be at most {MAX_CLIENT_ID} characters")
+    field_name = client_id_field_name or campaign.client_id_field_name
+    if len(field_name) > 255:
+        raise InvalidInput("clientIdFieldName must be at most 255 characters")
+    specials = validate_items(campaign.tenant, items, field_name)
+    _check_agent(preferred_agent)
+    next_work = (
+        None if next_earliest_ms is None else from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
+    )
+    stored = [ItemInput(field_name, client_id), *items]
+    now = utcnow()
+
+    task = _by_record_id(campaign, record_id) if record_id else None
+    task = task or _by_client_id(campaign, client_id)
+    created = task is None
+    if created:
+        task = _insert(campaign, client_id, specials.skill_queue, specials.time_zone, now)
+        if task is None:  # another request added this clientId first: update theirs
+            created = False
+            task = _by_client_id(campaign, client_id)
+    if not created:
+        _rename(task, client_id)
+        if specials.skill_queue:
+            task.skill_queue = specials.skill_queue
+        if specials.time_zone:
+            task.time_zone = specials.time_zone
+    if preferred_agent is not None:
+        task.preferred_agent = preferred_agent or None
+    if next_work is not None:
+        task.next_earliest_work_at = next_work
+    task.updated_at = now
+    _replace_items(task, stored)
+    return task, created
+
+
+def _insert(
+    campaign: Campaign, client_id: str, queue: SkillQueue | None, zone: str | None, now
+) -> Task | None:
+    """Insert a new task in a savepoint; None when the clientId was taken meanwhile."""
+    task = Task(
+        record_id=str(uuid.uuid4()),
+        campaign=campaign,
+        client_id=client_id,
+        skill_queue=queue or campaign.default_skill_queue,
+        time_zone=zone or campaign.default_time_zone,
+        worked_state=WorkedState.NOTWORKED,
+        work_attempts=0,
+        created_at=now,
+        updated_at=now,
+    )
+    try:
+        with db.session.begin_nested():
+            db.session.add(task)
+    except IntegrityError:
+        return None
+    return task
+
+
+def _rename(task: Task, client_id: str) -> None:
+    """An update located by previewRecordId may give the task a new, still unique clientId."""
+    if task.client_id == client_id:
+        return
+    if _by_client_id(task.campaign, client_id) is not None:
+        raise Conflict(f"clientId '{client_id}' already belongs to another task of the campaign")
+    task.client_id = client_id
+
+
+def _replace_items(task: Task, items: list[ItemInput]) -> None:
+    """Delete every stored item of the task and store the new ones in their sent order."""
+    db.session.execute(delete(TaskItem).where(TaskItem.task_id == task.id))
+    db.session.expire(task, ["items"])
+    db.session.execute(
+        TaskItem.__table__.insert(),
+        [
+            {
+                "task_id": task.id,
+                "campaign_id": task.campaign_id,
+                "key": item.key,
+                "value": item.value,
+                "number": item.number,
+                "display_order": item.display_order,
+                "position": position,
+            }
+            for position, item in enumerate(items)
+        ],
+    )
+
+
+def _sync_item(task: Task, key: str, value: str) -> None:
+    """Keep a SkillQueue or ItemTimeZone data item in step with the field it sets."""
+    db.session.execute(
+        update(TaskItem).where(TaskItem.task_id == task.id, TaskItem.key == key).values(value=value)
+    )
+    db.session.expire(task, ["items"])
+
+
+def apply_changes(task: Task, changes: TaskChanges) -> None:
+    """Apply the optional system fields of a status change or transfer."""
+    tenant = task.campaign.tenant
+    queue = changes.skill_queue and get_skill_queue(tenant, changes.skill_queue, "skillQueue")
+    if changes.time_zone is not None:
+        require_time_zone(changes.time_zone, "timeZone")
+    _check_agent(changes.preferred_agent)
+    next_work = None
+    if changes.next_earliest_ms is not None:
+        next_work = from_epoch_ms(changes.next_earliest_ms, "nextEarliestWorkTimeUTC")
+    if queue:
+        task.skill_queue = queue
+        _sync_item(task, "SkillQueue", queue.name)
+    if changes.time_zone is not None:
+        task.time_zone = changes.time_zone
+        _sync_item(task, "ItemTimeZone", changes.time_zone)
+    if changes.preferred_agent is not None:
+        task.preferred_agent = changes.preferred_agent or None
+    if next_work is not None:
+        task.next_earliest_work_at = next_work
+    task.updated_at = utcnow()
+
+
+def change_status(
+    campaign: Campaign, locator: Locator, state: str, changes: TaskChanges
+) -> Task:
+    """Set the worked state of one task, with its optional system fields."""
+    if state not in set(WorkedState):
+        raise InvalidInput(
+            f"previewRecordStateEnum '{state}' is not one of {', '.join(WorkedState)}"
+        )
+    if state == WorkedState.WORKED and changes.next_earliest_ms is None:
+        raise InvalidInput("nextEarliestWorkTimeUTC is required when the new state is WORKED")
+    task = find_task(campaign, locator)
+    apply_changes(task, changes)
+    task.worked_state = state
+    return task
+
+
+def transfer_task(
+    campaign: Campaign, locator: Locator, destination_name: str, changes: TaskChanges
+) -> Task:
+    """Move a task to another campaign (or queue), keeping its id, data and state.
+
+    Without a skillQueue, a task that changes campaign takes the destination's default
+    queue; its time zone stays unless timeZone is given.
+    """
+    destination = find_campaign(campaign.tenant, destination_name)
+    if destination is None:
+        raise NotFound(f"transferToCampaign '{destination_name}' is not a campaign of this environment")
+    task = find_task(campaign, locator)
+    if destination.id != campaign.id:
+        if _by_client_id(destination, task.client_id) is not None:
+            raise Conflict(
+                f"clientId '{task.client_id}' already exists in campaign '{destination.name}'"
+            )
+        task.campaign = destination
+        db.session.execute(
+            update(TaskItem).where(TaskItem.task_id == task.id).values(campaign_id=destination.id)
+        )
+        if changes.skill_queue is None:
+            task.skill_queue = destination.default_skill_queue
+            _sync_item(task, "SkillQueue", destination.default_skill_queue.name)
+    apply_changes(task, changes)
+    return task
+
+
+def delete_task(campaign: Campaign, locator: Locator) -> None:
+    """Remove a task and its data for good; its previewRecordID is never given out again."""
+    task = find_task(campaign, locator)
+    db.session.delete(task)

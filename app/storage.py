@@ -1,0 +1,64 @@
+"""Engine set-up that both databases need: SQLite pragmas and write-locking transactions.
+
+SQLite in WAL mode lets readers run beside one writer. A transaction that starts as a
+reader and later writes can fail at once with SQLITE_BUSY when another process wrote in
+between, without waiting on the busy timeout. So every transaction that may write starts
+with BEGIN IMMEDIATE, which queues on the write lock instead; requests marked read-only
+(GET pages, searches) start a plain deferred BEGIN and never block writers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from flask import Flask, g, has_app_context, request
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def read_only(view):
+    """Mark a view whose transaction never writes (it then takes no write lock on SQLite)."""
+    view.read_only = True
+    return view
+
+
+def _is_read_only() -> bool:
+    return has_app_context() and bool(g.get("read_only_transaction"))
+
+
+def tune_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
+    """Set WAL, the busy timeout, foreign keys and case-sensitive LIKE on every connection."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record) -> None:
+        # pysqlite's own BEGIN handling is replaced by the "begin" hook below.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        # CONTAINS and BEGINSWITH are case-sensitive, as they are on PostgreSQL.
+        cursor.execute("PRAGMA case_sensitive_like=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection) -> None:
+        connection.exec_driver_sql("BEGIN" if _is_read_only() else "BEGIN IMMEDIATE")
+
+
+def register_storage(app: Flask, db) -> None:
+    """Tune every SQLite engine of the app and mark each request's transaction mode."""
+    with app.app_context():
+        for engine in db.engines.values():
+            if engine.dialect.name == "sqlite":
+                tune_sqlite(engine, app.config["SQLITE_BUSY_TIMEOUT_MS"])
+
+    @app.before_request
+    def _mark_transaction_mode() -> None:
+        view = app.view_functions.get(request.endpoint or "")
+        g.read_only_transaction = request.method in SAFE_METHODS or getattr(
+            view, "read_only", False
+        )

@@ -1,0 +1,182 @@
+"""Fixtures: an app on a fresh schema (SQLite, or TEST_DATABASE_URL), a client, a tenant."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import pytest
+from sqlalchemy import text
+
+from app import create_app
+from app.config import test_settings
+from app.extensions import db
+from app.services import campaigns, keys, tenants
+
+PREVIEW = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal/"
+PLATFORM = "AWS Connect"
+
+
+@pytest.fixture(scope="session")
+def database_uri(tmp_path_factory) -> str:
+    """TEST_DATABASE_URL when set (PostgreSQL in CI), else a SQLite file of this run."""
+    return os.environ.get("TEST_DATABASE_URL") or (
+        f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.db'}"
+    )
+
+
+@pytest.fixture(scope="session")
+def _schema(database_uri):
+    """Create the tables once per run; each test then starts from empty tables."""
+    app = create_app(test_settings(database_uri))
+    with app.app_context():
+        db.drop_all()
+        db.create_all()
+    yield
+    with app.app_context():
+        db.drop_all()
+        for engine in db.engines.values():
+            engine.dispose()
+
+
+def _empty_tables() -> None:
+    tables = [table.name for table in reversed(db.metadata.sorted_tables)]
+    if db.engine.dialect.name == "postgresql":
+        db.session.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
+    else:
+        for table in tables:
+            db.session.execute(text(f"DELETE FROM {table}"))
+    db.session.commit()
+
+
+@pytest.fixture
+def settings(database_uri) -> dict:
+    """The test settings; a test may change them before asking for `app`."""
+    return test_settings(database_uri)
+
+
+@pytest.fixture
+def app(settings, _schema):
+    app = create_app(settings)
+    with app.app_context():
+        _empty_tables()
+        yield app
+        db.session.remove()
+        for engine in db.engines.values():
+            engine.dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+@dataclass
+class Api:
+    """Calls the Preview API as one tenant: headers, the common body, a default campaign."""
+
+    client: object
+    company: str
+    environment: str
+    region: str
+    key: str
+    campaign: str = "Renewals"
+    extra_headers: dict = field(default_factory=dict)
+
+    @property
+    def headers(self) -> dict:
+        return {
+            "X-sc-platform-code": PLATFORM,
+            "X-sc-company-code": self.company,
+            "X-sc-company-environment": self.environment,
+            "X-sc-secrets-region": self.region,
+            "X-sc-company-api-key": self.key,
+            **self.extra_headers,
+        }
+
+    def body(self, **fields) -> dict:
+        return {
+            "platform": PLATFORM,
+            "companyCode": self.company,
+            "environment": self.environment,
+            "region": self.region,
+            "campaignName": self.campaign,
+            **fields,
+        }
+
+    def post(self, action: str, **fields):
+        """POST the action with the common body plus `fields`; the raw response."""
+        return self.client.post(PREVIEW + action, json=self.body(**fields), headers=self.headers)
+
+    def call(self, action: str, **fields) -> dict:
+        """POST the action and return its JSON body (asserting HTTP 200)."""
+        response = self.post(action, **fields)
+        assert response.status_code == 200, response.data
+        return response.get_json()
+
+    def status(self, action: str, **fields) -> str:
+        return self.call(action, **fields)["previewResult"]["previewResultStatus"]
+
+    def add(self, client_id: str, data: dict | list | None = None, **fields) -> dict:
+        """Add or update a task; `data` as {key: value} or a list of item dicts."""
+        if isinstance(data, dict) or data is None:
+            data = [{"key": k, "value": v} for k, v in (data or {"Name": client_id}).items()]
+        return self.call(
+            "addOrUpdateCampaignRecord", clientId=client_id, previewRecordData=data, **fields
+        )
+
+    def find(self, client_id: str, **fields) -> dict | None:
+        """The task with this clientId as search returns it, or None."""
+        answer = self.call("searchPreviewCampaign", clientId=client_id, **fields)
+        records = answer["previewRecordClientData"]
+        return records[0] if records else None
+
+    def search(self, *criteria: tuple[str, str, str], **fields) -> list[dict]:
+        """Tasks matching (key, condition, value) criteria; asserts SUCCESS."""
+        answer = self.call(
+            "searchPreviewCampaign",
+            previewRecordData=[{"key": k, "condition": c, "value": v} for k, c, v in criteria],
+            **fields,
+        )
+        assert answer["previewResult"]["previewResultStatus"] == "SUCCESS", answer
+        return answer["previewRecordClientData"]
+
+
+def make_tenant(
+    company: str = "Acme",
+    environment: str = "prod",
+    region: str = "us-east-1",
+    auth_mode: str = "saml",
+    queues: tuple[str, ...] = ("Sales", "Support"),
+    campaigns_: tuple[tuple[str, str, str], ...] = (
+        ("Renewals", "Sales", "America/New_York"),
+        ("Winback", "Support", "Europe/London"),
+    ),
+):
+    """A committed tenant with queues and campaigns; returns (tenant, api key)."""
+    tenant = tenants.create_tenant(PLATFORM, company, environment, region, auth_mode)
+    key = keys.issue_key(tenant)
+    for queue in queues:
+        tenants.create_skill_queue(tenant, queue)
+    db.session.flush()
+    for name, queue, zone in campaigns_:
+        campaigns.create_campaign(tenant, name, queue, zone)
+    db.session.commit()
+    return tenant, key
+
+
+@pytest.fixture
+def tenant(app):
+    """Tenant Acme/prod in us-east-1 with queues Sales, Support and two campaigns."""
+    return make_tenant()
+
+
+@pytest.fixture
+def api(client, tenant) -> Api:
+    _tenant, key = tenant
+    return Api(client, "Acme", "prod", "us-east-1", key)
