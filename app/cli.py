@@ -92,7 +92,9 @@ def create_skill_queue(company: str, environment: str, name: str) -> str:
 @click.argument("name")
 @click.option("--skill-queue", required=True, help="Default skill queue.")
 @click.option("--time-zone", required=True, help="Default IANA time zone.")
-@click.option("--type", "campaign_type", default="preview", type=click.Choice(list(CampaignType)))
+@click.option(
+    "--type", "campaign_type", default="preview", type=click.Choice([t.value for t in CampaignType])
+)
 @transactional
 def create_campaign(
     company: str, environment: str, name: str, skill_queue: str, time_zone: str, campaign_type: str

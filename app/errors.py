@@ -35,4 +35,6 @@ def register_error_handlers(app: Flask) -> None:
     def _unexpected(error: Exception):
         db.session.rollback()
         app.logger.exception("Unhandled error on %s %s", request.method, request.path)
-        return _answer(InternalServerError("Something went wrong on our side; nothing was changed."))
+        return _answer(
+            InternalServerError("Something went wrong on our side; nothing was changed.")
+        )

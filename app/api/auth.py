@@ -66,4 +66,3 @@ def authenticate() -> Caller:
     if not key_matches(tenant, key) or tenant is None:
         raise Unauthorized("The API key is not valid for this company and environment.")
     return Caller(tenant, platform, company, environment)
-

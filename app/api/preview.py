@@ -25,7 +25,7 @@ from app.models import Campaign
 from app.services import tasks
 from app.services.campaigns import get_campaign
 from app.services.errors import InvalidInput, ServiceError
-from app.services.search import search_tasks
+from app.services.search import search_tasks, with_data
 from app.storage import read_only
 
 PREFIX = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal"
@@ -93,7 +93,7 @@ def search_preview_campaign():
             found = [tasks.find_task(campaign, locator)]
         else:
             found = search_tasks(campaign, _criteria(request), _max_records(request))
-        return {"previewRecordClientData": [wire.task_to_wire(task) for task in found]}
+        return {"previewRecordClientData": [wire.task_to_wire(one) for one in with_data(found)]}
 
     return _run(SearchRequest, action, previewRecordClientData=[])
 

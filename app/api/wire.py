@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from app.models import Task
 from app.services import errors
+from app.services.search import TaskData
 
 SUCCESS = "SUCCESS"
 FAILED = "FAILED"
@@ -43,8 +43,9 @@ def _echo(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def task_to_wire(task: Task) -> dict[str, Any]:
+def task_to_wire(data: TaskData) -> dict[str, Any]:
     """One element of previewRecordClientData."""
+    task = data.task
     record: dict[str, Any] = {
         "previewRecordID": task.record_id,
         "clientId": task.client_id,
@@ -58,10 +59,10 @@ def task_to_wire(task: Task) -> dict[str, Any]:
         "lastAttemptAgent": task.last_attempt_agent,
         "lastAttemptTime": format_time(task.last_attempt_at),
     }
-    if task.work_codes:
-        record["workCodes"] = [{"key": c.key, "value": c.value} for c in task.work_codes]
+    if data.work_codes:
+        record["workCodes"] = [{"key": c.key, "value": c.value} for c in data.work_codes]
     record["previewRecordData"] = [
         {"key": item.key, "value": item.value, "displayOrder": item.display_order}
-        for item in task.items
+        for item in data.items
     ]
     return record

@@ -44,11 +44,11 @@ class Campaign(db.Model):
     tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(255))
     type: Mapped[str] = mapped_column(String(16), default=CampaignType.PREVIEW)
-    default_skill_queue_id: Mapped[int] = mapped_column(ForeignKey("skill_queues.id"), index=True)
-    default_time_zone: Mapped[str] = mapped_column(String(64))
-    client_id_field_name: Mapped[str] = mapped_column(
-        String(255), default=DEFAULT_CLIENT_ID_FIELD
+    default_skill_queue_id: Mapped[int] = mapped_column(
+        ForeignKey("skill_queues.id", deferrable=True, initially="DEFERRED"), index=True
     )
+    default_time_zone: Mapped[str] = mapped_column(String(64))
+    client_id_field_name: Mapped[str] = mapped_column(String(255), default=DEFAULT_CLIENT_ID_FIELD)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     tenant: Mapped[Tenant] = relationship()

@@ -42,7 +42,10 @@ class Task(db.Model):
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
     client_id: Mapped[str] = mapped_column(text_c(255))
     preferred_agent: Mapped[str | None] = mapped_column(text_c(255))
-    skill_queue_id: Mapped[int] = mapped_column(ForeignKey("skill_queues.id"), index=True)
+    # Deferred, so that deleting a tenant may remove its queues and tasks in any order.
+    skill_queue_id: Mapped[int] = mapped_column(
+        ForeignKey("skill_queues.id", deferrable=True, initially="DEFERRED"), index=True
+    )
     time_zone: Mapped[str] = mapped_column(text_c(64))
     worked_state: Mapped[str] = mapped_column(text_c(16), default=WorkedState.NOTWORKED)
     work_attempts: Mapped[int] = mapped_column(Integer, default=0)

@@ -78,7 +78,9 @@ def _tasks(tenant: Tenant, rng: random.Random) -> None:
         campaign = campaigns.get_campaign(tenant, name)
         for number in range(1, 25):
             client_id = f"{name[:3].upper()}-{number:04d}"
-            if db.session.scalar(select(Task.id).filter_by(campaign_id=campaign.id, client_id=client_id)):
+            if db.session.scalar(
+                select(Task.id).filter_by(campaign_id=campaign.id, client_id=client_id)
+            ):
                 continue
             task, _ = add_or_update_task(campaign, client_id, _items(rng, number))
             if number % 4 == 0:

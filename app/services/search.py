@@ -7,15 +7,15 @@ Every criterion narrows the set (criteria are AND-ed). A custom-key criterion be
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sqlalchemy import ColumnElement, and_, func, or_, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy import ColumnElement, Row, and_, func, or_, select
 
 from app.extensions import db
-from app.models import Campaign, SkillQueue, Task, TaskItem
+from app.models import Campaign, SkillQueue, Task, TaskItem, WorkCode
 from app.services.errors import InvalidInput
 from app.services.rules import from_epoch_ms, parse_number
 
@@ -57,10 +57,14 @@ def _item_test(condition: Condition, value: str) -> ColumnElement[bool]:
     """The condition on a data item: numbers compare as numbers when both sides are numbers."""
     number = parse_number(value)
     if condition in (Condition.GREATERTHAN, Condition.LESSTHAN) and number is not None:
-        numeric = TaskItem.number > number if condition is Condition.GREATERTHAN else (
-            TaskItem.number < number
+        numeric = (
+            TaskItem.number > number
+            if condition is Condition.GREATERTHAN
+            else (TaskItem.number < number)
         )
-        return or_(numeric, and_(TaskItem.number.is_(None), _text_test(TaskItem.value, condition, value)))
+        return or_(
+            numeric, and_(TaskItem.number.is_(None), _text_test(TaskItem.value, condition, value))
+        )
     if condition is Condition.NOTEQUALS:
         return TaskItem.value == value
     return _text_test(TaskItem.value, condition, value)
@@ -87,7 +91,9 @@ def _whole_number(criterion: Criterion) -> int:
     try:
         return int(criterion.value)
     except ValueError:
-        raise InvalidInput(f"{criterion.key} compares with a whole number, not '{criterion.value}'") from None
+        raise InvalidInput(
+            f"{criterion.key} compares with a whole number, not '{criterion.value}'"
+        ) from None
 
 
 def _numeric_test(column, condition: Condition, value) -> ColumnElement[bool]:
@@ -142,15 +148,47 @@ def _filtered(campaign: Campaign, criteria: list[Criterion]):
 def search_tasks(
     campaign: Campaign, criteria: list[Criterion], limit: int, offset: int = 0
 ) -> list[Task]:
-    """Tasks matching every criterion, oldest first, with their items and work codes loaded."""
-    query = (
-        _filtered(campaign, criteria)
-        .order_by(Task.id)
-        .limit(limit)
-        .offset(offset)
-        .options(selectinload(Task.items), selectinload(Task.work_codes))
-    )
+    """Tasks matching every criterion, oldest first."""
+    query = _filtered(campaign, criteria).order_by(Task.id).limit(limit).offset(offset)
     return list(db.session.scalars(query))
+
+
+@dataclass(frozen=True)
+class TaskData:
+    """A task with its data items (key, value, display_order) and work codes (key, value)."""
+
+    task: Task
+    items: Sequence[Row]
+    work_codes: Sequence[Row]
+
+
+_CHUNK = 1000
+
+
+def with_data(tasks: list[Task]) -> list[TaskData]:
+    """Attach items and work codes to many tasks in a few plain queries.
+
+    Loading thousands of items as rows rather than ORM objects keeps a 1,000-task search
+    answer several times cheaper.
+    """
+    items: dict[int, list[Row]] = defaultdict(list)
+    codes: dict[int, list[Row]] = defaultdict(list)
+    ids = [task.id for task in tasks]
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        for row in db.session.execute(
+            select(TaskItem.task_id, TaskItem.key, TaskItem.value, TaskItem.display_order)
+            .where(TaskItem.task_id.in_(chunk))
+            .order_by(TaskItem.task_id, TaskItem.position)
+        ):
+            items[row.task_id].append(row)
+        for row in db.session.execute(
+            select(WorkCode.task_id, WorkCode.key, WorkCode.value)
+            .where(WorkCode.task_id.in_(chunk))
+            .order_by(WorkCode.task_id, WorkCode.position)
+        ):
+            codes[row.task_id].append(row)
+    return [TaskData(task, items[task.id], codes[task.id]) for task in tasks]
 
 
 def count_tasks(campaign: Campaign, criteria: list[Criterion]) -> int:

@@ -96,7 +96,9 @@ def add_or_update_task(
     specials = validate_items(campaign.tenant, items, field_name)
     _check_agent(preferred_agent)
     next_work = (
-        None if next_earliest_ms is None else from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
+        None
+        if next_earliest_ms is None
+        else from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
     )
     stored = [ItemInput(field_name, client_id), *items]
     now = utcnow()
@@ -208,9 +210,7 @@ def apply_changes(task: Task, changes: TaskChanges) -> None:
     task.updated_at = utcnow()
 
 
-def change_status(
-    campaign: Campaign, locator: Locator, state: str, changes: TaskChanges
-) -> Task:
+def change_status(campaign: Campaign, locator: Locator, state: str, changes: TaskChanges) -> Task:
     """Set the worked state of one task, with its optional system fields."""
     if state not in set(WorkedState):
         raise InvalidInput(
@@ -234,7 +234,9 @@ def transfer_task(
     """
     destination = find_campaign(campaign.tenant, destination_name)
     if destination is None:
-        raise NotFound(f"transferToCampaign '{destination_name}' is not a campaign of this environment")
+        raise NotFound(
+            f"transferToCampaign '{destination_name}' is not a campaign of this environment"
+        )
     task = find_task(campaign, locator)
     if destination.id != campaign.id:
         if _by_client_id(destination, task.client_id) is not None:

@@ -66,7 +66,9 @@ def get_skill_queue(tenant: Tenant, name: str, field: str = "skill queue") -> Sk
 
 def list_skill_queues(tenant: Tenant) -> list[SkillQueue]:
     return list(
-        db.session.scalars(select(SkillQueue).filter_by(tenant_id=tenant.id).order_by(SkillQueue.name))
+        db.session.scalars(
+            select(SkillQueue).filter_by(tenant_id=tenant.id).order_by(SkillQueue.name)
+        )
     )
 
 

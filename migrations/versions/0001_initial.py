@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-21 05:04:02.446434
+Create Date: 2026-11-21 05:10:47.956463
 
 """
 from alembic import op
@@ -78,7 +78,7 @@ def upgrade():
     sa.Column('default_time_zone', sa.String(length=64), nullable=False),
     sa.Column('client_id_field_name', sa.String(length=255), nullable=False),
     sa.Column('created_at', sa.DateTime(), nullable=False),
-    sa.ForeignKeyConstraint(['default_skill_queue_id'], ['skill_queues.id'], name=op.f('fk_campaigns_default_skill_queue_id_skill_queues')),
+    sa.ForeignKeyConstraint(['default_skill_queue_id'], ['skill_queues.id'], name=op.f('fk_campaigns_default_skill_queue_id_skill_queues'), initially='DEFERRED', deferrable=True),
     sa.ForeignKeyConstraint(['tenant_id'], ['tenants.id'], name=op.f('fk_campaigns_tenant_id_tenants'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_campaigns')),
     sa.UniqueConstraint('tenant_id', 'name', name=op.f('uq_campaigns_tenant_id_name'))
@@ -102,7 +102,7 @@ def upgrade():
     sa.Column('created_at', sa.DateTime(), nullable=False),
     sa.Column('updated_at', sa.DateTime(), nullable=False),
     sa.ForeignKeyConstraint(['campaign_id'], ['campaigns.id'], name=op.f('fk_tasks_campaign_id_campaigns'), ondelete='CASCADE'),
-    sa.ForeignKeyConstraint(['skill_queue_id'], ['skill_queues.id'], name=op.f('fk_tasks_skill_queue_id_skill_queues')),
+    sa.ForeignKeyConstraint(['skill_queue_id'], ['skill_queues.id'], name=op.f('fk_tasks_skill_queue_id_skill_queues'), initially='DEFERRED', deferrable=True),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_tasks')),
     sa.UniqueConstraint('campaign_id', 'client_id', name=op.f('uq_tasks_campaign_id_client_id')),
     sa.UniqueConstraint('record_id', name=op.f('uq_tasks_record_id'))

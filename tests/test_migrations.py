@@ -1,0 +1,88 @@
+"""The Alembic migrations build exactly the models' schema on a fresh database, and undo it."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+import flask_migrate
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import create_engine, inspect, make_url, text
+
+from app import config, create_app
+from app.extensions import db
+
+
+
+@pytest.fixture
+def _logging_kept():
+    """env.py runs fileConfig(alembic.ini); put the process's logging back afterwards."""
+    root = logging.getLogger()
+    saved_root = (root.level, root.handlers[:])
+    saved = {
+        name: (logger.disabled, logger.level, logger.handlers[:])
+        for name, logger in logging.root.manager.loggerDict.items()
+        if isinstance(logger, logging.Logger)
+    }
+    yield
+    root.setLevel(saved_root[0])
+    root.handlers[:] = saved_root[1]
+    for name, logger in logging.root.manager.loggerDict.items():
+        if isinstance(logger, logging.Logger):
+            logger.disabled, level, handlers = saved.get(name, (False, logging.NOTSET, []))
+            logger.setLevel(level)
+            logger.handlers[:] = handlers
+
+
+@pytest.fixture
+def empty_database(database_uri, tmp_path):
+    """The URI of a new, empty database: a SQLite file, or a PostgreSQL database of its own."""
+    url = make_url(config.test_settings(database_uri)["SQLALCHEMY_DATABASE_URI"])
+    if url.get_backend_name() != "postgresql":
+        yield f"sqlite:///{tmp_path / 'migrated.db'}"
+        return
+    name = f"migrations_check_{uuid.uuid4().hex[:12]}"
+    server = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    try:
+        with server.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        yield url.set(database=name).render_as_string(hide_password=False)
+        with server.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        server.dispose()
+
+
+@pytest.fixture
+def fresh_app(empty_database, _logging_kept):
+    app = create_app(config.test_settings(empty_database))
+    with app.app_context():
+        yield app
+        db.session.remove()
+        for engine in db.engines.values():
+            engine.dispose()
+
+
+def _tables() -> set[str]:
+    return set(inspect(db.engine).get_table_names()) - {"alembic_version"}
+
+
+def test_upgrade_builds_the_models_schema_and_downgrade_removes_it(fresh_app):
+    flask_migrate.upgrade()
+    assert _tables() == set(db.metadata.tables)
+    with db.engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, db.metadata) == []
+    flask_migrate.downgrade(revision="base")
+    assert _tables() == set()
+
+
+def test_upgrade_twice_changes_nothing(fresh_app):
+    flask_migrate.upgrade()
+    flask_migrate.upgrade()
+    with db.engine.connect() as connection:
+        head = MigrationContext.configure(connection).get_current_revision()
+    assert head is not None
+    assert _tables() == set(db.metadata.tables)
