@@ -42,8 +42,9 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    from app.api import preview
+    from app.api import preview, users
 
-    app.register_blueprint(preview.bp)
-    # The JSON APIs authenticate by header key, not by session cookie.
-    csrf.exempt(preview.bp)
+    for blueprint in (preview.bp, users.bp):
+        app.register_blueprint(blueprint)
+        # The JSON APIs authenticate by header key, not by session cookie.
+        csrf.exempt(blueprint)

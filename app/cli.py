@@ -14,7 +14,7 @@ import click
 from flask import Flask, current_app
 
 from app.extensions import db
-from app.models import REGIONS, AuthMode, CampaignType, Tenant
+from app.models import REGIONS, AuthMode, CampaignType, InstanceKind, PhoneType, Tenant
 from app.services import campaigns, demo, keys, supervisors, tenants
 from app.services.errors import ServiceError
 
@@ -106,14 +106,53 @@ def create_campaign(
     return f"Created {campaign.type} campaign '{campaign.name}'."
 
 
+@tenant_group.command("set-instance")
+@click.argument("company")
+@click.argument("environment")
+@click.option(
+    "--local",
+    "kind",
+    flag_value=InstanceKind.LOCAL.value,
+    default=True,
+    help="Use the embedded instance (the default).",
+)
+@click.option(
+    "--amazon-connect",
+    "kind",
+    flag_value=InstanceKind.AMAZON_CONNECT.value,
+    help="Use an Amazon Connect instance.",
+)
+@click.option("--instance-id", help="Amazon Connect instance id or ARN.")
+@click.option("--connect-region", help="AWS region of the Amazon Connect instance.")
+@transactional
+def set_instance(
+    company: str, environment: str, kind: str, instance_id: str | None, connect_region: str | None
+) -> str:
+    """Choose the contact-centre instance where provisioned users are created."""
+    tenant = _tenant(company, environment)
+    tenants.set_instance(tenant, kind, instance_id, connect_region)
+    where = f" {instance_id} in {connect_region}" if instance_id and kind != "local" else ""
+    return f"Tenant {tenant.label} now uses the {kind} instance{where}."  # fmt: skip
+
+
 @template_group.command("create")
 @click.argument("company")
 @click.argument("environment")
 @click.argument("name")
+@click.option("--security-profile-id", multiple=True, help="Repeat for several (Amazon Connect).")
+@click.option("--routing-profile-id", help="Routing profile id (Amazon Connect).")
+@click.option("--hierarchy-group-id", help="Hierarchy group id (Amazon Connect).")
+@click.option("--phone-type", default="SOFT_PHONE", type=click.Choice([p.value for p in PhoneType]))
+@click.option("--auto-accept/--no-auto-accept", default=False)
+@click.option("--after-contact-work-seconds", default=0, type=click.IntRange(min=0))
+@click.option("--desk-phone-number", help="E.164 number, for DESK_PHONE.")
 @transactional
-def create_user_template(company: str, environment: str, name: str) -> str:
-    """Create a user template."""
-    template = tenants.create_user_template(_tenant(company, environment), name)
+def create_user_template(company: str, environment: str, name: str, **settings) -> str:
+    """Create a user template and what it stands for in the instance."""
+    settings["security_profile_ids"] = list(settings.pop("security_profile_id"))
+    template = tenants.create_user_template(
+        _tenant(company, environment), name, tenants.TemplateSettings(**settings)
+    )
     return f"Created user template '{template.name}'."
 
 

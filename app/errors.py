@@ -7,7 +7,12 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from app.extensions import db
 
-API_PREFIXES = ("/service-previewcontact-service/", "/service-admin/api/")
+PREVIEW_PREFIX = "/service-previewcontact-service/"
+USERS_PREFIX = "/service-admin/api/"
+API_PREFIXES = (PREVIEW_PREFIX, USERS_PREFIX)
+# On the User Provisioning API an HTTP error also carries the API's own `result` field.
+_USER_RESULTS = {401: "UNAUTHORIZED", 400: "INVALID_ARGUMENTS", 413: "INVALID_ARGUMENTS",
+                 415: "INVALID_ARGUMENTS"}  # fmt: skip
 
 
 def wants_json() -> bool:
@@ -16,9 +21,10 @@ def wants_json() -> bool:
 
 def _answer(error: HTTPException):
     if wants_json():
-        response = jsonify(
-            {"status": error.code, "error": error.name, "message": error.description}
-        )
+        body = {"status": error.code, "error": error.name, "message": error.description}
+        if request.path.startswith(USERS_PREFIX):
+            body["result"] = _USER_RESULTS.get(error.code, "FAIL")
+        response = jsonify(body)
         response.status_code = error.code
         if error.code == 405 and (allow := error.get_headers()):
             response.headers.update({k: v for k, v in allow if k == "Allow"})

@@ -6,7 +6,6 @@ import os
 from dataclasses import dataclass, field
 
 import pytest
-from sqlalchemy import text
 
 from app import create_app
 from app.config import test_settings
@@ -40,12 +39,9 @@ def _schema(database_uri):
 
 
 def _empty_tables() -> None:
-    tables = [table.name for table in reversed(db.metadata.sorted_tables)]
-    if db.engine.dialect.name == "postgresql":
-        db.session.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
-    else:
-        for table in tables:
-            db.session.execute(text(f"DELETE FROM {table}"))
+    # DELETE beats TRUNCATE on PostgreSQL for tables this small.
+    for table in reversed(db.metadata.sorted_tables):
+        db.session.execute(table.delete())
     db.session.commit()
 
 

@@ -96,11 +96,11 @@ class DeleteRequest(_Locating):
     pass
 
 
-def describe(error: ValidationError) -> str:
+def describe(error: ValidationError, within: str = "") -> str:
     """A readable message naming each field at fault, e.g. `previewRecordData[2].value`."""
     parts = []
     for problem in error.errors()[:3]:
-        where = ""
+        where = within
         for step in problem["loc"]:
             where += f"[{step}]" if isinstance(step, int) else f".{step}"
         where = where.lstrip(".") or "body"

@@ -1,9 +1,10 @@
 """The database models, one module per aggregate."""
 
 from app.models.campaigns import Campaign, CampaignType, SkillQueue
-from app.models.people import Supervisor, UserTemplate
+from app.models.supervisors import Supervisor
 from app.models.tasks import Task, TaskItem, WorkCode, WorkedState
-from app.models.tenants import REGIONS, ApiKey, AuthMode, Tenant
+from app.models.tenants import REGIONS, ApiKey, AuthMode, InstanceKind, Tenant
+from app.models.users import LocalInstanceUser, PhoneType, User, UserTemplate
 
 __all__ = [
     "REGIONS",
@@ -11,11 +12,15 @@ __all__ = [
     "AuthMode",
     "Campaign",
     "CampaignType",
+    "InstanceKind",
+    "LocalInstanceUser",
+    "PhoneType",
     "SkillQueue",
     "Supervisor",
     "Task",
     "TaskItem",
     "Tenant",
+    "User",
     "UserTemplate",
     "WorkCode",
     "WorkedState",

@@ -33,6 +33,13 @@ class AuthMode(StrEnum):
     INTERNAL = "internal"
 
 
+class InstanceKind(StrEnum):
+    """Where the tenant's contact-centre users live."""
+
+    LOCAL = "local"
+    AMAZON_CONNECT = "amazon-connect"
+
+
 class Tenant(db.Model):
     """One environment of one company on the platform."""
 
@@ -45,6 +52,9 @@ class Tenant(db.Model):
     environment: Mapped[str] = mapped_column(String(128))
     region: Mapped[str] = mapped_column(String(32))
     auth_mode: Mapped[str] = mapped_column(String(16))
+    instance_kind: Mapped[str] = mapped_column(String(16), default=InstanceKind.LOCAL)
+    connect_instance_id: Mapped[str | None] = mapped_column(String(100))
+    connect_region: Mapped[str | None] = mapped_column(String(32))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     api_keys: Mapped[list[ApiKey]] = relationship(

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
+
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import REGIONS, AuthMode, SkillQueue, Tenant, UserTemplate
+from app.models import REGIONS, AuthMode, InstanceKind, PhoneType, SkillQueue, Tenant, UserTemplate
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.rules import is_e164
+
+_AWS_REGION = re.compile(r"[a-z]{2}(-gov)?-[a-z]+-[0-9]{1,2}")
+_CONNECT_ID = re.compile(r"[A-Za-z0-9:/_.-]{1,256}")
+MAX_SECURITY_PROFILES = 10
 
 
 def find_tenant(platform: str, company_code: str, environment: str) -> Tenant | None:
@@ -81,14 +89,84 @@ def create_skill_queue(tenant: Tenant, name: str) -> SkillQueue:
     return queue
 
 
+def set_instance(
+    tenant: Tenant, kind: str, instance_id: str | None = None, region: str | None = None
+) -> None:
+    """Point the tenant at its contact-centre instance: the local one, or Amazon Connect."""
+    if kind == InstanceKind.LOCAL:
+        tenant.instance_kind, tenant.connect_instance_id, tenant.connect_region = kind, None, None
+        return
+    if kind != InstanceKind.AMAZON_CONNECT:
+        raise InvalidInput(f"instance kind '{kind}' is not one of local, amazon-connect")
+    if not instance_id or not _CONNECT_ID.fullmatch(instance_id):
+        raise InvalidInput("an Amazon Connect instance id (or ARN) is required")
+    if not region or not _AWS_REGION.fullmatch(region):
+        raise InvalidInput(f"'{region}' is not an AWS region name")
+    tenant.instance_kind = kind
+    tenant.connect_instance_id, tenant.connect_region = instance_id, region
+
+
+@dataclass(frozen=True)
+class TemplateSettings:
+    """What a user template stands for in an Amazon Connect instance."""
+
+    security_profile_ids: list[str] = field(default_factory=list)
+    routing_profile_id: str | None = None
+    hierarchy_group_id: str | None = None
+    phone_type: str = PhoneType.SOFT_PHONE
+    auto_accept: bool = False
+    after_contact_work_seconds: int = 0
+    desk_phone_number: str | None = None
+
+    def check(self) -> None:
+        if len(self.security_profile_ids) > MAX_SECURITY_PROFILES:
+            raise InvalidInput(
+                f"a template takes at most {MAX_SECURITY_PROFILES} security profiles"
+            )
+        ids = [*self.security_profile_ids, self.routing_profile_id, self.hierarchy_group_id]
+        if any(value is not None and not _CONNECT_ID.fullmatch(value) for value in ids):
+            raise InvalidInput("profile and group ids are 1 to 256 letters, digits or :/_.-")
+        if self.phone_type not in set(PhoneType):
+            raise InvalidInput(f"phone type '{self.phone_type}' is not SOFT_PHONE or DESK_PHONE")
+        if self.after_contact_work_seconds < 0:
+            raise InvalidInput("after-contact work time must not be negative")
+        if self.phone_type == PhoneType.DESK_PHONE and not (
+            self.desk_phone_number and is_e164(self.desk_phone_number)
+        ):
+            raise InvalidInput("a DESK_PHONE template needs an E.164 desk phone number")
+
+
 def find_user_template(tenant: Tenant, name: str) -> UserTemplate | None:
     return db.session.scalar(select(UserTemplate).filter_by(tenant_id=tenant.id, name=name))
 
 
-def create_user_template(tenant: Tenant, name: str) -> UserTemplate:
+def list_user_templates(tenant: Tenant) -> list[UserTemplate]:
+    return list(
+        db.session.scalars(
+            select(UserTemplate).filter_by(tenant_id=tenant.id).order_by(UserTemplate.name)
+        )
+    )
+
+
+def create_user_template(
+    tenant: Tenant, name: str, settings: TemplateSettings | None = None
+) -> UserTemplate:
+    """Create a user template with what it stands for in the instance."""
     _check_name(name, "user template")
+    settings = settings or TemplateSettings()
+    settings.check()
     if find_user_template(tenant, name):
         raise Conflict(f"user template '{name}' already exists")
-    template = UserTemplate(tenant=tenant, name=name)
+    template = UserTemplate(
+        tenant=tenant,
+        name=name,
+        security_profile_ids=list(settings.security_profile_ids),
+        routing_profile_id=settings.routing_profile_id,
+        hierarchy_group_id=settings.hierarchy_group_id,
+        phone_type=settings.phone_type,
+        auto_accept=settings.auto_accept,
+        after_contact_work_seconds=settings.after_contact_work_seconds,
+        desk_phone_number=settings.desk_phone_number,
+    )
     db.session.add(template)
     return template

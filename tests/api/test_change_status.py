@@ -36,23 +36,28 @@ def test_each_state_is_set(api, state):
     assert api.find("C1")["workedState"] == state
 
 
-def test_worked_without_next_earliest_work_time_fails_and_changes_nothing(api):
+def test_worked_without_next_earliest_work_time_fails_and_changes_nothing(api, subtests):
     api.add("C1")
     before = stored(api)
-    status, error = result(change(api, "WORKED", clientId="C1", preferredAgent="ann"))
-    assert status == "FAILED"
-    assert "nextEarliestWorkTimeUTC" in error
-    assert stored(api) == before
+    for absent in ({}, {"nextEarliestWorkTimeUTC": None}):
+        with subtests.test(**absent):
+            status, error = result(
+                change(api, "WORKED", clientId="C1", preferredAgent="x", **absent)
+            )
+            assert status == "FAILED"
+            assert "nextEarliestWorkTimeUTC" in error
+            assert stored(api) == before
 
 
-@pytest.mark.parametrize("state", ["DONE", "worked", "", "NOTWORKED "])
-def test_unknown_state_fails(api, state):
+def test_unknown_state_fails(api, subtests):
     api.add("C1")
     before = stored(api)
-    status, error = result(change(api, state, clientId="C1"))
-    assert status == "FAILED"
-    assert "previewRecordStateEnum" in error
-    assert stored(api) == before
+    for state in ("DONE", "worked", "", "NOTWORKED "):
+        with subtests.test(state=state):
+            status, error = result(change(api, state, clientId="C1"))
+            assert status == "FAILED"
+            assert "previewRecordStateEnum" in error
+            assert stored(api) == before
 
 
 @pytest.mark.parametrize("spelling", ["previewRecordId", "previewRecordID"])
@@ -80,31 +85,33 @@ def test_preview_record_id_wins_over_client_id(api):
     assert api.find("C2")["workedState"] == "NOTWORKED"
 
 
-@pytest.mark.parametrize(
-    "locator",
-    [
-        {"previewRecordId": "no-such-id"},
-        {"previewRecordID": "no-such-id"},
-        {"clientId": "C404"},
-        # previewRecordId wins, so a known clientId beside an unknown id finds nothing.
-        {"previewRecordId": "no-such-id", "clientId": "C1"},
-    ],
-)
-def test_unknown_task_answers_norecordfound(api, locator):
-    api.add("C1")
-    before = stored(api)
-    assert result(change(api, "COMPLETED", **locator))[0] == "NORECORDFOUND"
-    assert stored(api) == before
+UNKNOWN = [
+    {"previewRecordId": "no-such-id"},
+    {"previewRecordID": "no-such-id"},
+    {"clientId": "C404"},
+    # previewRecordId wins, so a known clientId beside an unknown id finds nothing.
+    {"previewRecordId": "no-such-id", "clientId": "C1"},
+]
 
 
-@pytest.mark.parametrize("locator", [{}, {"previewRecordId": "", "clientId": ""}])
-def test_without_any_id_fails(api, locator):
+def test_unknown_task_answers_norecordfound(api, subtests):
     api.add("C1")
     before = stored(api)
-    status, error = result(change(api, "COMPLETED", **locator))
-    assert status == "FAILED"
-    assert error
-    assert stored(api) == before
+    for locator in UNKNOWN:
+        with subtests.test(**locator):
+            assert result(change(api, "COMPLETED", **locator))[0] == "NORECORDFOUND"
+            assert stored(api) == before
+
+
+def test_without_any_id_fails(api, subtests):
+    api.add("C1")
+    before = stored(api)
+    for locator in ({}, {"previewRecordId": "", "clientId": ""}, {"clientId": None}):
+        with subtests.test(**locator):
+            status, error = result(change(api, "COMPLETED", **locator))
+            assert status == "FAILED"
+            assert error
+            assert stored(api) == before
 
 
 def test_skill_queue_is_applied(api):
@@ -115,15 +122,16 @@ def test_skill_queue_is_applied(api):
     assert [t["clientId"] for t in api.search(("sys_skill_queue", "EQUALS", "Support"))] == ["C1"]
 
 
-@pytest.mark.parametrize("queue", ["Nowhere", "sales", "Billing"])
-def test_skill_queue_not_of_the_tenant_fails(api, queue):
+def test_skill_queue_not_of_the_tenant_fails(api, subtests):
     make_tenant("Globex", queues=("Billing",), campaigns_=(("Renewals", "Billing", "UTC"),))
     api.add("C1")
     before = stored(api)
-    status, error = result(change(api, "COMPLETED", clientId="C1", skillQueue=queue))
-    assert status == "FAILED"
-    assert "skillQueue" in error
-    assert stored(api) == before
+    for queue in ("Nowhere", "sales", "Billing"):
+        with subtests.test(queue=queue):
+            status, error = result(change(api, "COMPLETED", clientId="C1", skillQueue=queue))
+            assert status == "FAILED"
+            assert "skillQueue" in error
+            assert stored(api) == before
 
 
 def test_preferred_agent_is_set_and_an_empty_string_clears_it(api):
@@ -160,43 +168,43 @@ def test_time_zone_is_applied_and_visible_through_search(api):
     assert [t["clientId"] for t in new_york] == ["C2"]
 
 
-@pytest.mark.parametrize("zone", ["Mars/Olympus_Mons", "America/NewYork", "+02:00"])
-def test_bad_time_zone_fails(api, zone):
+def test_bad_time_zone_fails(api, subtests):
     api.add("C1")
-    status, error = result(change(api, "COMPLETED", clientId="C1", timeZone=zone))
-    assert status == "FAILED"
-    assert "timeZone" in error
-    assert api.search(("sys_item_time_zone", "EQUALS", "America/New_York"))
-    assert api.find("C1")["workedState"] == "NOTWORKED"
+    for zone in ("Mars/Olympus_Mons", "America/NewYork", "+02:00"):
+        with subtests.test(zone=zone):
+            status, error = result(change(api, "COMPLETED", clientId="C1", timeZone=zone))
+            assert status == "FAILED"
+            assert "timeZone" in error
+            assert api.search(("sys_item_time_zone", "EQUALS", "America/New_York"))
+            assert api.find("C1")["workedState"] == "NOTWORKED"
 
 
-@pytest.mark.parametrize(
-    "bad",
-    [
-        {"skillQueue": "Nowhere"},
-        {"timeZone": "Mars/Olympus_Mons"},
-        {"nextEarliestWorkTimeUTC": -1},
-        {"preferredAgent": "a" * 256},
-        {"previewRecordStateEnum": "DONE"},
-    ],
-    ids=lambda bad: next(iter(bad)),
-)
-def test_a_failure_changes_nothing(api, bad):
+FAILURES = {
+    "unknown queue": {"skillQueue": "Nowhere"},
+    "bad zone": {"timeZone": "Mars/Olympus_Mons"},
+    "negative time": {"nextEarliestWorkTimeUTC": -1},
+    "long agent": {"preferredAgent": "a" * 256},
+    "unknown state": {"previewRecordStateEnum": "DONE"},
+}
+
+
+def test_a_failure_changes_nothing(api, subtests):
     api.add("C1", preferredAgent="ann")
     api.add("C2")
     before = stored(api)
-    fields = {
+    valid = {
         "clientId": "C1",
         "previewRecordStateEnum": "COMPLETED",
         "skillQueue": "Support",
         "preferredAgent": "",
         "nextEarliestWorkTimeUTC": NEW_YEAR_MS,
         "timeZone": "Asia/Tokyo",
-        **bad,
     }
-    assert api.status(CHANGE, **fields) == "FAILED"
-    assert stored(api) == before
-    assert api.search(("sys_item_time_zone", "EQUALS", "Asia/Tokyo")) == []
+    for case, bad in FAILURES.items():
+        with subtests.test(case):
+            assert api.status(CHANGE, **{**valid, **bad}) == "FAILED"
+            assert stored(api) == before
+            assert api.search(("sys_item_time_zone", "EQUALS", "Asia/Tokyo")) == []
 
 
 def test_all_optional_fields_are_applied_together(api):

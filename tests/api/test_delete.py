@@ -40,30 +40,32 @@ LATER_LOOKUPS = [
 
 
 @pytest.mark.parametrize(("action", "fields"), LATER_LOOKUPS, ids=[a for a, _ in LATER_LOOKUPS])
-@pytest.mark.parametrize("locate_by", ["previewRecordId", "clientId"])
-def test_later_lookups_answer_norecordfound(api, action, fields, locate_by):
+def test_later_lookups_answer_norecordfound(api, subtests, action, fields):
     api.add("C1")
     record_id = api.find("C1")["previewRecordID"]
     assert delete(api, clientId="C1")[0] == "SUCCESS"
-    locator = {locate_by: "C1" if locate_by == "clientId" else record_id}
-    assert api.status(action, **locator, **fields) == "NORECORDFOUND"
+    for locator in (
+        {"previewRecordId": record_id},
+        {"previewRecordID": record_id},
+        {"clientId": "C1"},
+    ):
+        with subtests.test(**locator):
+            assert api.status(action, **locator, **fields) == "NORECORDFOUND"
     assert everything(api) == {"Renewals": [], "Winback": []}
 
 
-@pytest.mark.parametrize(
-    "locator",
-    [
+def test_unknown_task_answers_norecordfound_and_deletes_nothing(api, subtests):
+    api.add("C1")
+    before = everything(api)
+    for locator in (
         {"previewRecordId": "no-such-id"},
         {"clientId": "C404"},
         # previewRecordId wins, so a known clientId beside an unknown id deletes nothing.
         {"previewRecordId": "no-such-id", "clientId": "C1"},
-    ],
-)
-def test_unknown_task_answers_norecordfound_and_deletes_nothing(api, locator):
-    api.add("C1")
-    before = everything(api)
-    assert delete(api, **locator)[0] == "NORECORDFOUND"
-    assert everything(api) == before
+    ):
+        with subtests.test(**locator):
+            assert delete(api, **locator)[0] == "NORECORDFOUND"
+            assert everything(api) == before
 
 
 def test_preview_record_id_wins_over_client_id(api):

@@ -130,7 +130,7 @@ def test_a_body_over_the_size_limit_answers_413(app, api, before):
 
 def test_other_methods_answer_405_allowing_post(api, subtests):
     for action in ACTIONS:
-        for method in ("GET", "PUT", "DELETE"):
+        for method in ("GET", "PUT", "DELETE", "PATCH"):
             with subtests.test(action=action, method=method):
                 response = send(api, action, encoded(api, action), method=method)
                 assert_json_error(response, 405)
@@ -299,9 +299,9 @@ def failing_after(original):
 @pytest.mark.parametrize(
     ("action", "module", "function"),
     [
-        (ADD, tasks, "_replace_items"),
-        (CHANGE, tasks, "apply_changes"),
-        (TRANSFER, tasks, "apply_changes"),
+        (ADD, tasks, "add_or_update_task"),
+        (CHANGE, tasks, "change_status"),
+        (TRANSFER, tasks, "transfer_task"),
         (DELETE, tasks, "delete_task"),
         (SEARCH, preview, "search_tasks"),
     ],

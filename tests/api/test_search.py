@@ -6,6 +6,7 @@ Spec part A (searchPreviewCampaign, system search keys, task fields) and issue 2
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import insert, select
@@ -354,11 +355,10 @@ def test_task_fields_have_the_spec_spelling_and_values(api):
         nextEarliestWorkTimeUTC=1700000000123,
     )
     task = stored_task("C1")
+    record_id = task.record_id
     task.work_attempts = 1
     task.last_attempt_agent = "agent.jones"
-    task.last_attempt_at = utcnow().replace(
-        year=2024, month=1, day=2, hour=3, minute=4, second=5, microsecond=6000
-    )
+    task.last_attempt_at = datetime(2024, 1, 2, 3, 4, 5, 6000, tzinfo=UTC)
     db.session.add(WorkCode(task_id=task.id, key="Outcome", value="Sale", position=0))
     db.session.commit()
 
@@ -378,6 +378,7 @@ def test_task_fields_have_the_spec_spelling_and_values(api):
         "workCodes",
         "previewRecordData",
     }
+    assert record["previewRecordID"] == record_id
     assert record["clientId"] == "C1"
     assert record["preferredAgent"] == "agent.smith"
     assert record["skillQueue"] == "Support"

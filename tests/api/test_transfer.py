@@ -82,14 +82,15 @@ def test_an_empty_preferred_agent_clears_it(api):
     assert in_campaign(api, "Winback", "C1")["preferredAgent"] in (None, "")
 
 
-@pytest.mark.parametrize("destination", ["Nowhere", "winback", "Winback "])
-def test_unknown_destination_fails_and_moves_nothing(api, destination):
+def test_unknown_destination_fails_and_moves_nothing(api, subtests):
     api.add("C1", DATA)
     before = everything(api)
-    status, error = transfer(api, clientId="C1", transferToCampaign=destination)
-    assert status == "FAILED"
-    assert "transferToCampaign" in error
-    assert everything(api) == before
+    for destination in ("Nowhere", "winback", "Winback "):
+        with subtests.test(destination=destination):
+            status, error = transfer(api, clientId="C1", transferToCampaign=destination)
+            assert status == "FAILED"
+            assert "transferToCampaign" in error
+            assert everything(api) == before
 
 
 def test_client_id_already_in_the_destination_fails_and_moves_nothing(api):
@@ -102,31 +103,31 @@ def test_client_id_already_in_the_destination_fails_and_moves_nothing(api):
     assert everything(api) == before
 
 
-@pytest.mark.parametrize(
-    "bad",
-    [
-        {"skillQueue": "Nowhere"},
-        {"timeZone": "Mars/Olympus_Mons"},
-        {"nextEarliestWorkTimeUTC": -1},
-        {"preferredAgent": "a" * 256},
-    ],
-    ids=lambda bad: next(iter(bad)),
-)
-def test_a_bad_optional_field_fails_and_moves_nothing(api, bad):
+BAD_OPTIONS = {
+    "unknown queue": {"skillQueue": "Nowhere"},
+    "bad zone": {"timeZone": "Mars/Olympus_Mons"},
+    "negative time": {"nextEarliestWorkTimeUTC": -1},
+    "long agent": {"preferredAgent": "a" * 256},
+}
+
+
+def test_a_bad_optional_field_fails_and_moves_nothing(api, subtests):
     api.add("C1", DATA)
     before = everything(api)
-    assert transfer(api, clientId="C1", transferToCampaign="Winback", **bad)[0] == "FAILED"
-    assert everything(api) == before
+    for case, bad in BAD_OPTIONS.items():
+        with subtests.test(case):
+            status = transfer(api, clientId="C1", transferToCampaign="Winback", **bad)
+            assert status[0] == "FAILED"
+            assert everything(api) == before
 
 
-@pytest.mark.parametrize(
-    "locator", [{"clientId": "C404"}, {"previewRecordId": "no-such-id", "clientId": "C1"}]
-)
-def test_unknown_task_answers_norecordfound(api, locator):
+def test_unknown_task_answers_norecordfound(api, subtests):
     api.add("C1")
     before = everything(api)
-    assert transfer(api, transferToCampaign="Winback", **locator)[0] == "NORECORDFOUND"
-    assert everything(api) == before
+    for locator in ({"clientId": "C404"}, {"previewRecordId": "no-such-id", "clientId": "C1"}):
+        with subtests.test(**locator):
+            assert transfer(api, transferToCampaign="Winback", **locator)[0] == "NORECORDFOUND"
+            assert everything(api) == before
 
 
 def test_transfer_within_the_same_campaign_changes_the_queue(api):

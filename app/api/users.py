@@ -1,0 +1,167 @@
+"""The User Provisioning API: add-user, query-existence and delete-user."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from flask import Blueprint, jsonify
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
+from werkzeug.exceptions import Unauthorized
+
+from app.api.auth import Caller, authenticate
+from app.api.body import json_object
+from app.api.schemas import describe
+from app.extensions import db
+from app.services import users
+from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
+from app.services.instance import InstanceError
+
+PREFIX = "/service-admin/api"
+
+bp = Blueprint("users", __name__, url_prefix=PREFIX)
+
+Text = Annotated[str, StringConstraints(max_length=320)]
+
+SUCCESS = "SUCCESS"
+RESULT_OF: tuple[tuple[type[ServiceError], str], ...] = (
+    (users.NotSupported, "NOT_SUPPORTED"),
+    (users.UserNotFound, "NOT_FOUND"),
+    (Conflict, "ALREADY_EXISTS"),
+    (InvalidInput, "INVALID_ARGUMENTS"),
+    (NotFound, "INVALID_ARGUMENTS"),
+    (InstanceError, "FAIL"),
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+
+class TenantRef(_Strict):
+    platform: Annotated[str, StringConstraints(min_length=1, max_length=255)]
+    companyCode: Annotated[str, StringConstraints(min_length=1, max_length=255)]
+    environment: Annotated[str, StringConstraints(min_length=1, max_length=255)]
+
+
+class UserRequest(_Strict):
+    loginUserId: Text
+
+
+class AddUserRequest(UserRequest):
+    firstName: Text
+    lastName: Text
+    primaryEmailAddr: Text | None = None
+    secondaryEmailAddr: Text | None = None
+    userTemplateName: Text
+    createInAmazonConnect: bool = False
+
+    def new_user(self) -> users.NewUser:
+        return users.NewUser(
+            login_user_id=self.loginUserId,
+            first_name=self.firstName,
+            last_name=self.lastName,
+            user_template_name=self.userTemplateName,
+            primary_email=self.primaryEmailAddr,
+            secondary_email=self.secondaryEmailAddr,
+            create_in_instance=self.createInAmazonConnect,
+        )
+
+
+class RefusedTenant(Exception):
+    def __init__(self, result: str, message: str) -> None:
+        super().__init__(message)
+        self.result, self.message = result, message
+
+
+def _check_tenant(caller: Caller, body: dict[str, Any]) -> None:
+    """INVALID_TENANT for a missing or malformed `tenant`, UNAUTHORIZED for another tenant."""
+    raw = body.get("tenant")
+    if not isinstance(raw, dict):
+        shape = "an object with platform, companyCode and environment strings"
+        problem = "is required:" if raw is None else "must be"
+        raise RefusedTenant("INVALID_TENANT", f"tenant {problem} {shape}")
+    try:
+        tenant = TenantRef.model_validate(raw)
+    except ValidationError as error:
+        raise RefusedTenant("INVALID_TENANT", describe(error, within="tenant")) from None
+    if problem := caller.mismatch(tenant.platform, tenant.companyCode, tenant.environment):
+        raise RefusedTenant("UNAUTHORIZED", "tenant." + problem)
+
+
+def _result_of(error: ServiceError) -> str:
+    return next((result for kind, result in RESULT_OF if isinstance(error, kind)), "FAIL")
+
+
+def _run(schema: type[UserRequest], operation: Callable[[Any, Any], dict], **empty: Any):
+    """Authenticate, check the tenant, validate, run the operation, answer result/message."""
+    caller = authenticate()
+    body = json_object()
+    try:
+        _check_tenant(caller, body)
+        users.check_supported(caller.tenant)
+        request = schema.model_validate(body)
+        answer = operation(caller.tenant, request)
+        db.session.commit()
+    except RefusedTenant as refused:
+        return jsonify({"result": refused.result, "message": refused.message, **empty})
+    except ValidationError as error:
+        db.session.rollback()
+        return jsonify({"result": "INVALID_ARGUMENTS", "message": describe(error), **empty})
+    except ServiceError as error:
+        db.session.rollback()
+        return jsonify({"result": _result_of(error), "message": error.message, **empty})
+    return jsonify({"result": SUCCESS, **answer})
+
+
+@bp.post("/users/add-user")
+def add_user():
+    """Create a user in the service and, optionally, in the contact-centre instance."""
+
+    def operation(tenant, request: AddUserRequest) -> dict:
+        user = users.add_user(tenant, request.new_user())
+        where = " and in the instance" if user.connect_user_id else ""
+        return {
+            "message": f"user '{user.login_user_id}' created in the service{where}",
+            "connectUserId": user.connect_user_id,
+        }
+
+    return _run(AddUserRequest, operation, connectUserId=None)
+
+
+@bp.post("/users/query-existence")
+def query_existence():
+    """Tell whether a user exists in the service and in the instance."""
+
+    def operation(tenant, request: UserRequest) -> dict:
+        status = users.user_status(tenant, request.loginUserId)
+        if status.connect_user_id is None:
+            return {
+                "message": f"user '{request.loginUserId}' exists in the service only",
+                "amazonConnectStatus": "NOT_FOUND",
+                "connectUserId": None,
+            }
+        return {
+            "message": f"user '{request.loginUserId}' exists in the service and the instance",
+            "amazonConnectStatus": "EXISTS",
+            "connectUserId": status.connect_user_id,
+        }
+
+    return _run(UserRequest, operation, amazonConnectStatus=None, connectUserId=None)
+
+
+@bp.post("/users/delete-user")
+def delete_user():
+    """Delete a user from the service and, where it exists there, from the instance."""
+
+    def operation(tenant, request: UserRequest) -> dict:
+        users.delete_user(tenant, request.loginUserId)
+        return {"message": f"user '{request.loginUserId}' deleted"}
+
+    return _run(UserRequest, operation)
+
+
+@bp.post("/<path:unknown>")
+def unknown_operation(unknown: str):
+    """The spec answers an invalid endpoint URL with 401, like invalid headers."""
+    raise Unauthorized(f"The endpoint URL is not valid: {PREFIX}/{unknown}")

@@ -1,0 +1,80 @@
+"""People: supervisors of the UI, provisioned users, their templates, the local instance."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.extensions import db
+from app.models.tenants import Tenant
+from app.models.types import UTCDateTime, text_c, utcnow
+
+
+class PhoneType(StrEnum):
+    SOFT_PHONE = "SOFT_PHONE"
+    DESK_PHONE = "DESK_PHONE"
+
+
+class UserTemplate(db.Model):
+    """A named template for new users, and what it stands for in the contact-centre instance."""
+
+    __tablename__ = "user_templates"
+    __table_args__ = (UniqueConstraint("tenant_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(text_c(255))
+    security_profile_ids: Mapped[list[str]] = mapped_column(JSON, default=list)
+    routing_profile_id: Mapped[str | None] = mapped_column(String(255))
+    hierarchy_group_id: Mapped[str | None] = mapped_column(String(255))
+    phone_type: Mapped[str] = mapped_column(String(16), default=PhoneType.SOFT_PHONE)
+    auto_accept: Mapped[bool] = mapped_column(Boolean, default=False)
+    after_contact_work_seconds: Mapped[int] = mapped_column(Integer, default=0)
+    desk_phone_number: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    tenant: Mapped[Tenant] = relationship()
+
+
+class User(db.Model):
+    """A provisioned user; `connect_user_id` is set once it exists in the instance too."""
+
+    __tablename__ = "users"
+    __table_args__ = (UniqueConstraint("tenant_id", "login_user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    login_user_id: Mapped[str] = mapped_column(text_c(255))
+    first_name: Mapped[str] = mapped_column(String(255))
+    last_name: Mapped[str] = mapped_column(String(255))
+    primary_email: Mapped[str | None] = mapped_column(String(320))
+    secondary_email: Mapped[str | None] = mapped_column(String(320))
+    user_template_id: Mapped[int] = mapped_column(
+        ForeignKey("user_templates.id", deferrable=True, initially="DEFERRED"), index=True
+    )
+    connect_user_id: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    tenant: Mapped[Tenant] = relationship()
+    template: Mapped[UserTemplate] = relationship()
+
+
+class LocalInstanceUser(db.Model):
+    """A user of the embedded contact-centre instance, kept in the service's own database."""
+
+    __tablename__ = "local_instance_users"
+    __table_args__ = (UniqueConstraint("tenant_id", "username"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    user_id: Mapped[str] = mapped_column(String(36), unique=True)
+    username: Mapped[str] = mapped_column(text_c(255))
+    first_name: Mapped[str] = mapped_column(String(255))
+    last_name: Mapped[str] = mapped_column(String(255))
+    email: Mapped[str | None] = mapped_column(String(320))
+    security_profile_ids: Mapped[list[str]] = mapped_column(JSON, default=list)
+    routing_profile_id: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -1,0 +1,188 @@
+"""User provisioning: add, look up and delete users, in the service and in the instance.
+
+The service and the instance never disagree: a user is created in the instance inside
+the service's transaction, so when the instance refuses, the service keeps nothing; and
+`add_user` commits itself, so that when the commit fails after the instance created the
+user, it deletes that user from the instance again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from email_validator import EmailNotValidError, validate_email
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from app.extensions import db
+from app.models import AuthMode, Tenant, User
+from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
+from app.services.instance import InstanceError, InstanceUser, instance_for
+from app.services.tenants import find_user_template
+
+# Amazon Connect's rule for usernames, applied to users created in any instance.
+INSTANCE_USERNAME = re.compile(r"[a-zA-Z0-9_.@-]{1,100}")
+MAX_NAME = 100
+
+
+class NotSupported(ServiceError):
+    """The tenant's sign-in mode does not allow user provisioning."""
+
+
+class UserNotFound(NotFound):
+    """No user with this loginUserId in the tenant."""
+
+
+@dataclass(frozen=True)
+class NewUser:
+    login_user_id: str
+    first_name: str
+    last_name: str
+    user_template_name: str
+    primary_email: str | None = None
+    secondary_email: str | None = None
+    create_in_instance: bool = False
+
+
+@dataclass(frozen=True)
+class UserStatus:
+    """A user of the service and, when it exists there, its id in the instance."""
+
+    user: User
+    connect_user_id: str | None
+
+
+def check_supported(tenant: Tenant) -> None:
+    if tenant.auth_mode == AuthMode.INTERNAL:
+        raise NotSupported(
+            "user provisioning is not supported for environments whose instance uses its "
+            "internal user directory; it needs SAML 2.0 or a linked directory"
+        )
+
+
+def _email(value: str | None, field: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        return validate_email(value, check_deliverability=False).normalized
+    except EmailNotValidError as error:
+        raise InvalidInput(f"{field} '{value}' is not a valid e-mail address: {error}") from None
+
+
+def _checked(tenant: Tenant, new: NewUser) -> NewUser:
+    for field, value in (
+        ("loginUserId", new.login_user_id),
+        ("firstName", new.first_name),
+        ("lastName", new.last_name),
+        ("userTemplateName", new.user_template_name),
+    ):
+        if not value.strip():
+            raise InvalidInput(f"{field} must not be empty")
+        if len(value) > (255 if field in ("loginUserId", "userTemplateName") else MAX_NAME):
+            raise InvalidInput(f"{field} is too long")
+    if new.create_in_instance and not INSTANCE_USERNAME.fullmatch(new.login_user_id):
+        raise InvalidInput(
+            "loginUserId must be 1 to 100 letters, digits or _ . @ - to be created in the instance"
+        )
+    primary = None
+    if tenant.auth_mode == AuthMode.DIRECTORY:
+        if not new.primary_email:
+            raise InvalidInput("primaryEmailAddr is required for directory-linked environments")
+        primary = _email(new.primary_email, "primaryEmailAddr")
+    secondary = _email(new.secondary_email, "secondaryEmailAddr")
+    return NewUser(
+        new.login_user_id,
+        new.first_name,
+        new.last_name,
+        new.user_template_name,
+        primary,
+        secondary,
+        new.create_in_instance,
+    )
+
+
+def find_user(tenant: Tenant, login_user_id: str) -> User | None:
+    return db.session.scalar(
+        select(User).filter_by(tenant_id=tenant.id, login_user_id=login_user_id)
+    )
+
+
+def get_user(tenant: Tenant, login_user_id: str) -> User:
+    user = find_user(tenant, login_user_id)
+    if user is None:
+        raise UserNotFound(f"no user '{login_user_id}' in {tenant.label}")
+    return user
+
+
+def list_users(tenant: Tenant) -> list[User]:
+    return list(
+        db.session.scalars(select(User).filter_by(tenant_id=tenant.id).order_by(User.login_user_id))
+    )
+
+
+def add_user(tenant: Tenant, new: NewUser) -> User:
+    """Add a user to the service and, when asked, to the tenant's instance; commits."""
+    check_supported(tenant)
+    new = _checked(tenant, new)
+    template = find_user_template(tenant, new.user_template_name)
+    if template is None:
+        raise InvalidInput(
+            f"userTemplateName '{new.user_template_name}' is not a user template of {tenant.label}"
+        )
+    if find_user(tenant, new.login_user_id):
+        raise Conflict(f"user '{new.login_user_id}' already exists in {tenant.label}")
+    user = User(
+        tenant=tenant,
+        login_user_id=new.login_user_id,
+        first_name=new.first_name,
+        last_name=new.last_name,
+        primary_email=new.primary_email,
+        secondary_email=new.secondary_email,
+        template=template,
+    )
+    try:
+        with db.session.begin_nested():
+            db.session.add(user)
+    except IntegrityError:  # added by a simultaneous request
+        raise Conflict(f"user '{new.login_user_id}' already exists in {tenant.label}") from None
+    if new.create_in_instance:
+        instance = instance_for(tenant)
+        user.connect_user_id = instance.create_user(
+            InstanceUser(
+                new.login_user_id,
+                new.first_name,
+                new.last_name,
+                new.primary_email,
+                new.secondary_email,
+                template,
+            )
+        )
+    try:
+        db.session.commit()
+    except SQLAlchemyError:
+        db.session.rollback()
+        if new.create_in_instance:
+            instance.delete_user(user.connect_user_id)
+        raise InstanceError("the user could not be saved; nothing was kept") from None
+    return user
+
+
+def user_status(tenant: Tenant, login_user_id: str) -> UserStatus:
+    """The user and its instance id when the instance still has it."""
+    check_supported(tenant)
+    user = get_user(tenant, login_user_id)
+    if user.connect_user_id is None:
+        return UserStatus(user, None)
+    found = instance_for(tenant).describe_user(user.connect_user_id)
+    return UserStatus(user, found.user_id if found else None)
+
+
+def delete_user(tenant: Tenant, login_user_id: str) -> None:
+    """Delete the user from the service and, where it exists there, from the instance."""
+    check_supported(tenant)
+    user = get_user(tenant, login_user_id)
+    db.session.delete(user)
+    db.session.flush()
+    if user.connect_user_id is not None:
+        instance_for(tenant).delete_user(user.connect_user_id)
