@@ -9,8 +9,9 @@ from flask import Flask
 from app import cli
 from app.config import INSTANCE_PATH, from_environment
 from app.errors import register_error_handlers
-from app.extensions import csrf, db, migrate
+from app.extensions import csrf, db, limiter, login_manager, migrate
 from app.jsonprovider import OrjsonProvider
+from app.security import register_security
 from app.storage import register_storage
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,9 +28,14 @@ def create_app(config: dict | None = None) -> Flask:
     )
     app.json = OrjsonProvider(app)
     app.config.from_mapping(from_environment() if config is None else config)
+    if app.config.get("TRUST_PROXY"):
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
     register_extensions(app)
     register_blueprints(app)
     register_error_handlers(app)
+    register_security(app)
     cli.register(app)
     return app
 
@@ -38,13 +44,18 @@ def register_extensions(app: Flask) -> None:
     db.init_app(app)
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
     csrf.init_app(app)
+    login_manager.init_app(app)
+    limiter.init_app(app)
     register_storage(app, db)
 
 
 def register_blueprints(app: Flask) -> None:
+    from app.admin import bp as admin
     from app.api import preview, users
 
     for blueprint in (preview.bp, users.bp):
         app.register_blueprint(blueprint)
         # The JSON APIs authenticate by header key, not by session cookie.
         csrf.exempt(blueprint)
+        limiter.exempt(blueprint)
+    app.register_blueprint(admin)

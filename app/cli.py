@@ -159,19 +159,35 @@ def create_user_template(company: str, environment: str, name: str, **settings) 
 @supervisor_group.command("create")
 @click.argument("email")
 @click.option("--password", required=True, help="At least 8 characters.")
+@click.option(
+    "--tenant",
+    "scopes",
+    multiple=True,
+    metavar="COMPANY/ENVIRONMENT",
+    help="A tenant the supervisor may see; repeat for several. None: every tenant.",
+)
 @transactional
-def create_supervisor(email: str, password: str) -> str:
+def create_supervisor(email: str, password: str, scopes: tuple[str, ...]) -> str:
     """Create a supervisor account."""
-    supervisor = supervisors.create_supervisor(email, password)
-    return f"Created supervisor {supervisor.email}."
+    visible = []
+    for scope in scopes:
+        company, slash, environment = scope.partition("/")
+        if not slash:
+            raise click.ClickException(f"--tenant '{scope}' is not COMPANY/ENVIRONMENT")
+        visible.append(_tenant(company, environment))
+    supervisor = supervisors.create_supervisor(email, password, visible)
+    sees = ", ".join(t.label for t in visible) if visible else "every tenant"
+    return f"Created supervisor {supervisor.email}; sees {sees}."
 
 
 @demo_group.command("seed")
 @transactional
 def seed_demo() -> str:
     """Create the demo tenant, queues, campaigns and tasks (safe to run again)."""
-    key = demo.seed(current_app.config["PLATFORM_CODE"], current_app.instance_path)
-    click.echo(f"Demo tenant {demo.COMPANY}/{demo.ENVIRONMENT} is ready. Demo API key:")
+    key, password = demo.seed(current_app.config["PLATFORM_CODE"], current_app.instance_path)
+    click.echo(f"Demo tenant {demo.COMPANY}/{demo.ENVIRONMENT} is ready.")
+    click.echo(f"Sign in to the web UI as {demo.SUPERVISOR} with password {password}")
+    click.echo("Demo API key:")
     return key
 
 

@@ -51,6 +51,13 @@ def defaults() -> dict[str, Any]:
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",
         "SESSION_COOKIE_SECURE": env.get("SESSION_COOKIE_SECURE", "") == "1",
+        "REMEMBER_COOKIE_HTTPONLY": True,
+        "REMEMBER_COOKIE_SAMESITE": "Lax",
+        "LOGIN_RATE_LIMIT": env.get("LOGIN_RATE_LIMIT", "10 per minute;50 per hour"),
+        "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI", "memory://"),
+        "RATELIMIT_HEADERS_ENABLED": True,
+        "PAGE_SIZE": int(env.get("PAGE_SIZE", 50)),
+        "TRUST_PROXY": env.get("TRUST_PROXY", "") == "1",
     }
 
 
@@ -71,5 +78,6 @@ def test_settings(database_uri: str, **overrides: Any) -> dict[str, Any]:
         "SECRET_KEY": "test-secret-key",
         "SQLALCHEMY_DATABASE_URI": database_url(database_uri),
         "WTF_CSRF_ENABLED": False,
+        "RATELIMIT_ENABLED": False,
         **overrides,
     }

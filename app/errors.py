@@ -29,7 +29,7 @@ def _answer(error: HTTPException):
         if error.code == 405 and (allow := error.get_headers()):
             response.headers.update({k: v for k, v in allow if k == "Allow"})
         return response
-    return render_template("error.html", error=error), error.code
+    return render_template("error.html", failure=error), error.code
 
 
 def register_error_handlers(app: Flask) -> None:

@@ -1,5 +1,8 @@
 """Extension objects, created without an app and bound in the factory."""
 
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
 from flask_wtf import CSRFProtect
@@ -22,3 +25,5 @@ class Base(DeclarativeBase):
 db = SQLAlchemy(model_class=Base)
 migrate = Migrate(render_as_batch=True, compare_type=True)
 csrf = CSRFProtect()
+login_manager = LoginManager()
+limiter = Limiter(key_func=get_remote_address, default_limits=[])

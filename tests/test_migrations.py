@@ -15,7 +15,6 @@ from app import config, create_app
 from app.extensions import db
 
 
-
 @pytest.fixture
 def _logging_kept():
     """env.py runs fileConfig(alembic.ini); put the process's logging back afterwards."""

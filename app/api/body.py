@@ -19,4 +19,22 @@ def json_object() -> dict[str, Any]:
         raise BadRequest(f"The body is not valid JSON: {error}.") from None
     if not isinstance(body, dict):
         raise BadRequest("The body must be a JSON object.")
+    if _holds_nul(body):
+        raise BadRequest("The body holds a NUL character (U+0000), which no field may contain.")
     return body
+
+
+def _holds_nul(value: Any) -> bool:
+    """True when any string (or key) of the parsed body holds U+0000, which no database keeps."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False

@@ -41,6 +41,8 @@ class Task(db.Model):
     record_id: Mapped[str] = mapped_column(String(36), unique=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
     client_id: Mapped[str] = mapped_column(text_c(255))
+    # The data key that carries client_id (clientIdFieldName when the task was added).
+    client_id_field: Mapped[str] = mapped_column(String(255), default="Id")
     preferred_agent: Mapped[str | None] = mapped_column(text_c(255))
     # Deferred, so that deleting a tenant may remove its queues and tasks in any order.
     skill_queue_id: Mapped[int] = mapped_column(

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Campaign, CampaignType, Tenant
+from app.models import Campaign, CampaignType, Task, Tenant
 from app.models.campaigns import DEFAULT_CLIENT_ID_FIELD
 from app.services.errors import Conflict, InvalidInput, NotFound
 from app.services.rules import require_time_zone
@@ -27,6 +27,20 @@ def list_campaigns(tenant: Tenant) -> list[Campaign]:
     return list(
         db.session.scalars(select(Campaign).filter_by(tenant_id=tenant.id).order_by(Campaign.name))
     )
+
+
+def state_counts(tenant: Tenant) -> dict[int, dict[str, int]]:
+    """Per campaign of the tenant, how many tasks are in each workedState."""
+    rows = db.session.execute(
+        select(Task.campaign_id, Task.worked_state, func.count(Task.id))
+        .join(Campaign, Campaign.id == Task.campaign_id)
+        .where(Campaign.tenant_id == tenant.id)
+        .group_by(Task.campaign_id, Task.worked_state)
+    )
+    counts: dict[int, dict[str, int]] = {}
+    for campaign_id, state, count in rows:
+        counts.setdefault(campaign_id, {})[state] = count
+    return counts
 
 
 def create_campaign(

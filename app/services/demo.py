@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import os
 import random
+import secrets
 from datetime import timedelta
 from pathlib import Path
 
 from sqlalchemy import select
+from werkzeug.security import check_password_hash, generate_password_hash
 
 from app.extensions import db
-from app.models import ApiKey, Task, Tenant, WorkCode, WorkedState
+from app.models import ApiKey, Supervisor, Task, Tenant, WorkCode, WorkedState
 from app.models.types import utcnow
-from app.services import campaigns, keys, tenants
+from app.services import campaigns, keys, supervisors, tenants
 from app.services.tasks import add_or_update_task
 from app.services.validation import ItemInput
 
@@ -42,16 +44,7 @@ def _tenant(platform: str) -> Tenant:
 
 
 def _demo_key(tenant: Tenant, instance_path: str) -> str:
-    path = Path(instance_path) / "demo-api-key"
-    if path.exists():
-        key = path.read_text().strip()
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        key = keys.issue_key(tenant)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(key)
-        return key
+    key = _secret_file(Path(instance_path) / "demo-api-key", lambda: secrets.token_urlsafe(32))
     known = db.session.scalar(select(ApiKey).filter_by(key_hash=keys.hash_key(key)))
     if known is None:
         keys.issue_key(tenant, key)
@@ -94,8 +87,35 @@ def _tasks(tenant: Tenant, rng: random.Random) -> None:
                 task.work_codes = [WorkCode(key="Outcome", value="Renewed", position=0)]
 
 
-def seed(platform: str, instance_path: str) -> str:
-    """Create whatever demo data is missing and return the demo API key."""
+SUPERVISOR = "supervisor@democo.example"
+
+
+def _secret_file(path: Path, make) -> str:
+    """A secret kept in the instance folder (mode 0600), made once."""
+    if path.exists():
+        return path.read_text().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    value = make()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(value)
+    return value
+
+
+def _supervisor(instance_path: str) -> str:
+    password = _secret_file(
+        Path(instance_path) / "demo-supervisor-password", lambda: secrets.token_urlsafe(12)
+    )
+    existing = db.session.scalar(select(Supervisor).filter_by(email=SUPERVISOR))
+    if existing is None:
+        supervisors.create_supervisor(SUPERVISOR, password)
+    elif not check_password_hash(existing.password_hash, password):
+        existing.password_hash = generate_password_hash(password)
+    return password
+
+
+def seed(platform: str, instance_path: str) -> tuple[str, str]:
+    """Create whatever demo data is missing; return the demo API key and supervisor password."""
     rng = random.Random(2026)  # noqa: S311 - demo content, not a secret
     tenant = _tenant(platform)
     key = _demo_key(tenant, instance_path)
@@ -110,4 +130,4 @@ def seed(platform: str, instance_path: str) -> str:
         tenants.create_user_template(tenant, "Agent")
     db.session.flush()
     _tasks(tenant, rng)
-    return key
+    return key, _supervisor(instance_path)

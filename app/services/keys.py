@@ -53,6 +53,21 @@ def live_keys(tenant: Tenant, now: datetime | None = None) -> list[ApiKey]:
     )
 
 
+def key_states(tenant: Tenant, now: datetime | None = None) -> list[tuple[ApiKey, str]]:
+    """Every key of the tenant, newest first, with its state: current, previous or expired."""
+    now = now or utcnow()
+    states = []
+    for key in sorted(tenant.api_keys, key=lambda k: k.id, reverse=True):
+        if key.expires_at is None:
+            state = "current"
+        elif key.expires_at > now:
+            state = "previous"
+        else:
+            state = "expired"
+        states.append((key, state))
+    return states
+
+
 def key_matches(tenant: Tenant | None, presented: str) -> bool:
     """True when `presented` is a live key of the tenant; same work whether or not it exists."""
     presented_hash = hash_key(presented)

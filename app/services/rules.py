@@ -31,6 +31,11 @@ def _zones() -> frozenset[str]:
     return frozenset(zoneinfo.available_timezones())
 
 
+def time_zones() -> list[str]:
+    """Every IANA zone name, sorted, for pickers."""
+    return sorted(_zones())
+
+
 def is_time_zone(name: str) -> bool:
     """True for a name of the IANA Time Zone Database."""
     return name in _zones()

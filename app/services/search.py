@@ -191,6 +191,20 @@ def with_data(tasks: list[Task]) -> list[TaskData]:
     return [TaskData(task, items[task.id], codes[task.id]) for task in tasks]
 
 
+def suggested_keys(campaign: Campaign, sample: int = 500) -> list[str]:
+    """Data keys used by the campaign's most recent tasks, for search pickers."""
+    recent = (
+        select(Task.id)
+        .where(Task.campaign_id == campaign.id)
+        .order_by(Task.id.desc())
+        .limit(sample)
+    )
+    keys = db.session.scalars(
+        select(TaskItem.key).where(TaskItem.task_id.in_(recent)).distinct().order_by(TaskItem.key)
+    )
+    return list(keys)
+
+
 def count_tasks(campaign: Campaign, criteria: list[Criterion]) -> int:
     """How many tasks match every criterion."""
     query = _filtered(campaign, criteria).with_only_columns(func.count(Task.id))

@@ -70,6 +70,15 @@ def find_task(campaign: Campaign, locator: Locator) -> Task:
     return task
 
 
+def find_tenant_task(tenant_id: int, record_id: str) -> Task | None:
+    """A task of the tenant by its previewRecordID, whichever campaign holds it now."""
+    return db.session.scalar(
+        select(Task)
+        .join(Campaign, Campaign.id == Task.campaign_id)
+        .where(Campaign.tenant_id == tenant_id, Task.record_id == record_id)
+    )
+
+
 def _check_agent(agent: str | None) -> None:
     if agent is not None and len(agent) > MAX_AGENT:
         raise InvalidInput(f"preferredAgent must be at most {MAX_AGENT} characters")
@@ -90,21 +99,20 @@ def add_or_update_task(
         raise InvalidClientId("clientId is required")
     if len(client_id) > MAX_CLIENT_ID:
         raise InvalidInput(f"clientId must be at most {MAX_CLIENT_ID} characters")
-    field_name = client_id_field_name or campaign.client_id_field_name
-    if len(field_name) > 255:
+    if client_id_field_name is not None and len(client_id_field_name) > 255:
         raise InvalidInput("clientIdFieldName must be at most 255 characters")
-    specials = validate_items(campaign.tenant, items, field_name)
     _check_agent(preferred_agent)
-    next_work = (
-        None
-        if next_earliest_ms is None
-        else from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
-    )
-    stored = [ItemInput(field_name, client_id), *items]
-    now = utcnow()
-
+    next_work = None
+    if next_earliest_ms is not None:
+        next_work = from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
     task = _by_record_id(campaign, record_id) if record_id else None
     task = task or _by_client_id(campaign, client_id)
+    # An update keeps the clientId under the key the task was added with, unless told otherwise.
+    field_name = client_id_field_name or (task.client_id_field if task else None)
+    field_name = field_name or campaign.client_id_field_name
+    specials = validate_items(campaign.tenant, items, field_name)
+    now = utcnow()
+
     created = task is None
     if created:
         task = _insert(campaign, client_id, specials.skill_queue, specials.time_zone, now)
@@ -117,12 +125,13 @@ def add_or_update_task(
             task.skill_queue = specials.skill_queue
         if specials.time_zone:
             task.time_zone = specials.time_zone
+    task.client_id_field = field_name
     if preferred_agent is not None:
         task.preferred_agent = preferred_agent or None
     if next_work is not None:
         task.next_earliest_work_at = next_work
     task.updated_at = now
-    _replace_items(task, stored)
+    _replace_items(task, [ItemInput(field_name, client_id), *items])
     return task, created
 
 

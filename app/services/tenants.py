@@ -14,6 +14,7 @@ from app.services.rules import is_e164
 
 _AWS_REGION = re.compile(r"[a-z]{2}(-gov)?-[a-z]+-[0-9]{1,2}")
 _CONNECT_ID = re.compile(r"[A-Za-z0-9:/_.-]{1,256}")
+_INSTANCE_ID = re.compile(r"[A-Za-z0-9:/_.-]{1,100}")  # Connect's InstanceId limit
 MAX_SECURITY_PROFILES = 10
 
 
@@ -98,8 +99,10 @@ def set_instance(
         return
     if kind != InstanceKind.AMAZON_CONNECT:
         raise InvalidInput(f"instance kind '{kind}' is not one of local, amazon-connect")
-    if not instance_id or not _CONNECT_ID.fullmatch(instance_id):
-        raise InvalidInput("an Amazon Connect instance id (or ARN) is required")
+    if not instance_id or not _INSTANCE_ID.fullmatch(instance_id):
+        raise InvalidInput(
+            "an Amazon Connect instance id (or ARN) of at most 100 characters is required"
+        )
     if not region or not _AWS_REGION.fullmatch(region):
         raise InvalidInput(f"'{region}' is not an AWS region name")
     tenant.instance_kind = kind

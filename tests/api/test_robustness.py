@@ -106,6 +106,23 @@ def test_invalid_utf8_answers_400(api, before, subtests):
     assert everything(api) == before
 
 
+NUL_PLACES = {
+    "a value": lambda api: body_with(api, ADD, "clientId", "C\x002"),
+    "a data item": lambda api: body_with(
+        api, ADD, "previewRecordData", [{"key": "Name", "value": "A\x00"}]
+    ),
+    "a key of the body": lambda api: {**api.body(**ACTIONS[ADD]), "x\x00": "1"},
+}
+
+
+@pytest.mark.parametrize("place", NUL_PLACES)
+def test_a_nul_character_anywhere_answers_400_on_every_database(api, before, place):
+    body = json.dumps(NUL_PLACES[place](api))
+    assert "\\u0000" in body
+    assert_json_error(send(api, ADD, body), 400)
+    assert everything(api) == before
+
+
 def test_a_wrong_content_type_answers_415(api, before, subtests):
     for content_type in WRONG_CONTENT_TYPES:
         with subtests.test(content_type=content_type):

@@ -8,9 +8,10 @@ def test_add_search_change_transfer_delete(api):
     }
     task = api.find("C1")
     assert task["workedState"] == "NOTWORKED"
-    assert api.status(
-        "changeCampaignRecordStatus", clientId="C1", previewRecordStateEnum="COMPLETED"
-    ) == "SUCCESS"
+    assert (
+        api.status("changeCampaignRecordStatus", clientId="C1", previewRecordStateEnum="COMPLETED")
+        == "SUCCESS"
+    )
     assert api.status("transferCampaignRecord", clientId="C1", transferToCampaign="Winback") == (
         "SUCCESS"
     )

@@ -1,0 +1,15 @@
+"""The supervisors' web UI: server-rendered pages on the same services as the APIs."""
+
+from flask import Blueprint
+
+bp = Blueprint("admin", __name__)
+
+from app.admin import (  # noqa: E402,F401 - the views register themselves on bp
+    access,
+    auth,
+    campaigns,
+    formatting,
+    keys,
+    people,
+    tasks,
+)

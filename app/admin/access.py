@@ -1,0 +1,71 @@
+"""Who may see what: sign-in required on every page, tenants limited per supervisor."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from flask import abort, redirect, request, url_for
+from flask_login import current_user
+
+from app.admin import bp
+from app.extensions import db, login_manager
+from app.models import Campaign, Supervisor, Task, Tenant
+from app.services.errors import ServiceError
+from app.services.tasks import find_tenant_task
+
+T = TypeVar("T")
+PUBLIC_ENDPOINTS = frozenset({"admin.login"})
+
+
+@login_manager.user_loader
+def _load(supervisor_id: str) -> Supervisor | None:
+    return db.session.get(Supervisor, int(supervisor_id)) if supervisor_id.isdigit() else None
+
+
+@bp.before_request
+def _no_nul():
+    """Form and query values never hold U+0000, which no database keeps."""
+    for values in (request.args, request.form):
+        if any("\x00" in key + value for key, value in values.items(multi=True)):
+            abort(400, "A field holds a NUL character, which no field may contain.")
+
+
+@bp.before_request
+def _signed_in():
+    if request.endpoint not in PUBLIC_ENDPOINTS and not current_user.is_authenticated:
+        return redirect(url_for("admin.login", next=request.full_path.rstrip("?")))
+    return None
+
+
+def tenant_or_404(tenant_id: int) -> Tenant:
+    """The tenant, when this supervisor may see it; 404 otherwise, as if it did not exist."""
+    tenant = db.session.get(Tenant, tenant_id)
+    if tenant is None or not current_user.may_see(tenant):
+        abort(404)
+    return tenant
+
+
+def campaign_or_404(tenant: Tenant, campaign_id: int) -> Campaign:
+    campaign = db.session.get(Campaign, campaign_id)
+    if campaign is None or campaign.tenant_id != tenant.id:
+        abort(404)
+    return campaign
+
+
+def task_or_404(tenant: Tenant, record_id: str) -> Task:
+    task = find_tenant_task(tenant.id, record_id)
+    if task is None:
+        abort(404)
+    return task
+
+
+def attempt(action: Callable[[], T]) -> tuple[T | None, str | None]:
+    """Run one service action in one transaction: its result, or the reason it was refused."""
+    try:
+        result = action()
+        db.session.commit()
+    except ServiceError as error:
+        db.session.rollback()
+        return None, error.message
+    return result, None

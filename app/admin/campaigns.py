@@ -1,0 +1,209 @@
+"""Tenants, their campaigns and skill queues, and the campaign page with its search."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import current_app, flash, redirect, render_template, request, url_for
+from flask_login import current_user
+from werkzeug.datastructures import MultiDict
+
+from app.admin import bp
+from app.admin.access import attempt, campaign_or_404, tenant_or_404
+from app.admin.forms import BLANK_ROWS, CampaignForm, NewTaskForm, SkillQueueForm
+from app.admin.items import item_inputs, next_time_ms
+from app.models import Campaign, Tenant
+from app.services import campaigns as campaign_service
+from app.services import tasks as task_service
+from app.services import tenants as tenant_service
+from app.services.display import NAME_KEY
+from app.services.rules import time_zones
+from app.services.search import (
+    SYSTEM_KEYS,
+    Condition,
+    Criterion,
+    count_tasks,
+    search_tasks,
+    suggested_keys,
+    with_data,
+)
+from app.services.supervisors import visible_tenants
+
+
+@bp.get("/")
+def index():
+    """The start page is the list of tenants."""
+    return redirect(url_for("admin.tenants"))
+
+
+@bp.get("/tenants")
+def tenants():
+    """The tenants this supervisor may see."""
+    return render_template("admin/tenants.html", tenants=visible_tenants(current_user))
+
+
+def _campaign_form(tenant: Tenant) -> CampaignForm:
+    form = CampaignForm(prefix="campaign")
+    form.skill_queue.choices = [q.name for q in tenant_service.list_skill_queues(tenant)]
+    form.time_zone.choices = time_zones()
+    if not form.is_submitted():
+        form.time_zone.data = "UTC"
+    return form
+
+
+def _campaigns_page(tenant: Tenant, campaign_form=None, queue_form=None, error=None):
+    return render_template(
+        "admin/campaigns.html",
+        tenant=tenant,
+        campaigns=campaign_service.list_campaigns(tenant),
+        counts=campaign_service.state_counts(tenant),
+        queues=tenant_service.list_skill_queues(tenant),
+        campaign_form=campaign_form or _campaign_form(tenant),
+        queue_form=queue_form or SkillQueueForm(prefix="queue"),
+        error=error,
+    ), (422 if error else 200)
+
+
+@bp.get("/tenants/<int:tenant_id>/campaigns")
+def campaigns(tenant_id: int):
+    """The tenant's campaigns with task counts, its skill queues, and forms to add both."""
+    return _campaigns_page(tenant_or_404(tenant_id))
+
+
+@bp.post("/tenants/<int:tenant_id>/campaigns")
+def create_campaign(tenant_id: int):
+    """Create a campaign."""
+    tenant = tenant_or_404(tenant_id)
+    form = _campaign_form(tenant)
+    if not form.validate_on_submit():
+        return _campaigns_page(tenant, campaign_form=form, error="Check the campaign form.")
+    campaign, error = attempt(
+        lambda: campaign_service.create_campaign(
+            tenant,
+            form.name.data,
+            form.skill_queue.data,
+            form.time_zone.data,
+            form.campaign_type.data,
+            form.client_id_field_name.data,
+        )
+    )
+    if error:
+        return _campaigns_page(tenant, campaign_form=form, error=error)
+    flash(f"Campaign '{campaign.name}' created.")
+    return redirect(url_for("admin.campaigns", tenant_id=tenant.id))
+
+
+@bp.post("/tenants/<int:tenant_id>/queues")
+def create_skill_queue(tenant_id: int):
+    """Create a skill queue."""
+    tenant = tenant_or_404(tenant_id)
+    form = SkillQueueForm(prefix="queue")
+    if not form.validate_on_submit():
+        return _campaigns_page(tenant, queue_form=form, error="Check the skill queue form.")
+    queue, error = attempt(lambda: tenant_service.create_skill_queue(tenant, form.name.data))
+    if error:
+        return _campaigns_page(tenant, queue_form=form, error=error)
+    flash(f"Skill queue '{queue.name}' created.")
+    return redirect(url_for("admin.campaigns", tenant_id=tenant.id))
+
+
+@dataclass(frozen=True)
+class SearchRow:
+    key: str
+    condition: str
+    value: str
+
+
+def _search_rows(args: MultiDict) -> list[SearchRow]:
+    keys, conditions, values = args.getlist("k"), args.getlist("c"), args.getlist("v")
+    rows = [
+        SearchRow(k.strip(), c, v)
+        for k, c, v in zip(keys, conditions, values, strict=False)
+        if k.strip()
+    ]
+    return rows
+
+
+def _criteria(rows: list[SearchRow]) -> tuple[list[Criterion], str | None]:
+    criteria = []
+    for row in rows:
+        if row.condition not in set(Condition):
+            return [], f"'{row.condition}' is not a search condition"
+        criteria.append(Criterion(row.key, Condition(row.condition), row.value))
+    return criteria, None
+
+
+def _page() -> int:
+    page = request.args.get("page", "1")
+    return max(int(page), 1) if page.isdigit() else 1
+
+
+@bp.get("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>")
+def campaign(tenant_id: int, campaign_id: int):
+    """Search a campaign's tasks with the API's power; every page of the results."""
+    tenant = tenant_or_404(tenant_id)
+    campaign = campaign_or_404(tenant, campaign_id)
+    rows = _search_rows(request.args)
+    criteria, error = _criteria(rows)
+    page, size = _page(), current_app.config["PAGE_SIZE"]
+    found, total = [], 0
+    if error is None:
+        found, error = attempt(
+            lambda: with_data(search_tasks(campaign, criteria, size, (page - 1) * size))
+        )
+        total, _ = attempt(lambda: count_tasks(campaign, criteria)) if error is None else (0, None)
+    return render_template(
+        "admin/campaign.html",
+        tenant=tenant,
+        campaign=campaign,
+        rows=rows or [SearchRow("", "EQUALS", "")],
+        conditions=list(Condition),
+        system_keys=list(SYSTEM_KEYS),
+        custom_keys=suggested_keys(campaign),
+        found=found or [],
+        names={one.task.id: _name(one.items) for one in found or []},
+        total=total or 0,
+        page=page,
+        pages=max(1, -(-(total or 0) // size)),
+        error=error,
+    ), (422 if error else 200)
+
+
+def _name(items) -> str:
+    return next((item.value for item in items if item.key == NAME_KEY), "")
+
+
+def _new_task_form(campaign: Campaign) -> NewTaskForm:
+    form = NewTaskForm()
+    form.next_zone.choices = time_zones()
+    if not form.is_submitted():
+        form.next_zone.data = campaign.default_time_zone
+        for _ in range(BLANK_ROWS + 2):
+            form.items.append_entry()
+        form.items[0].key.data = NAME_KEY
+    return form
+
+
+@bp.route("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/tasks/new", methods=["GET", "POST"])
+def new_task(tenant_id: int, campaign_id: int):
+    """Add a task to the campaign, with the API's add rules."""
+    tenant = tenant_or_404(tenant_id)
+    campaign = campaign_or_404(tenant, campaign_id)
+    form = _new_task_form(campaign)
+    error = None
+    if form.validate_on_submit():
+        task, error = attempt(
+            lambda: task_service.add_or_update_task(
+                campaign,
+                form.client_id.data,
+                item_inputs(form.items),
+                preferred_agent=form.preferred_agent.data or None,
+                next_earliest_ms=next_time_ms(form.next_time.data, form.next_zone.data),
+            )[0]
+        )
+        if task:
+            flash(f"Task '{task.client_id}' saved.")
+            return redirect(url_for("admin.task", tenant_id=tenant.id, record_id=task.record_id))
+    return render_template(
+        "admin/task_new.html", tenant=tenant, campaign=campaign, form=form, error=error
+    ), (422 if error or form.errors else 200)

@@ -1,0 +1,120 @@
+"""The tenant's provisioned users and user templates."""
+
+from __future__ import annotations
+
+from flask import flash, redirect, render_template, url_for
+
+from app.admin import bp
+from app.admin.access import attempt, tenant_or_404
+from app.admin.forms import ConfirmForm, TemplateForm, UserForm
+from app.models import Tenant
+from app.services import tenants as tenant_service
+from app.services import users as user_service
+from app.services.errors import ServiceError
+
+
+def _user_form(tenant: Tenant) -> UserForm:
+    form = UserForm(prefix="user")
+    form.template.choices = [t.name for t in tenant_service.list_user_templates(tenant)]
+    return form
+
+
+def _statuses(tenant: Tenant) -> list[tuple[object, str, str | None]]:
+    """Each user with its instance status (EXISTS, NOT_FOUND, or the reason it is unknown)."""
+    rows = []
+    for user in user_service.list_users(tenant):
+        try:
+            status = user_service.user_status(tenant, user.login_user_id)
+        except ServiceError as error:
+            rows.append((user, f"unknown: {error.message}", user.connect_user_id))
+            continue
+        found = status.connect_user_id is not None
+        rows.append((user, "EXISTS" if found else "NOT_FOUND", status.connect_user_id))
+    return rows
+
+
+def _page(tenant: Tenant, user_form=None, template_form=None, error=None):
+    return render_template(
+        "admin/users.html",
+        tenant=tenant,
+        users=_statuses(tenant),
+        templates=tenant_service.list_user_templates(tenant),
+        user_form=user_form or _user_form(tenant),
+        template_form=template_form or TemplateForm(prefix="template"),
+        delete_form=ConfirmForm(),
+        error=error,
+    ), (422 if error else 200)
+
+
+@bp.get("/tenants/<int:tenant_id>/users")
+def users(tenant_id: int):
+    """Provisioned users with their instance status, and user templates."""
+    return _page(tenant_or_404(tenant_id))
+
+
+@bp.post("/tenants/<int:tenant_id>/users")
+def add_user(tenant_id: int):
+    """Add a user, with the rules of add-user."""
+    tenant = tenant_or_404(tenant_id)
+    form = _user_form(tenant)
+    if not form.validate_on_submit():
+        return _page(tenant, user_form=form, error="Check the user form.")
+    user, error = attempt(
+        lambda: user_service.add_user(
+            tenant,
+            user_service.NewUser(
+                login_user_id=form.login_user_id.data,
+                first_name=form.first_name.data,
+                last_name=form.last_name.data,
+                user_template_name=form.template.data,
+                primary_email=form.primary_email.data or None,
+                secondary_email=form.secondary_email.data or None,
+                create_in_instance=form.create_in_instance.data,
+            ),
+        )
+    )
+    if error:
+        return _page(tenant, user_form=form, error=error)
+    flash(f"User '{user.login_user_id}' added.")
+    return redirect(url_for("admin.users", tenant_id=tenant.id))
+
+
+@bp.post("/tenants/<int:tenant_id>/users/<int:user_id>/delete")
+def delete_user(tenant_id: int, user_id: int):
+    """Delete a user from the service and the instance."""
+    tenant = tenant_or_404(tenant_id)
+    user = next((u for u in user_service.list_users(tenant) if u.id == user_id), None)
+    if user is not None and ConfirmForm().validate_on_submit():
+        login = user.login_user_id
+        _, error = attempt(lambda: user_service.delete_user(tenant, login))
+        flash(error or f"User '{login}' deleted.")
+    return redirect(url_for("admin.users", tenant_id=tenant.id))
+
+
+@bp.post("/tenants/<int:tenant_id>/templates")
+def create_template(tenant_id: int):
+    """Create a user template."""
+    tenant = tenant_or_404(tenant_id)
+    form = TemplateForm(prefix="template")
+    if not form.validate_on_submit():
+        return _page(tenant, template_form=form, error="Check the template form.")
+    profiles = [p.strip() for p in (form.security_profile_ids.data or "").split(",") if p.strip()]
+    template, error = attempt(
+        lambda: tenant_service.create_user_template(
+            tenant,
+            form.name.data,
+            tenant_service.TemplateSettings(
+                security_profile_ids=profiles,
+                routing_profile_id=form.routing_profile_id.data or None,
+                hierarchy_group_id=form.hierarchy_group_id.data or None,
+                phone_type=form.phone_type.data,
+                auto_accept=form.auto_accept.data,
+                after_contact_work_seconds=form.after_contact_work_seconds.data or 0,
+                desk_phone_number=form.desk_phone_number.data or None,
+            ),
+        )
+    )
+    if error:
+        return _page(tenant, template_form=form, error=error)
+    flash(f"User template '{template.name}' created.")
+    return redirect(url_for("admin.users", tenant_id=tenant.id))

@@ -1,0 +1,184 @@
+"""A task: every field, its agent view, and the forms that change it."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from flask import flash, redirect, render_template, url_for
+
+from app.admin import bp
+from app.admin.access import attempt, task_or_404, tenant_or_404
+from app.admin.forms import BLANK_ROWS, ConfirmForm, ItemsForm, StatusForm, TransferForm
+from app.admin.items import item_inputs, next_time_ms
+from app.models import Task, Tenant
+from app.services import campaigns as campaign_service
+from app.services import tasks as task_service
+from app.services import tenants as tenant_service
+from app.services.display import agent_view
+from app.services.rules import time_zones
+from app.services.tasks import Locator, TaskChanges
+
+KEEP_QUEUE = ""
+
+
+def _items_form(task: Task) -> ItemsForm:
+    form = ItemsForm(prefix="data")
+    if not form.is_submitted():
+        for item in task.items:
+            if item.key == task.client_id_field:
+                continue  # the clientId is kept by the service itself
+            form.items.append_entry(
+                {"key": item.key, "value": item.value, "display_order": item.display_order}
+            )
+        for _ in range(BLANK_ROWS):
+            form.items.append_entry()
+    return form
+
+
+def _status_form(task: Task) -> StatusForm:
+    form = StatusForm(prefix="status")
+    queues = [q.name for q in tenant_service.list_skill_queues(task.campaign.tenant)]
+    form.skill_queue.choices = queues
+    form.time_zone.choices = form.next_zone.choices = time_zones()
+    if not form.is_submitted():
+        form.state.data = task.worked_state
+        form.skill_queue.data = task.skill_queue.name
+        form.time_zone.data = form.next_zone.data = task.time_zone
+        form.preferred_agent.data = task.preferred_agent or ""
+        if task.next_earliest_work_at:
+            local = task.next_earliest_work_at.astimezone(ZoneInfo(task.time_zone))
+            form.next_time.data = local.replace(tzinfo=None, second=0, microsecond=0)
+    return form
+
+
+def _transfer_form(task: Task) -> TransferForm:
+    form = TransferForm(prefix="transfer")
+    tenant = task.campaign.tenant
+    form.destination.choices = [c.name for c in campaign_service.list_campaigns(tenant)]
+    form.skill_queue.choices = [(KEEP_QUEUE, "Destination's default")] + [
+        (q.name, q.name) for q in tenant_service.list_skill_queues(tenant)
+    ]
+    if not form.is_submitted():
+        form.destination.data = task.campaign.name
+        form.preferred_agent.data = task.preferred_agent or ""
+    return form
+
+
+def _task_page(tenant: Tenant, task: Task, error: str | None = None, **forms):
+    return render_template(
+        "admin/task.html",
+        tenant=tenant,
+        task=task,
+        view=agent_view(task.items),
+        items_form=forms.get("items_form") or _items_form(task),
+        status_form=forms.get("status_form") or _status_form(task),
+        transfer_form=forms.get("transfer_form") or _transfer_form(task),
+        error=error,
+    ), (422 if error else 200)
+
+
+@bp.get("/tenants/<int:tenant_id>/tasks/<record_id>")
+def task(tenant_id: int, record_id: str):
+    """Every field of a task, its agent view, and its forms."""
+    tenant = tenant_or_404(tenant_id)
+    return _task_page(tenant, task_or_404(tenant, record_id))
+
+
+@bp.get("/tenants/<int:tenant_id>/tasks/<record_id>/agent")
+def agent(tenant_id: int, record_id: str):
+    """The task exactly as the agent sees it."""
+    tenant = tenant_or_404(tenant_id)
+    task = task_or_404(tenant, record_id)
+    return render_template(
+        "admin/agent.html", tenant=tenant, task=task, view=agent_view(task.items)
+    )
+
+
+def _done(tenant: Tenant, task: Task, message: str):
+    flash(message)
+    return redirect(url_for("admin.task", tenant_id=tenant.id, record_id=task.record_id))
+
+
+@bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/items")
+def edit_items(tenant_id: int, record_id: str):
+    """Replace the task's data items, with the API's add/update rules."""
+    tenant = tenant_or_404(tenant_id)
+    task = task_or_404(tenant, record_id)
+    form = _items_form(task)
+    if not form.validate_on_submit():
+        return _task_page(tenant, task, "Check the data items.", items_form=form)
+    _, error = attempt(
+        lambda: task_service.add_or_update_task(
+            task.campaign, task.client_id, item_inputs(form.items), record_id=task.record_id
+        )
+    )
+    if error:
+        return _task_page(tenant, task_or_404(tenant, record_id), error, items_form=form)
+    return _done(tenant, task, "Data items saved.")
+
+
+@bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/status")
+def change_status(tenant_id: int, record_id: str):
+    """Change the worked state and system fields."""
+    tenant = tenant_or_404(tenant_id)
+    task = task_or_404(tenant, record_id)
+    form = _status_form(task)
+    if not form.validate_on_submit():
+        return _task_page(tenant, task, "Check the status form.", status_form=form)
+    _, error = attempt(
+        lambda: task_service.change_status(
+            task.campaign,
+            Locator(record_id=task.record_id),
+            form.state.data,
+            TaskChanges(
+                skill_queue=form.skill_queue.data,
+                preferred_agent=form.preferred_agent.data or "",
+                next_earliest_ms=next_time_ms(form.next_time.data, form.next_zone.data),
+                time_zone=form.time_zone.data,
+            ),
+        )
+    )
+    if error:
+        return _task_page(tenant, task_or_404(tenant, record_id), error, status_form=form)
+    return _done(tenant, task, f"Status set to {form.state.data}.")
+
+
+@bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/transfer")
+def transfer(tenant_id: int, record_id: str):
+    """Move the task to another campaign and/or queue."""
+    tenant = tenant_or_404(tenant_id)
+    task = task_or_404(tenant, record_id)
+    form = _transfer_form(task)
+    if not form.validate_on_submit():
+        return _task_page(tenant, task, "Check the transfer form.", transfer_form=form)
+    _, error = attempt(
+        lambda: task_service.transfer_task(
+            task.campaign,
+            Locator(record_id=task.record_id),
+            form.destination.data,
+            TaskChanges(
+                skill_queue=form.skill_queue.data or None,
+                preferred_agent=form.preferred_agent.data or "",
+            ),
+        )
+    )
+    if error:
+        return _task_page(tenant, task_or_404(tenant, record_id), error, transfer_form=form)
+    return _done(tenant, task, f"Task moved to campaign '{form.destination.data}'.")
+
+
+@bp.route("/tenants/<int:tenant_id>/tasks/<record_id>/delete", methods=["GET", "POST"])
+def delete(tenant_id: int, record_id: str):
+    """Ask for confirmation, then delete the task."""
+    tenant = tenant_or_404(tenant_id)
+    task = task_or_404(tenant, record_id)
+    form = ConfirmForm()
+    if form.validate_on_submit():
+        campaign = task.campaign
+        _, error = attempt(
+            lambda: task_service.delete_task(campaign, Locator(record_id=task.record_id))
+        )
+        if error is None:
+            flash(f"Task '{task.client_id}' deleted.")
+            return redirect(url_for("admin.campaign", tenant_id=tenant.id, campaign_id=campaign.id))
+    return render_template("admin/task_delete.html", tenant=tenant, task=task, form=form)

@@ -1,0 +1,27 @@
+// Small progressive enhancements; every page works without them.
+"use strict";
+
+// "Add a row" on data-item tables: clones the last row with empty fields and new indexes.
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("[data-add-row]").forEach((button) => {
+    const table = button.previousElementSibling.querySelector("[data-item-rows] tbody")
+      || button.parentElement.querySelector("[data-item-rows] tbody");
+    if (!table) return;
+    button.hidden = false;
+    button.addEventListener("click", () => {
+      const rows = table.querySelectorAll("tr");
+      const last = rows[rows.length - 1];
+      const next = last.cloneNode(true);
+      const index = rows.length;
+      next.querySelectorAll("input").forEach((input) => {
+        input.name = input.name.replace(/-\d+-/, `-${index}-`);
+        input.id = input.id.replace(/-\d+-/, `-${index}-`);
+        const label = input.getAttribute("aria-label");
+        if (label) input.setAttribute("aria-label", label.replace(/\d+$/, `${index + 1}`));
+        if (input.type === "checkbox") input.checked = false; else input.value = "";
+      });
+      table.appendChild(next);
+      next.querySelector("input").focus();
+    });
+  });
+});
