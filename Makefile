@@ -5,7 +5,7 @@ PORT ?= 9443
 WORKERS ?= 2
 FLASK := $(BIN)/flask --app wsgi
 
-.PHONY: install run test test-sqlite test-postgres lint format bench clean
+.PHONY: install browser run test lint format bench clean
 
 $(BIN)/activate:
 	python3 -m venv $(VENV)
@@ -17,6 +17,13 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/activate
 
 install: $(VENV)/.installed
 
+# The browser tests drive Debian's Chromium (a browser download is not possible here).
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@test -x $(CHROMIUM) || { \
+		echo "Installing Debian's chromium for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
 run: install
 	$(FLASK) db upgrade
 	$(FLASK) demo seed
@@ -24,7 +31,7 @@ run: install
 		$(if $(TLS_CERT),--certfile $(TLS_CERT) --keyfile $(TLS_KEY)) wsgi:app
 
 # The whole suite on SQLite, then again on PostgreSQL when TEST_DATABASE_URL is set.
-test: install
+test: install browser
 	env -u TEST_DATABASE_URL $(BIN)/pytest
 	@if [ -n "$$TEST_DATABASE_URL" ]; then \
 		echo "== again on $$TEST_DATABASE_URL"; $(BIN)/pytest; fi

@@ -27,8 +27,16 @@ class ConfirmForm(FlaskForm):
 
 
 class LoginForm(FlaskForm):
-    email = EmailField("E-mail", validators=[DataRequired(), Length(max=255)])
-    password = PasswordField("Password", validators=[DataRequired(), Length(max=1024)])
+    email = EmailField(
+        "E-mail",
+        validators=[DataRequired(), Length(max=255)],
+        render_kw={"autocomplete": "username"},
+    )
+    password = PasswordField(
+        "Password",
+        validators=[DataRequired(), Length(max=1024)],
+        render_kw={"autocomplete": "current-password"},
+    )
 
 
 class SkillQueueForm(FlaskForm):

@@ -55,7 +55,7 @@ def _transfer_form(task: Task) -> TransferForm:
     form = TransferForm(prefix="transfer")
     tenant = task.campaign.tenant
     form.destination.choices = [c.name for c in campaign_service.list_campaigns(tenant)]
-    form.skill_queue.choices = [(KEEP_QUEUE, "Destination's default")] + [
+    form.skill_queue.choices = [(KEEP_QUEUE, "Unchanged, or the destination's default")] + [
         (q.name, q.name) for q in tenant_service.list_skill_queues(tenant)
     ]
     if not form.is_submitted():
@@ -94,77 +94,67 @@ def agent(tenant_id: int, record_id: str):
     )
 
 
-def _done(tenant: Tenant, task: Task, message: str):
-    flash(message)
+def _submit(tenant_id: int, record_id: str, form_name: str, build, action, done: str):
+    """Validate one of the task's forms, run its action in one transaction, answer.
+
+    On a refusal the task page comes back with the reason and the form as it was sent.
+    """
+    tenant = tenant_or_404(tenant_id)
+    task = task_or_404(tenant, record_id)
+    form = build(task)
+    if not form.validate_on_submit():
+        return _task_page(tenant, task, "Check the form's fields.", **{form_name: form})
+    _, error = attempt(lambda: action(task, form))
+    if error:
+        return _task_page(tenant, task_or_404(tenant, record_id), error, **{form_name: form})
+    flash(done)
     return redirect(url_for("admin.task", tenant_id=tenant.id, record_id=task.record_id))
 
 
 @bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/items")
 def edit_items(tenant_id: int, record_id: str):
     """Replace the task's data items, with the API's add/update rules."""
-    tenant = tenant_or_404(tenant_id)
-    task = task_or_404(tenant, record_id)
-    form = _items_form(task)
-    if not form.validate_on_submit():
-        return _task_page(tenant, task, "Check the data items.", items_form=form)
-    _, error = attempt(
-        lambda: task_service.add_or_update_task(
+
+    def action(task: Task, form: ItemsForm):
+        task_service.add_or_update_task(
             task.campaign, task.client_id, item_inputs(form.items), record_id=task.record_id
         )
-    )
-    if error:
-        return _task_page(tenant, task_or_404(tenant, record_id), error, items_form=form)
-    return _done(tenant, task, "Data items saved.")
+
+    return _submit(tenant_id, record_id, "items_form", _items_form, action, "Data items saved.")
 
 
 @bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/status")
 def change_status(tenant_id: int, record_id: str):
     """Change the worked state and system fields."""
-    tenant = tenant_or_404(tenant_id)
-    task = task_or_404(tenant, record_id)
-    form = _status_form(task)
-    if not form.validate_on_submit():
-        return _task_page(tenant, task, "Check the status form.", status_form=form)
-    _, error = attempt(
-        lambda: task_service.change_status(
-            task.campaign,
-            Locator(record_id=task.record_id),
-            form.state.data,
-            TaskChanges(
-                skill_queue=form.skill_queue.data,
-                preferred_agent=form.preferred_agent.data or "",
-                next_earliest_ms=next_time_ms(form.next_time.data, form.next_zone.data),
-                time_zone=form.time_zone.data,
-            ),
+
+    def action(task: Task, form: StatusForm):
+        changes = TaskChanges(
+            skill_queue=form.skill_queue.data,
+            preferred_agent=form.preferred_agent.data or "",
+            next_earliest_ms=next_time_ms(form.next_time.data, form.next_zone.data),
+            time_zone=form.time_zone.data,
         )
-    )
-    if error:
-        return _task_page(tenant, task_or_404(tenant, record_id), error, status_form=form)
-    return _done(tenant, task, f"Status set to {form.state.data}.")
+        task_service.change_status(
+            task.campaign, Locator(record_id=task.record_id), form.state.data, changes
+        )
+
+    return _submit(tenant_id, record_id, "status_form", _status_form, action, "Status changed.")
 
 
 @bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/transfer")
 def transfer(tenant_id: int, record_id: str):
     """Move the task to another campaign and/or queue."""
-    tenant = tenant_or_404(tenant_id)
-    task = task_or_404(tenant, record_id)
-    form = _transfer_form(task)
-    if not form.validate_on_submit():
-        return _task_page(tenant, task, "Check the transfer form.", transfer_form=form)
-    _, error = attempt(
-        lambda: task_service.transfer_task(
-            task.campaign,
-            Locator(record_id=task.record_id),
-            form.destination.data,
-            TaskChanges(
-                skill_queue=form.skill_queue.data or None,
-                preferred_agent=form.preferred_agent.data or "",
-            ),
+
+    def action(task: Task, form: TransferForm):
+        changes = TaskChanges(
+            skill_queue=form.skill_queue.data or None,
+            preferred_agent=form.preferred_agent.data or "",
         )
-    )
-    if error:
-        return _task_page(tenant, task_or_404(tenant, record_id), error, transfer_form=form)
-    return _done(tenant, task, f"Task moved to campaign '{form.destination.data}'.")
+        task_service.transfer_task(
+            task.campaign, Locator(record_id=task.record_id), form.destination.data, changes
+        )
+
+    return _submit(tenant_id, record_id, "transfer_form", _transfer_form, action, "Task moved.")
 
 
 @bp.route("/tenants/<int:tenant_id>/tasks/<record_id>/delete", methods=["GET", "POST"])

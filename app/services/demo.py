@@ -60,6 +60,7 @@ def _items(rng: random.Random, number: int) -> list[ItemInput]:
         ItemInput("Balance", f"{rng.randint(0, 5000)}.{rng.randint(0, 99):02d}", 3),
         ItemInput("Renewal Date", f"2027-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}", 4),
         ItemInput("Account_link", f"https://crm.example.com/accounts/{number}", 5),
+        ItemInput("Renewal script_button", "https://wiki.example.com/scripts/renewal", 6),
         ItemInput("Highlight", "Balance|Plan"),
         ItemInput("Hidden", "Internal Score"),
         ItemInput("Internal Score", str(rng.randint(1, 100))),
