@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Flask
+from flask import Flask, request
 
 from app import cli
 from app.config import INSTANCE_PATH, from_environment
@@ -41,6 +41,12 @@ def create_app(config: dict | None = None) -> Flask:
 
 
 def register_extensions(app: Flask) -> None:
+    @app.before_request
+    def _upload_limit() -> None:
+        # Runs before CSRF reads the form: intake files may be far larger than API bodies.
+        if request.endpoint == "admin.upload_intake":
+            request.max_content_length = app.config["INTAKE_MAX_UPLOAD_BYTES"]
+
     db.init_app(app)
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
     csrf.init_app(app)

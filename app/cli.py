@@ -192,7 +192,10 @@ def seed_demo() -> str:
 
 
 def register(app: Flask) -> None:
+    from app.cli_intake import intake_group
+
     for group in (
+        intake_group,
         tenant_group,
         queue_group,
         campaign_group,

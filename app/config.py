@@ -46,6 +46,7 @@ def defaults() -> dict[str, Any]:
         "PLATFORM_CODE": env.get("PLATFORM_CODE", "AWS Connect"),
         "KEY_GRACE_SECONDS": int(env.get("KEY_GRACE_SECONDS", 2 * 3600)),
         "SQLITE_BUSY_TIMEOUT_MS": int(env.get("SQLITE_BUSY_TIMEOUT_MS", 15000)),
+        "SQLITE_CACHE_KIB": int(env.get("SQLITE_CACHE_KIB", 65536)),
         "MAX_CONTENT_LENGTH": int(env.get("MAX_CONTENT_LENGTH", 2 * 1024 * 1024)),
         "SEARCH_MAX_RECORDS": int(env.get("SEARCH_MAX_RECORDS", 10000)),
         "SESSION_COOKIE_HTTPONLY": True,
@@ -58,6 +59,8 @@ def defaults() -> dict[str, Any]:
         "RATELIMIT_HEADERS_ENABLED": True,
         "PAGE_SIZE": int(env.get("PAGE_SIZE", 50)),
         "TRUST_PROXY": env.get("TRUST_PROXY", "") == "1",
+        "INTAKE_DROP_FOLDER": env.get("INTAKE_DROP_FOLDER"),
+        "INTAKE_MAX_UPLOAD_BYTES": int(env.get("INTAKE_MAX_UPLOAD_BYTES", 512 * 1024 * 1024)),
     }
 
 

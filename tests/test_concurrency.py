@@ -15,7 +15,7 @@ import requests
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Task
+from app.models import Task, TaskItem
 from tests.conftest import PREVIEW, Api
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,5 +94,12 @@ def test_simultaneous_adds_of_one_client_id_create_one_task(server, api):
         assert [a["status"] for a in answers] == [200] * CALLERS
         assert {a["previewResult"]["previewResultStatus"] for a in answers} == {"SUCCESS"}
         count = db.session.scalar(select(func.count(Task.id)).filter_by(client_id=client_id))
+        items = db.session.scalar(
+            select(func.count())
+            .select_from(TaskItem)
+            .join(Task)
+            .filter(Task.client_id == client_id)
+        )
         db.session.rollback()  # end the read: on SQLite it holds the write lock
         assert count == 1
+        assert items == 2  # Id and Name once: the updates took turns, none interleaved

@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from flask import current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user
-from werkzeug.datastructures import MultiDict
 
 from app.admin import bp
 from app.admin.access import attempt, campaign_or_404, tenant_or_404
-from app.admin.forms import BLANK_ROWS, CampaignForm, NewTaskForm, SkillQueueForm
+from app.admin.forms import BLANK_ROWS, CampaignForm, IntakeForm, NewTaskForm, SkillQueueForm
 from app.admin.items import item_inputs, next_time_ms
+from app.admin.search_args import SearchRow, criteria_from_args, search_rows
 from app.models import Campaign, Tenant
 from app.services import campaigns as campaign_service
 from app.services import tasks as task_service
 from app.services import tenants as tenant_service
 from app.services.display import NAME_KEY
+from app.services.intake.runs import recent_loads
 from app.services.rules import time_zones
 from app.services.search import (
     SYSTEM_KEYS,
     Condition,
-    Criterion,
     count_tasks,
     search_tasks,
     suggested_keys,
@@ -107,32 +105,6 @@ def create_skill_queue(tenant_id: int):
     return redirect(url_for("admin.campaigns", tenant_id=tenant.id))
 
 
-@dataclass(frozen=True)
-class SearchRow:
-    key: str
-    condition: str
-    value: str
-
-
-def _search_rows(args: MultiDict) -> list[SearchRow]:
-    keys, conditions, values = args.getlist("k"), args.getlist("c"), args.getlist("v")
-    rows = [
-        SearchRow(k.strip(), c, v)
-        for k, c, v in zip(keys, conditions, values, strict=False)
-        if k.strip()
-    ]
-    return rows
-
-
-def _criteria(rows: list[SearchRow]) -> tuple[list[Criterion], str | None]:
-    criteria = []
-    for row in rows:
-        if row.condition not in set(Condition):
-            return [], f"'{row.condition}' is not a search condition"
-        criteria.append(Criterion(row.key, Condition(row.condition), row.value))
-    return criteria, None
-
-
 def _page() -> int:
     page = request.args.get("page", "1")
     return max(int(page), 1) if page.isdigit() else 1
@@ -143,8 +115,8 @@ def campaign(tenant_id: int, campaign_id: int):
     """Search a campaign's tasks with the API's power; every page of the results."""
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
-    rows = _search_rows(request.args)
-    criteria, error = _criteria(rows)
+    rows = search_rows(request.args)
+    criteria, error = criteria_from_args(request.args)
     page, size = _page(), current_app.config["PAGE_SIZE"]
     found, total = [], 0
     if error is None:
@@ -165,6 +137,8 @@ def campaign(tenant_id: int, campaign_id: int):
         total=total or 0,
         page=page,
         pages=max(1, -(-(total or 0) // size)),
+        intake_form=IntakeForm(),
+        loads=recent_loads(campaign),
         error=error,
     ), (422 if error else 200)
 

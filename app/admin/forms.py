@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
     DateTimeLocalField,
@@ -15,6 +16,7 @@ from wtforms import (
     SelectField,
     StringField,
 )
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 from app.models import CampaignType, PhoneType, WorkedState
@@ -45,7 +47,9 @@ class SkillQueueForm(FlaskForm):
 
 class CampaignForm(FlaskForm):
     name = StringField("Name", validators=[DataRequired(), Length(max=255)])
-    campaign_type = SelectField("Type", choices=[(t.value, t.value.title()) for t in CampaignType])
+    campaign_type = SelectField(
+        "Type", choices=[SelectChoice(t.value, t.value.title()) for t in CampaignType]
+    )
     skill_queue = SelectField("Default skill queue", validators=[DataRequired()])
     time_zone = SelectField("Default time zone", validators=[DataRequired()])
     client_id_field_name = StringField(
@@ -75,7 +79,7 @@ class NewTaskForm(ItemsForm, NextTimeMixin):
 
 
 class StatusForm(FlaskForm, NextTimeMixin):
-    state = SelectField("Worked state", choices=[(s.value, s.value) for s in WorkedState])
+    state = SelectField("Worked state", choices=[s.value for s in WorkedState])
     skill_queue = SelectField("Skill queue")
     time_zone = SelectField("Time zone")
     preferred_agent = StringField("Preferred agent (empty: none)", validators=[Length(max=255)])
@@ -102,9 +106,15 @@ class TemplateForm(FlaskForm):
     security_profile_ids = StringField("Security profile ids (comma-separated)")
     routing_profile_id = StringField("Routing profile id", validators=[Length(max=255)])
     hierarchy_group_id = StringField("Hierarchy group id", validators=[Length(max=255)])
-    phone_type = SelectField("Phone type", choices=[(p.value, p.value) for p in PhoneType])
+    phone_type = SelectField("Phone type", choices=[p.value for p in PhoneType])
     auto_accept = BooleanField("Auto-accept calls")
     after_contact_work_seconds = IntegerField(
         "After-contact work (seconds)", default=0, validators=[Optional(), NumberRange(min=0)]
     )
     desk_phone_number = StringField("Desk phone number (E.164)", validators=[Length(max=32)])
+
+
+class IntakeForm(FlaskForm):
+    file = FileField("Intake file (CSV)", validators=[FileRequired()])
+    dry_run = BooleanField("Dry run: check and report, write nothing")
+    all_or_nothing = BooleanField("All or nothing: refuse the file if any row is bad")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from flask import flash, redirect, render_template, url_for
+from wtforms.fields.choices import SelectChoice
 
 from app.admin import bp
 from app.admin.access import attempt, task_or_404, tenant_or_404
@@ -55,8 +56,9 @@ def _transfer_form(task: Task) -> TransferForm:
     form = TransferForm(prefix="transfer")
     tenant = task.campaign.tenant
     form.destination.choices = [c.name for c in campaign_service.list_campaigns(tenant)]
-    form.skill_queue.choices = [(KEEP_QUEUE, "Unchanged, or the destination's default")] + [
-        (q.name, q.name) for q in tenant_service.list_skill_queues(tenant)
+    form.skill_queue.choices = [
+        SelectChoice(KEEP_QUEUE, "Unchanged, or the destination's default"),
+        *(q.name for q in tenant_service.list_skill_queues(tenant)),
     ]
     if not form.is_submitted():
         form.destination.data = task.campaign.name
@@ -94,6 +96,19 @@ def agent(tenant_id: int, record_id: str):
     )
 
 
+def _form_problems(form) -> str:
+    """What is wrong with a form's fields, named, for the page's alert."""
+    problems = []
+    for name, errors in form.errors.items():
+        if isinstance(errors, list) and errors and isinstance(errors[0], dict):  # item rows
+            for index, row in enumerate(errors, start=1):
+                for field, messages in (row or {}).items():
+                    problems.append(f"row {index} {field.replace('_', ' ')}: {' '.join(messages)}")
+        else:
+            problems.append(f"{form[name].label.text}: {' '.join(map(str, errors))}")
+    return "Check the form: " + "; ".join(problems) if problems else "Check the form."
+
+
 def _submit(tenant_id: int, record_id: str, form_name: str, build, action, done: str):
     """Validate one of the task's forms, run its action in one transaction, answer.
 
@@ -103,7 +118,7 @@ def _submit(tenant_id: int, record_id: str, form_name: str, build, action, done:
     task = task_or_404(tenant, record_id)
     form = build(task)
     if not form.validate_on_submit():
-        return _task_page(tenant, task, "Check the form's fields.", **{form_name: form})
+        return _task_page(tenant, task, _form_problems(form), **{form_name: form})
     _, error = attempt(lambda: action(task, form))
     if error:
         return _task_page(tenant, task_or_404(tenant, record_id), error, **{form_name: form})

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from app.services import errors
+from app.services.rules import format_time
 from app.services.search import TaskData
 
 SUCCESS = "SUCCESS"
@@ -22,13 +22,6 @@ _STATUS_OF = {
 def status_of(error: errors.ServiceError) -> str:
     """The previewResultStatus that answers a refused action."""
     return _STATUS_OF.get(type(error), FAILED)
-
-
-def format_time(moment: datetime | None) -> str | None:
-    """UTC as `CCYY-MM-DD HH:MM:SS.mmm`."""
-    if moment is None:
-        return None
-    return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{moment.microsecond // 1000:03d}"
 
 
 def envelope(body: dict[str, Any], status: str, error: str | None, **extra: Any) -> dict:

@@ -1,6 +1,7 @@
 """The database models, one module per aggregate."""
 
 from app.models.campaigns import Campaign, CampaignType, SkillQueue
+from app.models.intake import IntakeLoad, LoadStatus
 from app.models.supervisors import Supervisor
 from app.models.tasks import Task, TaskItem, WorkCode, WorkedState
 from app.models.tenants import REGIONS, ApiKey, AuthMode, InstanceKind, Tenant
@@ -13,6 +14,8 @@ __all__ = [
     "Campaign",
     "CampaignType",
     "InstanceKind",
+    "IntakeLoad",
+    "LoadStatus",
     "LocalInstanceUser",
     "PhoneType",
     "SkillQueue",

@@ -17,6 +17,7 @@ MAX_EPOCH_MS = 253402300799999
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
+@lru_cache(maxsize=4096)
 def is_phone_key(key: str) -> bool:
     """Keys containing the word phone, in any case, hold dialable numbers."""
     return "phone" in key.lower()
@@ -49,7 +50,7 @@ def require_time_zone(name: str, field: str) -> str:
 
 def parse_number(value: str) -> float | None:
     """The value as a finite number when it is written as one, else None."""
-    if not _NUMBER.fullmatch(value):
+    if not value or value[0] not in "+-.0123456789" or not _NUMBER.fullmatch(value):
         return None
     number = float(value)
     return number if math.isfinite(number) else None
@@ -66,3 +67,10 @@ def from_epoch_ms(value: int, field: str) -> datetime:
 
 def to_epoch_ms(moment: datetime) -> int:
     return (moment - EPOCH) // timedelta(milliseconds=1)
+
+
+def format_time(moment: datetime | None) -> str | None:
+    """UTC as `CCYY-MM-DD HH:MM:SS.mmm`, the spec's time format."""
+    if moment is None:
+        return None
+    return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{moment.microsecond // 1000:03d}"

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sqlalchemy import ColumnElement, Row, and_, func, or_, select
+from sqlalchemy import ColumnElement, Row, Select, func, or_, select
 
 from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem, WorkCode
@@ -53,33 +53,35 @@ def _text_test(column, condition: Condition, value: str) -> ColumnElement[bool]:
             return column.startswith(value, autoescape=True)
 
 
-def _item_test(condition: Condition, value: str) -> ColumnElement[bool]:
-    """The condition on a data item: numbers compare as numbers when both sides are numbers."""
-    number = parse_number(value)
-    if condition in (Condition.GREATERTHAN, Condition.LESSTHAN) and number is not None:
-        numeric = (
-            TaskItem.number > number
-            if condition is Condition.GREATERTHAN
-            else (TaskItem.number < number)
-        )
-        return or_(
-            numeric, and_(TaskItem.number.is_(None), _text_test(TaskItem.value, condition, value))
-        )
-    if condition is Condition.NOTEQUALS:
-        return TaskItem.value == value
-    return _text_test(TaskItem.value, condition, value)
+def _items_where(campaign: Campaign, key: str, *conditions) -> Select:
+    return select(TaskItem.task_id).where(
+        TaskItem.campaign_id == campaign.id, TaskItem.key == key, *conditions
+    )
 
 
 def _custom_key(campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
-    matching = select(TaskItem.task_id).where(
-        TaskItem.campaign_id == campaign.id,
-        TaskItem.key == criterion.key,
-        _item_test(criterion.condition, criterion.value),
-    )
+    """A criterion on a data item: numbers compare as numbers when both sides are numbers."""
+    key, condition, value = criterion.key, criterion.condition, criterion.value
+    number = parse_number(value)
+    if condition in (Condition.GREATERTHAN, Condition.LESSTHAN) and number is not None:
+        above = condition is Condition.GREATERTHAN
+        numeric = TaskItem.number > number if above else TaskItem.number < number
+        # Two subqueries, so the numeric one can use the index of numeric values alone.
+        return or_(
+            Task.id.in_(_items_where(campaign, key, numeric)),
+            Task.id.in_(
+                _items_where(
+                    campaign,
+                    key,
+                    TaskItem.number.is_(None),
+                    _text_test(TaskItem.value, condition, value),
+                )
+            ),
+        )
     # NOTEQUALS holds for a task whose item differs and for one without the key at all.
-    if criterion.condition is Condition.NOTEQUALS:
-        return Task.id.not_in(matching)
-    return Task.id.in_(matching)
+    if condition is Condition.NOTEQUALS:
+        return Task.id.not_in(_items_where(campaign, key, TaskItem.value == value))
+    return Task.id.in_(_items_where(campaign, key, _text_test(TaskItem.value, condition, value)))
 
 
 def _whole_number(criterion: Criterion) -> int:
@@ -137,7 +139,8 @@ SYSTEM_KEYS: dict[str, Callable[[Campaign, Criterion], ColumnElement[bool]]] = {
 }
 
 
-def _filtered(campaign: Campaign, criteria: list[Criterion]):
+def filtered(campaign: Campaign, criteria: list[Criterion]):
+    """A select of the campaign's tasks matching every criterion."""
     query = select(Task).where(Task.campaign_id == campaign.id)
     for criterion in criteria:
         build = SYSTEM_KEYS.get(criterion.key, _custom_key)
@@ -149,7 +152,7 @@ def search_tasks(
     campaign: Campaign, criteria: list[Criterion], limit: int, offset: int = 0
 ) -> list[Task]:
     """Tasks matching every criterion, oldest first."""
-    query = _filtered(campaign, criteria).order_by(Task.id).limit(limit).offset(offset)
+    query = filtered(campaign, criteria).order_by(Task.id).limit(limit).offset(offset)
     return list(db.session.scalars(query))
 
 
@@ -207,5 +210,5 @@ def suggested_keys(campaign: Campaign, sample: int = 500) -> list[str]:
 
 def count_tasks(campaign: Campaign, criteria: list[Criterion]) -> int:
     """How many tasks match every criterion."""
-    query = _filtered(campaign, criteria).with_only_columns(func.count(Task.id))
+    query = filtered(campaign, criteria).with_only_columns(func.count(Task.id))
     return db.session.scalar(query) or 0

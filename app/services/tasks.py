@@ -14,16 +14,19 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
-from app.models import Campaign, SkillQueue, Task, TaskItem, WorkedState
+from app.models import Campaign, Task, TaskItem, WorkedState
 from app.models.types import utcnow
 from app.services.campaigns import find_campaign
-from app.services.errors import Conflict, InvalidClientId, InvalidInput, NotFound, TaskNotFound
+from app.services.errors import Conflict, InvalidInput, NotFound, TaskNotFound
 from app.services.rules import from_epoch_ms, require_time_zone
 from app.services.tenants import get_skill_queue
-from app.services.validation import ItemInput, validate_items
-
-MAX_CLIENT_ID = 255
-MAX_AGENT = 255
+from app.services.validation import (
+    MAX_AGENT,
+    ItemInput,
+    TaskPlan,
+    check_client_id,
+    plan_task,
+)
 
 
 @dataclass(frozen=True)
@@ -49,20 +52,25 @@ class TaskChanges:
     time_zone: str | None = None
 
 
-def _by_record_id(campaign: Campaign, record_id: str) -> Task | None:
-    return db.session.scalar(select(Task).filter_by(campaign_id=campaign.id, record_id=record_id))
+def _by_record_id(campaign: Campaign, record_id: str, lock: bool = False) -> Task | None:
+    query = select(Task).filter_by(campaign_id=campaign.id, record_id=record_id)
+    return db.session.scalar(query.with_for_update(of=Task) if lock else query)
 
 
-def _by_client_id(campaign: Campaign, client_id: str) -> Task | None:
-    return db.session.scalar(select(Task).filter_by(campaign_id=campaign.id, client_id=client_id))
+def _by_client_id(campaign: Campaign, client_id: str, lock: bool = False) -> Task | None:
+    # Writers lock the task row first (PostgreSQL), so two updates of one task take
+    # turns instead of interleaving their deletes and inserts of its items. SQLite's
+    # BEGIN IMMEDIATE already serialises writers.
+    query = select(Task).filter_by(campaign_id=campaign.id, client_id=client_id)
+    return db.session.scalar(query.with_for_update(of=Task) if lock else query)
 
 
-def find_task(campaign: Campaign, locator: Locator) -> Task:
-    """The task the locator names, or TaskNotFound."""
+def find_task(campaign: Campaign, locator: Locator, lock: bool = False) -> Task:
+    """The task the locator names, or TaskNotFound; `lock` when the caller will change it."""
     if locator.record_id:
-        task = _by_record_id(campaign, locator.record_id)
+        task = _by_record_id(campaign, locator.record_id, lock)
     elif locator.client_id:
-        task = _by_client_id(campaign, locator.client_id)
+        task = _by_client_id(campaign, locator.client_id, lock)
     else:
         raise InvalidInput("previewRecordId or clientId is required")
     if task is None:
@@ -95,56 +103,50 @@ def add_or_update_task(
     next_earliest_ms: int | None = None,
 ) -> tuple[Task, bool]:
     """Add a task or replace an existing one's data; returns the task and whether it is new."""
-    if client_id is None or not client_id.strip():
-        raise InvalidClientId("clientId is required")
-    if len(client_id) > MAX_CLIENT_ID:
-        raise InvalidInput(f"clientId must be at most {MAX_CLIENT_ID} characters")
-    if client_id_field_name is not None and len(client_id_field_name) > 255:
-        raise InvalidInput("clientIdFieldName must be at most 255 characters")
-    _check_agent(preferred_agent)
-    next_work = None
-    if next_earliest_ms is not None:
-        next_work = from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
-    task = _by_record_id(campaign, record_id) if record_id else None
-    task = task or _by_client_id(campaign, client_id)
+    client_id = check_client_id(client_id)
+    task = _by_record_id(campaign, record_id, lock=True) if record_id else None
+    task = task or _by_client_id(campaign, client_id, lock=True)
     # An update keeps the clientId under the key the task was added with, unless told otherwise.
     field_name = client_id_field_name or (task.client_id_field if task else None)
-    field_name = field_name or campaign.client_id_field_name
-    specials = validate_items(campaign.tenant, items, field_name)
+    plan = plan_task(
+        campaign.tenant,
+        client_id,
+        items,
+        field_name or campaign.client_id_field_name,
+        preferred_agent=preferred_agent,
+        next_earliest_ms=next_earliest_ms,
+    )
     now = utcnow()
-
     created = task is None
     if created:
-        task = _insert(campaign, client_id, specials.skill_queue, specials.time_zone, now)
+        task = _insert(campaign, plan, now)
         if task is None:  # another request added this clientId first: update theirs
             created = False
-            task = _by_client_id(campaign, client_id)
+            task = _by_client_id(campaign, client_id, lock=True)
     if not created:
         _rename(task, client_id)
-        if specials.skill_queue:
-            task.skill_queue = specials.skill_queue
-        if specials.time_zone:
-            task.time_zone = specials.time_zone
-    task.client_id_field = field_name
-    if preferred_agent is not None:
-        task.preferred_agent = preferred_agent or None
-    if next_work is not None:
-        task.next_earliest_work_at = next_work
+        if plan.skill_queue:
+            task.skill_queue = plan.skill_queue
+        if plan.time_zone:
+            task.time_zone = plan.time_zone
+    task.client_id_field = plan.field_name
+    if plan.preferred_agent is not None:
+        task.preferred_agent = plan.preferred_agent or None
+    if plan.next_work is not None:
+        task.next_earliest_work_at = plan.next_work
     task.updated_at = now
-    _replace_items(task, [ItemInput(field_name, client_id), *items])
+    _replace_items(task, plan.items)
     return task, created
 
 
-def _insert(
-    campaign: Campaign, client_id: str, queue: SkillQueue | None, zone: str | None, now
-) -> Task | None:
+def _insert(campaign: Campaign, plan: TaskPlan, now) -> Task | None:
     """Insert a new task in a savepoint; None when the clientId was taken meanwhile."""
     task = Task(
-        record_id=str(uuid.uuid4()),
+        record_id=new_record_id(),
         campaign=campaign,
-        client_id=client_id,
-        skill_queue=queue or campaign.default_skill_queue,
-        time_zone=zone or campaign.default_time_zone,
+        client_id=plan.client_id,
+        skill_queue=plan.skill_queue or campaign.default_skill_queue,
+        time_zone=plan.time_zone or campaign.default_time_zone,
         worked_state=WorkedState.NOTWORKED,
         work_attempts=0,
         created_at=now,
@@ -156,6 +158,11 @@ def _insert(
     except IntegrityError:
         return None
     return task
+
+
+def new_record_id() -> str:
+    """A previewRecordID: a random UUID, so no id is ever given out twice."""
+    return str(uuid.uuid4())
 
 
 def _rename(task: Task, client_id: str) -> None:
@@ -227,7 +234,7 @@ def change_status(campaign: Campaign, locator: Locator, state: str, changes: Tas
         )
     if state == WorkedState.WORKED and changes.next_earliest_ms is None:
         raise InvalidInput("nextEarliestWorkTimeUTC is required when the new state is WORKED")
-    task = find_task(campaign, locator)
+    task = find_task(campaign, locator, lock=True)
     apply_changes(task, changes)
     task.worked_state = state
     return task
@@ -246,7 +253,7 @@ def transfer_task(
         raise NotFound(
             f"transferToCampaign '{destination_name}' is not a campaign of this environment"
         )
-    task = find_task(campaign, locator)
+    task = find_task(campaign, locator, lock=True)
     if destination.id != campaign.id:
         if _by_client_id(destination, task.client_id) is not None:
             raise Conflict(
@@ -265,5 +272,5 @@ def transfer_task(
 
 def delete_task(campaign: Campaign, locator: Locator) -> None:
     """Remove a task and its data for good; its previewRecordID is never given out again."""
-    task = find_task(campaign, locator)
+    task = find_task(campaign, locator, lock=True)
     db.session.delete(task)

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
+from typing import NamedTuple
 
 from app.models import SkillQueue, Tenant
-from app.services.errors import InvalidDataKey, InvalidInput
-from app.services.rules import is_e164, is_phone_key, parse_number, require_time_zone
+from app.services.errors import InvalidClientId, InvalidDataKey, InvalidInput
+from app.services.rules import (
+    from_epoch_ms,
+    is_e164,
+    is_phone_key,
+    parse_number,
+    require_time_zone,
+)
 from app.services.tenants import get_skill_queue
+
+MAX_CLIENT_ID = 255
+MAX_AGENT = 255
 
 MAX_ITEMS = 500
 MAX_KEY = 255
@@ -18,9 +30,11 @@ SKILL_QUEUE_KEY = "SkillQueue"
 TIME_ZONE_KEY = "ItemTimeZone"
 
 
-@dataclass(frozen=True)
-class ItemInput:
-    """One data item as sent: key, value and an optional display order."""
+class ItemInput(NamedTuple):
+    """One data item as sent: key, value and an optional display order.
+
+    A named tuple: bulk loads make millions of them.
+    """
 
     key: str
     value: str
@@ -61,8 +75,21 @@ def _check_item(index: int, item: ItemInput, client_id_field: str) -> None:
         )
 
 
-def validate_items(tenant: Tenant, items: list[ItemInput], client_id_field: str) -> SpecialItems:
-    """Check every item and resolve the SkillQueue and ItemTimeZone keys."""
+QueueLookup = Callable[[str, str], SkillQueue]
+
+
+def validate_items(
+    tenant: Tenant,
+    items: list[ItemInput],
+    client_id_field: str,
+    queues: QueueLookup | None = None,
+) -> SpecialItems:
+    """Check every item and resolve the SkillQueue and ItemTimeZone keys.
+
+    `queues(name, field)` finds a skill queue of the tenant or raises InvalidInput; bulk
+    loads pass a cached one.
+    """
+    queues = queues or (lambda name, field: get_skill_queue(tenant, name, field))
     if len(items) > MAX_ITEMS:
         raise InvalidInput(f"previewRecordData holds at most {MAX_ITEMS} items")
     seen: set[str] = set()
@@ -73,7 +100,63 @@ def validate_items(tenant: Tenant, items: list[ItemInput], client_id_field: str)
             raise InvalidInput(f"previewRecordData[{index}].key '{item.key}' is sent twice")
         seen.add(item.key)
         if item.key == SKILL_QUEUE_KEY:
-            queue = get_skill_queue(tenant, item.value, f"previewRecordData[{index}] SkillQueue")
+            queue = queues(item.value, f"previewRecordData[{index}] SkillQueue")
         elif item.key == TIME_ZONE_KEY:
             zone = require_time_zone(item.value, f"previewRecordData[{index}] ItemTimeZone")
     return SpecialItems(queue, zone)
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    """A validated add or update, ready to be written.
+
+    `items` starts with the clientId item. None in the optional fields leaves the task's
+    value as it is; a preferred agent of "" clears it.
+    """
+
+    client_id: str
+    field_name: str
+    items: list[ItemInput]
+    skill_queue: SkillQueue | None
+    time_zone: str | None
+    preferred_agent: str | None
+    next_work: datetime | None
+
+
+def check_client_id(client_id: str | None) -> str:
+    if client_id is None or not client_id.strip():
+        raise InvalidClientId("clientId is required")
+    if len(client_id) > MAX_CLIENT_ID:
+        raise InvalidInput(f"clientId must be at most {MAX_CLIENT_ID} characters")
+    return client_id
+
+
+def plan_task(
+    tenant: Tenant,
+    client_id: str | None,
+    items: list[ItemInput],
+    field_name: str,
+    *,
+    preferred_agent: str | None = None,
+    next_earliest_ms: int | None = None,
+    queues: QueueLookup | None = None,
+) -> TaskPlan:
+    """Apply every add/update rule to one task's input, without touching the database."""
+    client_id = check_client_id(client_id)
+    if len(field_name) > 255:
+        raise InvalidInput("clientIdFieldName must be at most 255 characters")
+    if preferred_agent is not None and len(preferred_agent) > MAX_AGENT:
+        raise InvalidInput(f"preferredAgent must be at most {MAX_AGENT} characters")
+    next_work = None
+    if next_earliest_ms is not None:
+        next_work = from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
+    specials = validate_items(tenant, items, field_name, queues)
+    return TaskPlan(
+        client_id,
+        field_name,
+        [ItemInput(field_name, client_id), *items],
+        specials.skill_queue,
+        specials.time_zone,
+        preferred_agent,
+        next_work,
+    )

@@ -1,0 +1,112 @@
+"""What each column of an intake file means, and turning one row into a validated plan.
+
+The first column is the clientId. Columns named like the system fields of an export set
+those fields (`preferredAgent`, `nextEarliestWorkTime`, `skillQueue`) or are ignored
+(`previewRecordID`, `workedState`, ...), so an export loads back as the same tasks. Every
+other column is a data item; an empty cell means the task has no such item. Items keep
+the column order, which is the order the agent sees them in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from app.models import Campaign, SkillQueue
+from app.services.errors import InvalidInput, ServiceError
+from app.services.rules import to_epoch_ms
+from app.services.validation import ItemInput, TaskPlan, plan_task
+
+PREFERRED_AGENT = "preferredAgent"
+NEXT_WORK_TIME = "nextEarliestWorkTime"
+SKILL_QUEUE = "skillQueue"
+APPLIED = (PREFERRED_AGENT, NEXT_WORK_TIME, SKILL_QUEUE)
+IGNORED = (
+    "previewRecordID",
+    "workedState",
+    "workAttempts",
+    "lastAttemptAgent",
+    "lastAttemptTime",
+    "workCodes",
+)
+WIRE_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,3}))?")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The header read once: where the data items and the system columns are."""
+
+    header: list[str]
+    data: list[tuple[int, str]]
+    system: dict[str, int]
+    ignored: list[str]
+
+    @classmethod
+    def of(cls, header: list[str]) -> Layout:
+        data, system, ignored = [], {}, []
+        for index, name in enumerate(header[1:], start=1):
+            if name in APPLIED:
+                system[name] = index
+            elif name in IGNORED:
+                ignored.append(name)
+            else:
+                data.append((index, name))
+        return cls(header, data, system, ignored)
+
+
+def parse_time(value: str) -> int:
+    """Epoch milliseconds from `CCYY-MM-DD HH:MM:SS.mmm` (UTC) or from epoch milliseconds."""
+    if value.isdigit():
+        return int(value)
+    match = WIRE_TIME.fullmatch(value)
+    if not match:
+        raise InvalidInput(
+            f"{NEXT_WORK_TIME} '{value}' is neither CCYY-MM-DD HH:MM:SS.mmm (UTC) "
+            "nor epoch milliseconds"
+        )
+    try:
+        moment = datetime.fromisoformat(f"{match[1]}T{match[2]}").replace(tzinfo=UTC)
+    except ValueError:
+        raise InvalidInput(f"{NEXT_WORK_TIME} '{value}' is not a real date and time") from None
+    return to_epoch_ms(moment) + int((match[3] or "0").ljust(3, "0"))
+
+
+def _columns_named(message: str, items: list[ItemInput]) -> str:
+    """Speak of columns, not of the API's previewRecordData[n]."""
+    return re.sub(
+        r"previewRecordData\[(\d+)\](\.\w+)?",
+        lambda m: f"column '{items[int(m[1])].key}':",
+        message,
+    )
+
+
+QueueLookup = Callable[[str, str], SkillQueue]
+
+
+def plan_row(
+    campaign: Campaign, layout: Layout, cells: list[str], queues: QueueLookup
+) -> tuple[TaskPlan, SkillQueue | None]:
+    """The row as a validated plan, and the queue its skillQueue column names; or an error."""
+    if len(cells) != len(layout.header):
+        raise InvalidInput(f"the row has {len(cells)} fields; the header has {len(layout.header)}")
+    items = [ItemInput(name, cells[index]) for index, name in layout.data if cells[index] != ""]
+    agent = cells[layout.system[PREFERRED_AGENT]] if PREFERRED_AGENT in layout.system else ""
+    when = cells[layout.system[NEXT_WORK_TIME]] if NEXT_WORK_TIME in layout.system else ""
+    queue_name = cells[layout.system[SKILL_QUEUE]] if SKILL_QUEUE in layout.system else ""
+    try:
+        plan = plan_task(
+            campaign.tenant,
+            cells[0],
+            items,
+            layout.header[0],
+            preferred_agent=agent or None,
+            next_earliest_ms=parse_time(when) if when else None,
+            queues=queues,
+        )
+        queue = queues(queue_name, SKILL_QUEUE) if queue_name else None
+    except ServiceError as error:
+        error.message = _columns_named(error.message, items)
+        raise
+    return plan, queue

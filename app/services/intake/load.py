@@ -1,0 +1,205 @@
+"""Loading an intake file into a campaign.
+
+A load reads the file at least twice. The first read refuses a file that is not UTF-8
+CSV, is empty or lacks the clientId column, before anything is written, and counts its
+rows. With `dry_run` or `all_or_nothing` a second read validates every row without
+writing. The last read validates and writes the rows in batches, one transaction each,
+and writes the report of rejected rows and of rows superseded by a later row with the
+same clientId. Memory stays flat: rows are streamed, and the clientIds seen so far live
+in a scratch SQLite file.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy.exc import IntegrityError
+
+from app.extensions import db
+from app.models import Campaign, SkillQueue
+from app.services.errors import InvalidInput, ServiceError
+from app.services.intake.columns import Layout, plan_row
+from app.services.intake.csvfile import (
+    FileRefused,
+    Row,
+    check_header,
+    detect_delimiter,
+    iter_rows,
+    read_header,
+)
+from app.services.intake.seen import SeenIds
+from app.services.intake.writer import Planned, existing_ids, write_batch
+from app.services.tenants import list_skill_queues
+
+BATCH = 5000
+REPORT_HEADER = ("line", "clientId", "outcome", "reason")
+
+
+@dataclass
+class Counts:
+    """What a load did (or, in a dry run, would do)."""
+
+    total: int = 0
+    rows: int = 0
+    added: int = 0
+    updated: int = 0
+    rejected: int = 0
+    superseded: int = 0
+    ignored_columns: list[str] = field(default_factory=list)
+
+
+Progress = Callable[[Counts], None]
+Writer = Callable[[list[Planned]], tuple[int, int]]
+
+
+class Report:
+    """The report file: one line per rejected or superseded row."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = path.open("w", newline="", encoding="utf-8")
+        self._csv = csv.writer(self._handle)
+        self._csv.writerow(REPORT_HEADER)
+
+    def add(self, line: int, client_id: str, outcome: str, reason: str) -> None:
+        self._csv.writerow((line, client_id, outcome, reason))
+
+    def restart(self) -> None:
+        self._handle.seek(0)
+        self._handle.truncate()
+        self._csv.writerow(REPORT_HEADER)
+
+    def __enter__(self) -> Report:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self._handle.close()
+
+
+def _queue_lookup(campaign: Campaign) -> Callable[[str, str], SkillQueue]:
+    """Every queue of the tenant, read once per load."""
+    queues = {queue.name: queue for queue in list_skill_queues(campaign.tenant)}
+
+    def lookup(name: str, where: str) -> SkillQueue:
+        if name not in queues:
+            raise InvalidInput(f"{where} '{name}' is not a skill queue of this environment")
+        return queues[name]
+
+    return lookup
+
+
+class _Pass:
+    """One read of the rows: validate, note rejects and repeats, hand valid batches on."""
+
+    def __init__(self, campaign: Campaign, layout: Layout, report: Report, total: int) -> None:
+        self.campaign, self.layout, self.report = campaign, layout, report
+        self.queues = _queue_lookup(campaign)
+        self.counts = Counts(total=total, ignored_columns=list(layout.ignored))
+
+    def run(self, rows: Iterator[Row], write: Writer, progress: Progress | None = None) -> Counts:
+        with SeenIds() as seen:
+            batch: list[tuple[int, Planned]] = []
+            for row in rows:
+                self.counts.rows += 1
+                try:
+                    plan, queue = plan_row(self.campaign, self.layout, row.cells, self.queues)
+                except ServiceError as error:
+                    self._note(row.line, row.cells[0], "rejected", error.message)
+                    continue
+                batch.append((row.line, Planned(plan, queue)))
+                if len(batch) >= BATCH:
+                    self._flush(batch, seen, write, progress)
+                    batch = []
+            self._flush(batch, seen, write, progress)
+        return self.counts
+
+    def _flush(self, batch, seen: SeenIds, write: Writer, progress: Progress | None) -> None:
+        if batch:
+            lines = [(planned.plan.client_id, line) for line, planned in batch]
+            for earlier, client_id, later in seen.record(lines):
+                reason = f"clientId repeated on line {later}; the last row wins"
+                self._note(earlier, client_id, "superseded", reason)
+            added, updated = write([planned for _, planned in batch])
+            self.counts.added += added
+            self.counts.updated += updated
+        if progress:
+            progress(self.counts)
+
+    def _note(self, line: int, client_id: str, outcome: str, reason: str) -> None:
+        setattr(self.counts, outcome, getattr(self.counts, outcome) + 1)
+        self.report.add(line, client_id, outcome, reason)
+
+
+def _counting(campaign: Campaign, seen: SeenIds) -> Writer:
+    """A dry writer: counts what a batch would add and update, writing nothing."""
+
+    def count(batch: list[Planned]) -> tuple[int, int]:
+        latest = {planned.plan.client_id for planned in batch}
+        stored = existing_ids(campaign, list(latest))
+        fresh = [cid for cid in latest if cid not in stored]
+        again = {cid for _, cid, _ in seen.record([(cid, 0) for cid in fresh])}
+        added = len([cid for cid in fresh if cid not in again])
+        return added, len(latest) - added
+
+    return count
+
+
+def _committing(campaign: Campaign) -> Writer:
+    """Write each batch in its own transaction."""
+
+    def write(batch: list[Planned]) -> tuple[int, int]:
+        try:
+            result = write_batch(campaign, batch)
+            db.session.commit()
+        except IntegrityError:  # a request added one of these clientIds meanwhile: again
+            db.session.rollback()
+            result = write_batch(campaign, batch)
+            db.session.commit()
+        return result
+
+    return write
+
+
+def check_file(campaign: Campaign, path: Path, delimiter: str | None) -> tuple[str, Layout, int]:
+    """The delimiter, the column layout and the row count; FileRefused for an unusable file."""
+    delimiter = delimiter or detect_delimiter(path)
+    header = read_header(path, delimiter)
+    check_header(header, campaign.client_id_field_name)
+    total = sum(1 for _ in iter_rows(path, delimiter))
+    return delimiter, Layout.of(header), total
+
+
+def load_file(
+    campaign: Campaign,
+    path: Path,
+    report_path: Path,
+    *,
+    dry_run: bool = False,
+    all_or_nothing: bool = False,
+    delimiter: str | None = None,
+    progress: Progress | None = None,
+) -> Counts:
+    """Load the file into the campaign; raises FileRefused when nothing may be loaded."""
+    delimiter, layout, total = check_file(campaign, path, delimiter)
+    with Report(report_path) as report:
+        if dry_run or all_or_nothing:
+            with SeenIds() as seen:
+                checked = _Pass(campaign, layout, report, total).run(
+                    iter_rows(path, delimiter), _counting(campaign, seen)
+                )
+            db.session.rollback()
+            if dry_run:
+                return checked
+            if checked.rejected:
+                raise FileRefused(
+                    f"{checked.rejected} of {checked.rows} rows are invalid and the load is "
+                    "all-or-nothing; nothing was loaded (the report lists them)",
+                    checked,
+                )
+            report.restart()
+        return _Pass(campaign, layout, report, total).run(
+            iter_rows(path, delimiter), _committing(campaign), progress
+        )

@@ -1,0 +1,155 @@
+"""Intake at scale: load a generated CSV into SQLite and compare with a bare executemany.
+
+    python -m bench.intake            # 1,000,000 rows (BENCH_INTAKE_ROWS to change)
+
+The load runs in a child process so that its peak memory (max RSS) is its own; the
+ceiling inserts the same tasks and items with sqlite3's executemany into the same schema.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROWS = int(os.environ.get("BENCH_INTAKE_ROWS", 1_000_000))
+HEADER = ["Id", "Name", "Phone", "Plan", "Balance", "City"]
+PLANS = ("Basic", "Plus", "Premium", "Gold")
+CITIES = ("Paris", "Lima", "Oslo", "Pune", "Kyiv", "Accra", "Quito")
+
+
+def write_file(path: Path, rows: int) -> None:
+    rng = random.Random(11)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        out = csv.writer(handle)
+        out.writerow(HEADER)
+        for n in range(rows):
+            out.writerow(
+                [f"C{n:08d}", f"Customer {n}", f"+1415{n:07d}", PLANS[n % 4],
+                 f"{rng.randint(0, 100000) / 100:.2f}", CITIES[n % 7]]
+            )  # fmt: skip
+
+
+def _app(database: Path):
+    from app import create_app
+    from app.config import test_settings
+    from app.extensions import db
+
+    app = create_app(test_settings(f"sqlite:///{database}"))
+    with app.app_context():
+        db.create_all()
+    return app
+
+
+def _campaign():
+    from app.extensions import db
+    from app.services import campaigns, tenants
+
+    tenant = tenants.create_tenant("AWS Connect", "Bench", "prod", "us-east-1", "saml")
+    tenants.create_skill_queue(tenant, "Sales")
+    db.session.flush()
+    campaign = campaigns.create_campaign(tenant, "Big", "Sales", "UTC")
+    db.session.commit()
+    return campaign
+
+
+def child_load(folder: Path, csv_path: Path) -> dict:
+    """Run in a child process: load the file, report seconds and peak memory."""
+    from app.services.intake.load import load_file
+
+    app = _app(folder / "load.db")
+    with app.app_context():
+        campaign = _campaign()
+        started = time.perf_counter()
+        counts = load_file(campaign, csv_path, folder / "report.csv")
+        seconds = time.perf_counter() - started
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"seconds": seconds, "added": counts.added, "peak_mib": peak_kib / 1024}
+
+
+def child_ceiling(folder: Path, csv_path: Path) -> dict:
+    """Run in a child process: the same rows with a bare executemany, no checks."""
+    import sqlite3
+
+    app = _app(folder / "ceiling.db")
+    with app.app_context():
+        _campaign()
+    started = time.perf_counter()
+    connection = sqlite3.connect(folder / "ceiling.db", isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+    connection.execute("PRAGMA cache_size=-65536")  # as the app's connections
+    now = "2026-01-01 00:00:00.000000"
+    with csv_path.open(newline="", encoding="utf-8") as handle:
+        rows = csv.reader(handle)
+        header = next(rows)
+        task_id = 0
+        while chunk := [row for _, row in zip(range(2000), rows, strict=False)]:
+            connection.execute("BEGIN")
+            tasks, items = [], []
+            for row in chunk:
+                task_id += 1
+                tasks.append((task_id, str(uuid.uuid4()), 1, row[0], "Id", 1, "UTC",
+                              "NOTWORKED", 0, now, now))  # fmt: skip
+                items += [(task_id, 1, key, value, None, position)
+                          for position, (key, value) in enumerate(zip(header, row, strict=True))]  # fmt: skip
+            connection.executemany(
+                "INSERT INTO tasks (id, record_id, campaign_id, client_id, client_id_field,"
+                " skill_queue_id, time_zone, worked_state, work_attempts, created_at, updated_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                tasks,
+            )
+            connection.executemany(
+                "INSERT INTO task_items (task_id, campaign_id, key, value, number, position)"
+                " VALUES (?,?,?,?,?,?)",
+                items,
+            )
+            connection.execute("COMMIT")
+    connection.close()
+    return {"seconds": time.perf_counter() - started}
+
+
+def _in_child(role: str, folder: Path, csv_path: Path) -> dict:
+    output = subprocess.run(
+        [sys.executable, "-m", "bench.intake", role, str(folder), str(csv_path)],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return json.loads(output.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        sizes = sorted({min(ROWS, 100_000), ROWS})
+        print(f"intake: generated CSV, {len(HEADER)} columns, SQLite")
+        print(f"{'rows':>10} {'load s':>8} {'rows/s':>10} {'ceiling s':>10} {'rows/s':>10} "
+              f"{'ratio':>6} {'peak MiB':>9}")  # fmt: skip
+        for rows in sizes:
+            csv_path = folder / f"intake-{rows}.csv"
+            write_file(csv_path, rows)
+            run = folder / f"run-{rows}"
+            run.mkdir()
+            loaded = _in_child("load", run, csv_path)
+            ceiling = _in_child("ceiling", run, csv_path)
+            print(
+                f"{rows:>10,} {loaded['seconds']:>8.1f} {rows / loaded['seconds']:>10,.0f} "
+                f"{ceiling['seconds']:>10.1f} {rows / ceiling['seconds']:>10,.0f} "
+                f"{ceiling['seconds'] / loaded['seconds']:>6.2f} {loaded['peak_mib']:>9.0f}"
+            )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4:
+        role, folder, csv_path = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+        result = (child_load if role == "load" else child_ceiling)(folder, csv_path)
+        print(json.dumps(result))
+    else:
+        main()

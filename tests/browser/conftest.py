@@ -1,0 +1,189 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright, against a real gunicorn.
+
+No browser is ever downloaded: Playwright launches the system Chromium through
+`executable_path` (`make browser` installs it). A missing Chromium fails the tests with
+a message saying so, unless SKIP_BROWSER_TESTS=1 asks to skip them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Error, Page, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "test-output" / "screenshots"
+README_SCREENSHOTS = ROOT / "static" / "readme"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-dev-shm-usage",
+]
+WORKERS = 2
+# Chromium reports a blocked script or style on the console ("Refused to ... because it
+# violates the following Content Security Policy directive"); the init script below also
+# turns every `securitypolicyviolation` event into a console error, so none goes unseen.
+CSP_MARKERS = ("Content Security Policy", "Refused")
+REPORT_CSP_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`Content Security Policy violation: ${event.violatedDirective}`
+    + ` blocked ${event.blockedURI || "inline code"}`);
+});
+"""
+
+
+@pytest.fixture(scope="package")
+def chromium_executable() -> str:
+    if os.environ.get("SKIP_BROWSER_TESTS") == "1":
+        pytest.skip("SKIP_BROWSER_TESTS=1")
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        pytest.fail(
+            f"The browser tests need Debian's Chromium at {CHROMIUM}, which is missing. "
+            "Install it with `make browser` (apt-get install chromium), or set "
+            "SKIP_BROWSER_TESTS=1 to skip these tests.",
+            pytrace=False,
+        )
+    return CHROMIUM
+
+
+@pytest.fixture(scope="package")
+def browser(chromium_executable) -> Iterator[Browser]:
+    """One headless Chromium for the package's tests; each test gets its own context."""
+    playwright = sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(
+            executable_path=chromium_executable, args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+    finally:
+        playwright.stop()
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    url: str
+    log: Path
+
+    def log_tail(self, lines: int = 40) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_until_serving(port: int, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"gunicorn exited early:\n{log.read_text()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    pytest.fail(f"gunicorn did not start:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="package")
+def live_server(database_uri, _schema, tmp_path_factory) -> Iterator[LiveServer]:
+    """gunicorn (2 workers) on a free port of 127.0.0.1, with production settings (CSRF
+    and all) on the test database. Each test seeds that database through `app`."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
+    env = {**os.environ, "DATABASE_URL": database_uri, "SECRET_KEY": "browser-test-secret"}
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--workers", str(WORKERS),
+             "--bind", f"127.0.0.1:{port}", "--access-logfile", "-", "wsgi:app"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        _wait_until_serving(port, process, log)
+        yield LiveServer(f"http://127.0.0.1:{port}", log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@dataclass
+class Tab:
+    """A page of a fresh browser context that notes every console error, page error and
+    Content-Security-Policy violation, and saves full-page screenshots."""
+
+    page: Page
+    base_url: str
+    problems: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.page.on("console", self._console)
+        self.page.on("pageerror", self._page_error)
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error" or any(marker in message.text for marker in CSP_MARKERS):
+            self.problems.append(f"console {message.type} on {self.page.url}: {message.text}")
+
+    def _page_error(self, error: Error) -> None:
+        self.problems.append(f"page error on {self.page.url}: {error}")
+
+    def goto(self, path: str):
+        return self.page.goto(self.base_url + path)
+
+    def shot(self, name: str) -> Path:
+        """Save a full-page screenshot, then check the page so far logged no problem
+        (the screenshot's round trip also lets pending console events arrive)."""
+        self.page.wait_for_load_state("load")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        self.page.screenshot(path=path, full_page=True, animations="disabled")
+        self.assert_no_problems()
+        return path
+
+    def assert_no_problems(self) -> None:
+        csp = [p for p in self.problems if any(marker in p for marker in CSP_MARKERS)]
+        assert not csp, "Content-Security-Policy violations:\n" + "\n".join(csp)
+        assert not self.problems, "console or page errors:\n" + "\n".join(self.problems)
+
+
+@pytest.fixture
+def tab(browser, live_server) -> Iterator[Tab]:
+    context = browser.new_context(
+        viewport={"width": 1600, "height": 900},
+        device_scale_factor=1,
+        color_scheme="light",
+        locale="en-GB",
+        timezone_id="UTC",
+    )
+    context.set_default_timeout(10_000)
+    context.add_init_script(REPORT_CSP_VIOLATIONS)
+    try:
+        yield Tab(context.new_page(), live_server.url)
+    finally:
+        context.close()
+
+
+def copy_to_readme(screenshot: Path, name: str) -> None:
+    """With UPDATE_README_SCREENSHOTS=1, copy the screenshot to static/readme/NAME."""
+    if os.environ.get("UPDATE_README_SCREENSHOTS") == "1":
+        README_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(screenshot, README_SCREENSHOTS / name)

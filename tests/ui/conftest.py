@@ -1,0 +1,214 @@
+"""Fixtures for the web UI: supervisors, a signed-in client, tasks, and page helpers."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+from bs4 import BeautifulSoup
+from flask import g
+from flask.testing import FlaskClient
+from jinja2 import BytecodeCache
+from werkzeug.datastructures import MultiDict
+from werkzeug.security import generate_password_hash
+
+from app.extensions import db
+from app.models import Campaign
+from app.services import supervisors
+from app.services.campaigns import find_campaign
+from app.services.tasks import add_or_update_task
+from app.services.validation import ItemInput
+
+PASSWORD = "correct horse battery"
+BOSS = "boss@example.com"
+
+
+class RequestClient(FlaskClient):
+    """A test client whose every request starts with an empty `g`, as it does when served.
+
+    The `app` fixture keeps one app context pushed for the whole test, and each test request
+    reuses it; without this, the user Flask-Login caches in `g` would leak between requests.
+    """
+
+    def open(self, *args, **kwargs):
+        for name in list(g):
+            g.pop(name)
+        return super().open(*args, **kwargs)
+
+
+@pytest.fixture
+def settings(settings, request):
+    """The test settings, changed by a test's indirect parametrize of `settings`."""
+    return {**settings, **getattr(request, "param", {})}
+
+
+@pytest.fixture(autouse=True)
+def _cheap_password_hashes(monkeypatch):
+    """Fast hashes for the supervisors of a test; checking works the same way."""
+    cheap = partial(generate_password_hash, method="pbkdf2:sha256:1000")
+    monkeypatch.setattr(supervisors, "generate_password_hash", cheap)
+
+
+class _CompiledTemplates(BytecodeCache):
+    """Compiled templates kept for the whole run, so each test's new app skips compiling
+    them again (a changed template has another checksum and is compiled afresh)."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket) -> None:
+        if (code := self.codes.get(bucket.key)) is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket) -> None:
+        self.codes[bucket.key] = bucket.bytecode_to_string()
+
+
+_TEMPLATES = _CompiledTemplates()
+
+
+@pytest.fixture
+def app(app):
+    app.jinja_env.bytecode_cache = _TEMPLATES
+    return app
+
+
+@pytest.fixture
+def client(app):
+    app.test_client_class = RequestClient
+    return app.test_client()
+
+
+@pytest.fixture
+def acme(tenant):
+    """Tenant Acme/prod (queues Sales, Support; campaigns Renewals, Winback)."""
+    return tenant[0]
+
+
+@pytest.fixture
+def renewals(acme) -> Campaign:
+    return find_campaign(acme, "Renewals")
+
+
+@pytest.fixture
+def winback(acme) -> Campaign:
+    return find_campaign(acme, "Winback")
+
+
+def make_supervisor(email: str = BOSS, tenants=None):
+    supervisor = supervisors.create_supervisor(email, PASSWORD, tenants)
+    db.session.commit()
+    return supervisor
+
+
+@pytest.fixture
+def boss(app):
+    """A supervisor who sees every tenant."""
+    return make_supervisor()
+
+
+def csrf_token(page: BeautifulSoup) -> str | None:
+    field = page.find("input", attrs={"name": lambda n: n and n.endswith("csrf_token")})
+    return field["value"] if field else None
+
+
+def sign_in(client, email: str = BOSS, password: str = PASSWORD, next_: str | None = None):
+    """Sign in through the login form (with its CSRF token when the page has one)."""
+    page = soup(client.get("/login"))
+    data = {"email": email, "password": password}
+    if token := csrf_token(page):
+        data["csrf_token"] = token
+    return client.post("/login", query_string={"next": next_} if next_ else None, data=data)
+
+
+def session_for(client, supervisor):
+    """Sign the client in as Flask-Login does, without the cost of the login form."""
+    with client.session_transaction() as session:
+        session["_user_id"] = str(supervisor.id)
+        session["_fresh"] = True
+    return client
+
+
+@pytest.fixture
+def signed_in(client, boss):
+    """The client, signed in as the all-tenants supervisor."""
+    return session_for(client, boss)
+
+
+def add_task(campaign: Campaign, client_id: str, data=None, **options):
+    """Add a task through the service and commit; `data` as {key: value} or ItemInputs."""
+    data = {"Name": f"Customer {client_id}"} if data is None else data
+    if isinstance(data, dict):
+        data = [ItemInput(k, v) for k, v in data.items()]
+    task, _ = add_or_update_task(campaign, client_id, list(data), **options)
+    db.session.commit()
+    return task
+
+
+def soup(response) -> BeautifulSoup:
+    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
+
+
+def page(client, url: str, status: int = 200) -> BeautifulSoup:
+    """GET a page, check its status, and parse it."""
+    response = client.get(url)
+    assert response.status_code == status, (url, response.status_code, response.location)
+    return soup(response)
+
+
+def form_values(form) -> MultiDict:
+    """What a browser submits for this form as it stands."""
+    values = MultiDict()
+    for field in form.find_all(["input", "select", "textarea"]):
+        name = field.get("name")
+        if not name or field.has_attr("disabled"):
+            continue
+        if field.name == "select":
+            chosen = field.find("option", selected=True) or field.find("option")
+            if chosen is not None:
+                values.add(name, chosen.get("value", chosen.get_text()))
+        elif field.name == "textarea":
+            values.add(name, field.get_text())
+        elif field.get("type") in ("checkbox", "radio"):
+            if field.has_attr("checked"):
+                values.add(name, field.get("value", "y"))
+        elif field.get("type") not in ("submit", "button", "reset"):
+            values.add(name, field.get("value", ""))
+    return values
+
+
+def find_form(page_: BeautifulSoup, action_end: str | None):
+    """The form whose action ends with `action_end`; None: the POST form without an action."""
+    if action_end is None:
+        forms = [f for f in page_.find_all("form", method="post") if not f.has_attr("action")]
+    else:
+        forms = [f for f in page_.find_all("form") if f.get("action", "").endswith(action_end)]
+    assert len(forms) == 1, f"{len(forms)} forms posting to …{action_end}"
+    return forms[0]
+
+
+def submit(client, url: str, action_end: str | None, changes: dict | None = None):
+    """Open `url`, fill the form posting to …`action_end` with `changes`, and post it
+    (to `url` itself when the form has no action)."""
+    form = find_form(page(client, url), action_end)
+    values = form_values(form)
+    for name, value in (changes or {}).items():
+        if value is None:
+            values.pop(name, None)
+        else:
+            values.setlist(name, value if isinstance(value, list) else [value])
+    return client.post(form.get("action", url), data=values)
+
+
+def refusal(response) -> str:
+    """The text a refused form's page shows (422, with an alert or field errors)."""
+    assert response.status_code == 422, response.status_code
+    shown = soup(response)
+    assert shown.select("[role=alert], .field-error"), "the page shows no reason"
+    return shown.find("main").get_text(" ", strip=True)
+
+
+def alert(page_: BeautifulSoup) -> str:
+    """The page's error message."""
+    found = page_.find(role="alert")
+    return found.get_text(" ", strip=True) if found else ""
