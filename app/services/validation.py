@@ -63,7 +63,8 @@ def _check_item(index: int, item: ItemInput, client_id_field: str) -> None:
         raise InvalidDataKey(
             f"{where}.key '{item.key}' is the clientId field name; send the id as clientId"
         )
-    if len(item.value.encode()) > MAX_VALUE_BYTES:
+    # A UTF-8 character takes at most 4 bytes: only long values need encoding to measure.
+    if len(item.value) * 4 > MAX_VALUE_BYTES and len(item.value.encode()) > MAX_VALUE_BYTES:
         raise InvalidInput(f"{where}.value must be at most {MAX_VALUE_BYTES} bytes")
     if item.display_order is not None and item.display_order <= 0:
         raise InvalidInput(f"{where}.displayOrder must be greater than zero")
@@ -79,7 +80,7 @@ QueueLookup = Callable[[str, str], SkillQueue]
 
 
 def validate_items(
-    tenant: Tenant,
+    tenant: Tenant | None,
     items: list[ItemInput],
     client_id_field: str,
     queues: QueueLookup | None = None,
@@ -87,7 +88,7 @@ def validate_items(
     """Check every item and resolve the SkillQueue and ItemTimeZone keys.
 
     `queues(name, field)` finds a skill queue of the tenant or raises InvalidInput; bulk
-    loads pass a cached one.
+    loads pass one that reads from what they loaded up front (and then need no tenant).
     """
     queues = queues or (lambda name, field: get_skill_queue(tenant, name, field))
     if len(items) > MAX_ITEMS:
@@ -132,7 +133,7 @@ def check_client_id(client_id: str | None) -> str:
 
 
 def plan_task(
-    tenant: Tenant,
+    tenant: Tenant | None,
     client_id: str | None,
     items: list[ItemInput],
     field_name: str,

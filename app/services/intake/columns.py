@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from app.models import Campaign, SkillQueue
+from app.models import SkillQueue
 from app.services.errors import InvalidInput, ServiceError
 from app.services.rules import to_epoch_ms
 from app.services.validation import ItemInput, TaskPlan, plan_task
@@ -86,9 +86,12 @@ QueueLookup = Callable[[str, str], SkillQueue]
 
 
 def plan_row(
-    campaign: Campaign, layout: Layout, cells: list[str], queues: QueueLookup
+    layout: Layout, cells: list[str], queues: QueueLookup
 ) -> tuple[TaskPlan, SkillQueue | None]:
-    """The row as a validated plan, and the queue its skillQueue column names; or an error."""
+    """The row as a validated plan, and the queue its skillQueue column names; or an error.
+
+    Touches no database object: loads check rows in a thread of their own.
+    """
     if len(cells) != len(layout.header):
         raise InvalidInput(f"the row has {len(cells)} fields; the header has {len(layout.header)}")
     items = [ItemInput(name, cells[index]) for index, name in layout.data if cells[index] != ""]
@@ -97,7 +100,7 @@ def plan_row(
     queue_name = cells[layout.system[SKILL_QUEUE]] if SKILL_QUEUE in layout.system else ""
     try:
         plan = plan_task(
-            campaign.tenant,
+            None,
             cells[0],
             items,
             layout.header[0],

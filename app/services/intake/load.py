@@ -19,7 +19,7 @@ from pathlib import Path
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
-from app.models import Campaign, SkillQueue
+from app.models import Campaign
 from app.services.errors import InvalidInput, ServiceError
 from app.services.intake.columns import Layout, plan_row
 from app.services.intake.csvfile import (
@@ -79,11 +79,19 @@ class Report:
         self._handle.close()
 
 
-def _queue_lookup(campaign: Campaign) -> Callable[[str, str], SkillQueue]:
-    """Every queue of the tenant, read once per load."""
-    queues = {queue.name: queue for queue in list_skill_queues(campaign.tenant)}
+@dataclass(frozen=True)
+class QueueRef:
+    """A skill queue as a load knows it: plain values, safe to share with its check thread."""
 
-    def lookup(name: str, where: str) -> SkillQueue:
+    id: int
+    name: str
+
+
+def _queue_lookup(campaign: Campaign) -> Callable[[str, str], QueueRef]:
+    """Every queue of the tenant, read once per load."""
+    queues = {q.name: QueueRef(q.id, q.name) for q in list_skill_queues(campaign.tenant)}
+
+    def lookup(name: str, where: str) -> QueueRef:
         if name not in queues:
             raise InvalidInput(f"{where} '{name}' is not a skill queue of this environment")
         return queues[name]
@@ -101,20 +109,34 @@ class _Pass:
 
     def run(self, rows: Iterator[Row], write: Writer, progress: Progress | None = None) -> Counts:
         with SeenIds() as seen:
-            batch: list[tuple[int, Planned]] = []
-            for row in rows:
-                self.counts.rows += 1
-                try:
-                    plan, queue = plan_row(self.campaign, self.layout, row.cells, self.queues)
-                except ServiceError as error:
-                    self._note(row.line, row.cells[0], "rejected", error.message)
-                    continue
-                batch.append((row.line, Planned(plan, queue)))
-                if len(batch) >= BATCH:
-                    self._flush(batch, seen, write, progress)
-                    batch = []
-            self._flush(batch, seen, write, progress)
+            for checked in self._checked_batches(rows):
+                batch = []
+                for line, client_id, result in checked:
+                    self.counts.rows += 1
+                    if isinstance(result, ServiceError):
+                        self._note(line, client_id, "rejected", result.message)
+                    else:
+                        batch.append((line, result))
+                self._flush(batch, seen, write, progress)
         return self.counts
+
+    def _checked_batches(self, rows: Iterator[Row]) -> Iterator[list]:
+        """Batches of (line, clientId, Planned or the ServiceError that refused the row).
+
+        Pure work on the row's text and the queues read up front: no database access.
+        """
+        batch = []
+        for row in rows:
+            try:
+                plan, queue = plan_row(self.layout, row.cells, self.queues)
+                batch.append((row.line, row.cells[0], Planned(plan, queue)))
+            except ServiceError as error:
+                batch.append((row.line, row.cells[0], error))
+            if len(batch) >= BATCH:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
 
     def _flush(self, batch, seen: SeenIds, write: Writer, progress: Progress | None) -> None:
         if batch:
