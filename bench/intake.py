@@ -99,8 +99,8 @@ def child_ceiling(folder: Path, csv_path: Path) -> dict:
                 task_id += 1
                 tasks.append((task_id, str(uuid.uuid4()), 1, row[0], "Id", 1, "UTC",
                               "NOTWORKED", 0, now, now))  # fmt: skip
-                items += [(task_id, 1, key, value, None, position)
-                          for position, (key, value) in enumerate(zip(header, row, strict=True))]  # fmt: skip
+                pairs = enumerate(zip(header, row, strict=True))
+                items += [(task_id, 1, key, value, None, place) for place, (key, value) in pairs]
             connection.executemany(
                 "INSERT INTO tasks (id, record_id, campaign_id, client_id, client_id_field,"
                 " skill_queue_id, time_zone, worked_state, work_attempts, created_at, updated_at)"
