@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import threading
-import time
-from pathlib import Path
 
 import pytest
 import requests
@@ -17,50 +11,18 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import Task, TaskItem
 from tests.conftest import PREVIEW, Api
+from tests.servers import gunicorn
 
-ROOT = Path(__file__).resolve().parent.parent
 WORKERS = 4
 CALLERS = 8
 ROUNDS = 6
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_until_serving(port: int, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"gunicorn exited early:\n{log.read_text()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    pytest.fail(f"gunicorn did not start:\n{log.read_text()}")
-
-
 @pytest.fixture
 def server(app, database_uri, tmp_path):
     """gunicorn with several worker processes on the test database; yields its base URL."""
-    port = _free_port()
-    log = tmp_path / "gunicorn.log"
-    env = {**os.environ, "DATABASE_URL": database_uri, "SECRET_KEY": "concurrency-test"}
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--workers", str(WORKERS),
-             "--bind", f"127.0.0.1:{port}", "wsgi:app"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    try:
-        _wait_until_serving(port, process, log)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with gunicorn(database_uri, tmp_path / "gunicorn.log", WORKERS, "concurrency-test") as live:
+        yield live.url
 
 
 def _simultaneous_adds(base_url: str, api: Api, client_id: str) -> list[dict]:

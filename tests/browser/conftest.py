@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Error, Page, sync_playwright
+
+from tests.servers import LiveServer, gunicorn
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
@@ -73,57 +71,13 @@ def browser(chromium_executable) -> Iterator[Browser]:
         playwright.stop()
 
 
-@dataclass(frozen=True)
-class LiveServer:
-    url: str
-    log: Path
-
-    def log_tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_until_serving(port: int, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"gunicorn exited early:\n{log.read_text()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    pytest.fail(f"gunicorn did not start:\n{log.read_text()}")
-
-
 @pytest.fixture(scope="package")
 def live_server(database_uri, _schema, tmp_path_factory) -> Iterator[LiveServer]:
     """gunicorn (2 workers) on a free port of 127.0.0.1, with production settings (CSRF
     and all) on the test database. Each test seeds that database through `app`."""
-    port = _free_port()
     log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
-    env = {**os.environ, "DATABASE_URL": database_uri, "SECRET_KEY": "browser-test-secret"}
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--workers", str(WORKERS),
-             "--bind", f"127.0.0.1:{port}", "--access-logfile", "-", "wsgi:app"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    try:
-        _wait_until_serving(port, process, log)
-        yield LiveServer(f"http://127.0.0.1:{port}", log)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with gunicorn(database_uri, log, WORKERS, "browser-test-secret") as server:
+        yield server
 
 
 @dataclass
