@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flask import Flask, request
+from flask_login import current_user
 
 from app import cli
 from app.config import INSTANCE_PATH, from_environment
@@ -44,7 +45,8 @@ def register_extensions(app: Flask) -> None:
     @app.before_request
     def _upload_limit() -> None:
         # Runs before CSRF reads the form: intake files may be far larger than API bodies.
-        if request.endpoint == "admin.upload_intake":
+        # Only for a signed-in supervisor: nobody else makes the server read a large body.
+        if request.endpoint == "admin.upload_intake" and current_user.is_authenticated:
             request.max_content_length = app.config["INTAKE_MAX_UPLOAD_BYTES"]
 
     db.init_app(app)

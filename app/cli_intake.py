@@ -7,13 +7,13 @@ import time
 from pathlib import Path
 
 import click
-from flask import current_app
+from flask import current_app, g
 
 from app.models import Campaign, LoadStatus
 from app.services.campaigns import get_campaign
 from app.services.errors import ServiceError
 from app.services.intake.export import export_csv
-from app.services.intake.runs import keep_file, report_file, run_load, start_load
+from app.services.intake.runs import copy_of, report_file, run_load, start_load
 from app.services.intake.watch import FolderDrop, S3Drop, watch_once
 from app.services.search import Condition, Criterion
 from app.services.tenants import get_tenant
@@ -40,8 +40,9 @@ def _campaign(company: str, environment: str, name: str) -> Campaign:
 def load(company, environment, campaign, file: Path, dry_run, all_or_nothing, delimiter):
     """Load an intake file (CSV) into a campaign."""
     target = _campaign(company, environment, campaign)
-    record = start_load(target, file.name, "cli", dry_run=dry_run, all_or_nothing=all_or_nothing)
-    keep_file(record, file)
+    record = start_load(
+        target, file.name, "cli", copy_of(file), dry_run=dry_run, all_or_nothing=all_or_nothing
+    )
     done = run_load(record.id, delimiter)
     counts = (
         f"{done.rows_done} rows: {done.added} added, {done.updated} updated, "
@@ -65,17 +66,20 @@ def load(company, environment, campaign, file: Path, dry_run, all_or_nothing, de
               help="A search criterion; repeat to AND several.")  # fmt: skip
 def export(company, environment, campaign, output: Path | None, where):
     """Export the campaign's tasks (or a search's) as an intake file."""
+    g.read_only_transaction = True  # an export never takes SQLite's write lock
     target = _campaign(company, environment, campaign)
     try:
         criteria = [Criterion(key, Condition(cond), value) for key, cond, value in where]
     except ValueError:
         raise click.ClickException(f"a condition is one of {', '.join(Condition)}") from None
-    out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
     try:
-        for chunk in export_csv(target, criteria):
-            out.write(chunk)
+        chunks = export_csv(target, criteria)
     except ServiceError as error:
         raise click.ClickException(error.message) from None
+    out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
+    try:
+        for chunk in chunks:
+            out.write(chunk)
     finally:
         if output:
             out.close()

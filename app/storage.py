@@ -10,6 +10,8 @@ with BEGIN IMMEDIATE, which queues on the write lock instead; requests marked re
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from flask import Flask, g, has_app_context, request
 from sqlalchemy import event
@@ -22,6 +24,19 @@ def read_only(view):
     """Mark a view whose transaction never writes (it then takes no write lock on SQLite)."""
     view.read_only = True
     return view
+
+
+@contextmanager
+def reading(session) -> Iterator[None]:
+    """Run reads outside a request without the write lock: background checks, exports."""
+    session.rollback()
+    before = g.get("read_only_transaction", False)
+    g.read_only_transaction = True
+    try:
+        yield
+    finally:
+        session.rollback()
+        g.read_only_transaction = before
 
 
 def _is_read_only() -> bool:

@@ -9,7 +9,7 @@ document.addEventListener("DOMContentLoaded", () => {
     if (!table) return;
     button.hidden = false;
     button.addEventListener("click", () => {
-      const rows = table.querySelectorAll("tr");
+      const rows = table.querySelectorAll("tr:not(.row-error)");
       const last = rows[rows.length - 1];
       const next = last.cloneNode(true);
       const index = rows.length;

@@ -15,6 +15,7 @@ from app.services import campaigns as campaign_service
 from app.services import tasks as task_service
 from app.services import tenants as tenant_service
 from app.services.display import NAME_KEY
+from app.services.errors import ServiceError
 from app.services.intake.runs import recent_loads
 from app.services.rules import time_zones
 from app.services.search import (
@@ -106,8 +107,7 @@ def create_skill_queue(tenant_id: int):
 
 
 def _page() -> int:
-    page = request.args.get("page", "1")
-    return max(int(page), 1) if page.isdigit() else 1
+    return max(request.args.get("page", 1, type=int), 1)
 
 
 @bp.get("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>")
@@ -120,23 +120,30 @@ def campaign(tenant_id: int, campaign_id: int):
     page, size = _page(), current_app.config["PAGE_SIZE"]
     found, total = [], 0
     if error is None:
-        found, error = attempt(
-            lambda: with_data(search_tasks(campaign, criteria, size, (page - 1) * size))
-        )
-        total, _ = attempt(lambda: count_tasks(campaign, criteria)) if error is None else (0, None)
+        try:
+            total = count_tasks(campaign, criteria)
+            page = min(page, max(1, -(-total // size)))
+            found = with_data(search_tasks(campaign, criteria, size, (page - 1) * size))
+        except ServiceError as refusal:  # e.g. a whole number expected for a sys_ key
+            error = refusal.message
     return render_template(
         "admin/campaign.html",
         tenant=tenant,
         campaign=campaign,
         rows=rows or [SearchRow("", "EQUALS", "")],
+        search_args={
+            "k": [row.key for row in rows],
+            "c": [row.condition for row in rows],
+            "v": [row.value for row in rows],
+        },
         conditions=list(Condition),
         system_keys=list(SYSTEM_KEYS),
         custom_keys=suggested_keys(campaign),
-        found=found or [],
-        names={one.task.id: _name(one.items) for one in found or []},
-        total=total or 0,
+        found=found,
+        names={one.task.id: _name(one.items) for one in found},
+        total=total,
         page=page,
-        pages=max(1, -(-(total or 0) // size)),
+        pages=max(1, -(-total // size)),
         intake_form=IntakeForm(),
         loads=recent_loads(campaign),
         error=error,
@@ -167,13 +174,13 @@ def new_task(tenant_id: int, campaign_id: int):
     error = None
     if form.validate_on_submit():
         task, error = attempt(
-            lambda: task_service.add_or_update_task(
+            lambda: task_service.add_task(
                 campaign,
                 form.client_id.data,
                 item_inputs(form.items),
                 preferred_agent=form.preferred_agent.data or None,
                 next_earliest_ms=next_time_ms(form.next_time.data, form.next_zone.data),
-            )[0]
+            )
         )
         if task:
             flash(f"Task '{task.client_id}' saved.")

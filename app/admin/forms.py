@@ -60,6 +60,7 @@ class CampaignForm(FlaskForm):
 class ItemRow(Form):
     key = StringField("Key", validators=[Optional(), Length(max=255)])
     value = StringField("Value", validators=[Optional()])
+    # The range is the services' rule (displayOrder > 0); the form only checks the type.
     display_order = IntegerField("Order", validators=[Optional()])
     remove = BooleanField("Remove")
 
@@ -109,7 +110,9 @@ class TemplateForm(FlaskForm):
     phone_type = SelectField("Phone type", choices=[p.value for p in PhoneType])
     auto_accept = BooleanField("Auto-accept calls")
     after_contact_work_seconds = IntegerField(
-        "After-contact work (seconds)", default=0, validators=[Optional(), NumberRange(min=0)]
+        "After-contact work (seconds)",
+        default=0,
+        validators=[Optional(), NumberRange(min=0, max=2**31 - 1)],
     )
     desk_phone_number = StringField("Desk phone number (E.164)", validators=[Length(max=32)])
 

@@ -22,8 +22,9 @@ from app.admin.forms import IntakeForm
 from app.admin.search_args import criteria_from_args
 from app.extensions import db
 from app.models import IntakeLoad, Tenant
+from app.services.errors import ServiceError
 from app.services.intake.export import export_csv
-from app.services.intake.runs import report_file, run_in_background, start_load, stored_file
+from app.services.intake.runs import report_file, run_in_background, start_load
 
 UPLOAD_ENDPOINT = "admin.upload_intake"
 
@@ -49,10 +50,10 @@ def upload_intake(tenant_id: int, campaign_id: int):
         campaign,
         upload.filename or "upload.csv",
         "upload",
+        upload.save,
         dry_run=form.dry_run.data,
         all_or_nothing=form.all_or_nothing.data,
     )
-    upload.save(stored_file(load))
     run_in_background(current_app._get_current_object(), load.id)
     return redirect(url_for("admin.intake_load", tenant_id=tenant.id, load_id=load.id))
 
@@ -84,9 +85,13 @@ def export_campaign(tenant_id: int, campaign_id: int):
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
     criteria, error = criteria_from_args(request.args)
+    try:
+        chunks = None if error else export_csv(campaign, criteria)
+    except ServiceError as refusal:  # refused before the first byte, not a cut-off download
+        error = refusal.message
     if error:
         abort(400, error)
-    response = Response(stream_with_context(export_csv(campaign, criteria)), mimetype="text/csv")
+    response = Response(stream_with_context(chunks), mimetype="text/csv")
     name = "".join(c if c.isalnum() or c in "-_" else "_" for c in campaign.name)
     response.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
     return response

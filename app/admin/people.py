@@ -28,8 +28,7 @@ def _statuses(tenant: Tenant) -> list[tuple[object, str, str | None]]:
         except ServiceError as error:
             rows.append((user, f"unknown: {error.message}", user.connect_user_id))
             continue
-        found = status.connect_user_id is not None
-        rows.append((user, "EXISTS" if found else "NOT_FOUND", status.connect_user_id))
+        rows.append((user, status.instance_status, status.connect_user_id))
     return rows
 
 

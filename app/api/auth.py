@@ -9,8 +9,8 @@ from flask import current_app, request
 from werkzeug.exceptions import Unauthorized
 
 from app.models import Tenant
-from app.services.keys import key_matches
-from app.services.tenants import find_tenant
+from app.models.tenants import AWS_REGION
+from app.services import keys
 
 HEADERS = (
     "X-sc-platform-code",
@@ -19,7 +19,6 @@ HEADERS = (
     "X-sc-secrets-region",
     "X-sc-company-api-key",
 )
-_REGION = re.compile(r"[a-z]{2}(-gov)?-[a-z]+-[0-9]{1,2}")
 _PRINTABLE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 MAX_HEADER = 256
 
@@ -57,12 +56,12 @@ def _header(name: str) -> str:
 def authenticate() -> Caller:
     """The caller's tenant, or 401 when a header is missing, malformed or the key is wrong."""
     platform, company, environment, region, key = (_header(name) for name in HEADERS)
-    if not _REGION.fullmatch(region):
+    if not AWS_REGION.fullmatch(region):
         raise Unauthorized("The X-sc-secrets-region header is not a cloud region name.")
-    tenant = None
-    if platform == current_app.config["PLATFORM_CODE"]:
-        tenant = find_tenant(platform, company, environment)
+    # Another platform's name finds no tenant, with the same work as a wrong key.
+    known_platform = platform == current_app.config["PLATFORM_CODE"]
+    tenant = keys.authenticate(platform if known_platform else "", company, environment, key)
     # One message for an unknown tenant and a wrong key, so neither can be probed.
-    if not key_matches(tenant, key) or tenant is None:
+    if tenant is None:
         raise Unauthorized("The API key is not valid for this company and environment.")
     return Caller(tenant, platform, company, environment)

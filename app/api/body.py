@@ -9,6 +9,15 @@ from flask import request
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 
+def receive() -> None:
+    """Read the whole body before any database work (413 past MAX_CONTENT_LENGTH).
+
+    On SQLite a writing request holds the database's write lock from its first query, so
+    a slow client must not be sending its body while the lock is held.
+    """
+    request.get_data(cache=True)
+
+
 def json_object() -> dict[str, Any]:
     """The body as a dict, or a 4xx (415, 400; 413 past MAX_CONTENT_LENGTH)."""
     if request.mimetype != "application/json":

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, jsonify
 from pydantic import ValidationError
 
 from app.api import wire
 from app.api.auth import Caller, authenticate
-from app.api.body import json_object
+from app.api.body import json_object, receive
 from app.api.schemas import (
     AddOrUpdateRequest,
     ChangeStatusRequest,
@@ -25,11 +25,10 @@ from app.models import Campaign
 from app.services import tasks
 from app.services.campaigns import get_campaign
 from app.services.errors import InvalidInput, ServiceError
-from app.services.search import search_tasks, with_data
+from app.services.search import result_limit, search_tasks, with_data
 from app.storage import read_only
 
 PREFIX = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal"
-DEFAULT_MAX_RECORDS = 1000
 
 bp = Blueprint("preview", __name__, url_prefix=PREFIX)
 
@@ -47,6 +46,7 @@ def _check_tenant(caller: Caller, common: Common) -> None:
 
 def _run(schema: type[Common], action: Callable[[Campaign, Any], dict], **on_failure: Any):
     """Authenticate, validate, run one action in one transaction, answer the envelope."""
+    receive()
     caller = authenticate()
     body = json_object()
     try:
@@ -92,7 +92,7 @@ def search_preview_campaign():
         if locator.record_id or locator.client_id:
             found = [tasks.find_task(campaign, locator)]
         else:
-            found = search_tasks(campaign, _criteria(request), _max_records(request))
+            found = search_tasks(campaign, _criteria(request), result_limit(request.maxRecords))
         return {"previewRecordClientData": [wire.task_to_wire(one) for one in with_data(found)]}
 
     return _run(SearchRequest, action, previewRecordClientData=[])
@@ -105,15 +105,6 @@ def _criteria(request: SearchRequest) -> list:
             "unless previewRecordId or clientId is given"
         )
     return [criterion.criterion() for criterion in request.previewRecordData]
-
-
-def _max_records(request: SearchRequest) -> int:
-    ceiling = current_app.config["SEARCH_MAX_RECORDS"]
-    if request.maxRecords is None:
-        return min(DEFAULT_MAX_RECORDS, ceiling)
-    if not 1 <= request.maxRecords <= ceiling:
-        raise InvalidInput(f"maxRecords must be between 1 and {ceiling}")
-    return request.maxRecords
 
 
 @bp.post("/changeCampaignRecordStatus")

@@ -14,11 +14,13 @@ Name = Annotated[str, StringConstraints(max_length=255)]
 RECORD_ID = Field(None, validation_alias=AliasChoices("previewRecordId", "previewRecordID"))
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
+    """Types as sent: no string is taken for a number, no number for a string."""
+
     model_config = ConfigDict(strict=True, extra="ignore")
 
 
-class Common(_Strict):
+class Common(Strict):
     """The properties every Preview API request carries."""
 
     platform: Name
@@ -44,14 +46,14 @@ class _Changing(_Locating):
 
     def changes(self) -> TaskChanges:
         return TaskChanges(
-            skill_queue=self.skillQueue,
+            skill_queue=self.skillQueue or None,  # "" names no queue: as if not given
             preferred_agent=self.preferredAgent,
             next_earliest_ms=self.nextEarliestWorkTimeUTC,
             time_zone=self.timeZone,
         )
 
 
-class DataItem(_Strict):
+class DataItem(Strict):
     key: str
     value: str
     displayOrder: int | None = None
@@ -64,13 +66,16 @@ class AddOrUpdateRequest(Common):
     clientIdFieldName: Name | None = None
     preferredAgent: str | None = None
     nextEarliestWorkTimeUTC: int | None = None
-    previewRecordData: list[DataItem]
+    # Required, but checked by the service after clientId (INVALIDCLIENTID comes first).
+    previewRecordData: list[DataItem] | None = None
 
-    def items(self) -> list[ItemInput]:
+    def items(self) -> list[ItemInput] | None:
+        if self.previewRecordData is None:
+            return None
         return [ItemInput(i.key, i.value, i.displayOrder) for i in self.previewRecordData]
 
 
-class SearchCriterion(_Strict):
+class SearchCriterion(Strict):
     key: Name
     value: str
     condition: Annotated[Condition, Field(strict=False)]

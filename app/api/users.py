@@ -6,16 +6,17 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from flask import Blueprint, jsonify
-from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
+from pydantic import StringConstraints, ValidationError
 from werkzeug.exceptions import Unauthorized
 
 from app.api.auth import Caller, authenticate
-from app.api.body import json_object
-from app.api.schemas import describe
+from app.api.body import json_object, receive
+from app.api.schemas import Strict, describe
 from app.extensions import db
 from app.services import users
 from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
 from app.services.instance import InstanceError
+from app.storage import read_only
 
 PREFIX = "/service-admin/api"
 
@@ -34,17 +35,13 @@ RESULT_OF: tuple[tuple[type[ServiceError], str], ...] = (
 )
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="ignore")
-
-
-class TenantRef(_Strict):
+class TenantRef(Strict):
     platform: Annotated[str, StringConstraints(min_length=1, max_length=255)]
     companyCode: Annotated[str, StringConstraints(min_length=1, max_length=255)]
     environment: Annotated[str, StringConstraints(min_length=1, max_length=255)]
 
 
-class UserRequest(_Strict):
+class UserRequest(Strict):
     loginUserId: Text
 
 
@@ -95,6 +92,7 @@ def _result_of(error: ServiceError) -> str:
 
 def _run(schema: type[UserRequest], operation: Callable[[Any, Any], dict], **empty: Any):
     """Authenticate, check the tenant, validate, run the operation, answer result/message."""
+    receive()
     caller = authenticate()
     body = json_object()
     try:
@@ -130,20 +128,16 @@ def add_user():
 
 
 @bp.post("/users/query-existence")
+@read_only
 def query_existence():
     """Tell whether a user exists in the service and in the instance."""
 
     def operation(tenant, request: UserRequest) -> dict:
         status = users.user_status(tenant, request.loginUserId)
-        if status.connect_user_id is None:
-            return {
-                "message": f"user '{request.loginUserId}' exists in the service only",
-                "amazonConnectStatus": "NOT_FOUND",
-                "connectUserId": None,
-            }
+        where = "the service and the instance" if status.connect_user_id else "the service only"
         return {
-            "message": f"user '{request.loginUserId}' exists in the service and the instance",
-            "amazonConnectStatus": "EXISTS",
+            "message": f"user '{request.loginUserId}' exists in {where}",
+            "amazonConnectStatus": status.instance_status,
             "connectUserId": status.connect_user_id,
         }
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from sqlalchemy import Boolean, ForeignKey, Integer, String, Text
@@ -11,6 +11,9 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from app.extensions import db
 from app.models.campaigns import Campaign
 from app.models.types import UTCDateTime, utcnow
+
+# A million-row file loads in minutes; an unfinished load this old was cut off.
+INTERRUPTED_AFTER = timedelta(hours=2)
 
 
 class LoadStatus(StrEnum):
@@ -50,8 +53,18 @@ class IntakeLoad(db.Model):
     campaign: Mapped[Campaign] = relationship()
 
     @property
+    def interrupted(self) -> bool:
+        """Unfinished long past any load's time: its process stopped (a worker restart)."""
+        unfinished = self.status not in (LoadStatus.DONE, LoadStatus.REFUSED, LoadStatus.FAILED)
+        return unfinished and utcnow() - self.created_at > INTERRUPTED_AFTER
+
+    @property
     def finished(self) -> bool:
-        return self.status in (LoadStatus.DONE, LoadStatus.REFUSED, LoadStatus.FAILED)
+        return self.interrupted or self.status in (
+            LoadStatus.DONE,
+            LoadStatus.REFUSED,
+            LoadStatus.FAILED,
+        )
 
     @property
     def percent(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import StrEnum
 
@@ -11,6 +12,9 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from app.extensions import db
 from app.models.types import UTCDateTime, utcnow
 
+# Any AWS region name (a caller's secrets manager, an Amazon Connect instance).
+AWS_REGION = re.compile(r"[a-z]{2}(-gov)?-[a-z]+-[0-9]{1,2}")
+# The regions where the service runs, one of which is each tenant's.
 REGIONS = (
     "us-east-1",
     "us-west-2",

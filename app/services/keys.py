@@ -40,19 +40,6 @@ def rotate_key(tenant: Tenant, grace: timedelta) -> str:
     return issue_key(tenant)
 
 
-def live_keys(tenant: Tenant, now: datetime | None = None) -> list[ApiKey]:
-    """The tenant's keys that are accepted now: the current one and any still in grace."""
-    now = now or utcnow()
-    return list(
-        db.session.scalars(
-            select(ApiKey)
-            .where(ApiKey.tenant_id == tenant.id)
-            .where(or_(ApiKey.expires_at.is_(None), ApiKey.expires_at > now))
-            .order_by(ApiKey.id)
-        )
-    )
-
-
 def key_states(tenant: Tenant, now: datetime | None = None) -> list[tuple[ApiKey, str]]:
     """Every key of the tenant, newest first, with its state: current, previous or expired."""
     now = now or utcnow()
@@ -68,11 +55,32 @@ def key_states(tenant: Tenant, now: datetime | None = None) -> list[tuple[ApiKey
     return states
 
 
-def key_matches(tenant: Tenant | None, presented: str) -> bool:
-    """True when `presented` is a live key of the tenant; same work whether or not it exists."""
+def key_matches(tenant: Tenant, presented: str) -> bool:
+    """True when `presented` is a live key of the tenant."""
+    return (
+        authenticate(tenant.platform, tenant.company_code, tenant.environment, presented) == tenant
+    )
+
+
+def authenticate(platform: str, company: str, environment: str, presented: str) -> Tenant | None:
+    """The tenant whose live key this is, or None.
+
+    One query and the same comparisons whether the tenant exists or not, so the time an
+    answer takes tells nothing about which tenants exist.
+    """
+    rows = db.session.execute(
+        select(ApiKey.key_hash, ApiKey.tenant_id)
+        .join(Tenant, Tenant.id == ApiKey.tenant_id)
+        .where(
+            Tenant.platform == platform,
+            Tenant.company_code == company,
+            Tenant.environment == environment,
+            or_(ApiKey.expires_at.is_(None), ApiKey.expires_at > utcnow()),
+        )
+    ).all()
     presented_hash = hash_key(presented)
-    hashes = [key.key_hash for key in live_keys(tenant)] if tenant else [_DUMMY_HASH]
-    matched = False
-    for stored in hashes:
-        matched |= hmac.compare_digest(stored, presented_hash)
-    return matched
+    matched = None
+    for stored, tenant_id in rows or [(_DUMMY_HASH, None)]:
+        if hmac.compare_digest(stored, presented_hash):
+            matched = tenant_id
+    return db.session.get(Tenant, matched) if matched is not None else None

@@ -12,12 +12,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from flask import current_app
 from sqlalchemy import ColumnElement, Row, Select, func, or_, select
 
 from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem, WorkCode
 from app.services.errors import InvalidInput
 from app.services.rules import from_epoch_ms, parse_number
+from app.services.validation import MAX_INT
 
 
 class Condition(StrEnum):
@@ -113,7 +115,10 @@ def _skill_queue(campaign: Campaign, criterion: Criterion) -> ColumnElement[bool
 
 
 def _worked_attempts(_campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
-    return _numeric_test(Task.work_attempts, criterion.condition, _whole_number(criterion))
+    attempts = _whole_number(criterion)
+    if not -MAX_INT <= attempts <= MAX_INT:
+        raise InvalidInput(f"{criterion.key} must be between {-MAX_INT} and {MAX_INT}")
+    return _numeric_test(Task.work_attempts, criterion.condition, attempts)
 
 
 def _next_work_time(_campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
@@ -146,6 +151,19 @@ def filtered(campaign: Campaign, criteria: list[Criterion]):
         build = SYSTEM_KEYS.get(criterion.key, _custom_key)
         query = query.where(build(campaign, criterion))
     return query
+
+
+DEFAULT_MAX_RECORDS = 1000
+
+
+def result_limit(max_records: int | None) -> int:
+    """How many tasks a search returns: maxRecords, 1,000 by default, at most the ceiling."""
+    ceiling = current_app.config["SEARCH_MAX_RECORDS"]
+    if max_records is None:
+        return min(DEFAULT_MAX_RECORDS, ceiling)
+    if not 1 <= max_records <= ceiling:
+        raise InvalidInput(f"maxRecords must be between 1 and {ceiling}")
+    return max_records
 
 
 def search_tasks(

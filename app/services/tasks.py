@@ -21,9 +21,9 @@ from app.services.errors import Conflict, InvalidInput, NotFound, TaskNotFound
 from app.services.rules import from_epoch_ms, require_time_zone
 from app.services.tenants import get_skill_queue
 from app.services.validation import (
-    MAX_AGENT,
     ItemInput,
     TaskPlan,
+    check_agent,
     check_client_id,
     plan_task,
 )
@@ -87,15 +87,10 @@ def find_tenant_task(tenant_id: int, record_id: str) -> Task | None:
     )
 
 
-def _check_agent(agent: str | None) -> None:
-    if agent is not None and len(agent) > MAX_AGENT:
-        raise InvalidInput(f"preferredAgent must be at most {MAX_AGENT} characters")
-
-
 def add_or_update_task(
     campaign: Campaign,
     client_id: str | None,
-    items: list[ItemInput],
+    items: list[ItemInput] | None,
     *,
     record_id: str | None = None,
     client_id_field_name: str | None = None,
@@ -139,6 +134,30 @@ def add_or_update_task(
     return task, created
 
 
+def add_task(
+    campaign: Campaign,
+    client_id: str | None,
+    items: list[ItemInput],
+    *,
+    preferred_agent: str | None = None,
+    next_earliest_ms: int | None = None,
+) -> Task:
+    """Add a new task; unlike add_or_update_task, an existing clientId is refused."""
+    if client_id and _by_client_id(campaign, client_id) is not None:
+        raise Conflict(
+            f"campaign '{campaign.name}' already has a task with clientId '{client_id}'; "
+            "edit that task instead"
+        )
+    task, _ = add_or_update_task(
+        campaign,
+        client_id,
+        items,
+        preferred_agent=preferred_agent,
+        next_earliest_ms=next_earliest_ms,
+    )
+    return task
+
+
 def _insert(campaign: Campaign, plan: TaskPlan, now) -> Task | None:
     """Insert a new task in a savepoint; None when the clientId was taken meanwhile."""
     task = Task(
@@ -169,9 +188,20 @@ def _rename(task: Task, client_id: str) -> None:
     """An update located by previewRecordId may give the task a new, still unique clientId."""
     if task.client_id == client_id:
         return
+    message = f"clientId '{client_id}' already belongs to another task of the campaign"
     if _by_client_id(task.campaign, client_id) is not None:
-        raise Conflict(f"clientId '{client_id}' already belongs to another task of the campaign")
+        raise Conflict(message)
     task.client_id = client_id
+    _flush_or_conflict(message)
+
+
+def _flush_or_conflict(message: str) -> None:
+    """Write now; a clientId taken by a simultaneous request is a Conflict, not a 500."""
+    try:
+        with db.session.begin_nested():
+            db.session.flush()
+    except IntegrityError:
+        raise Conflict(message) from None
 
 
 def _replace_items(task: Task, items: list[ItemInput]) -> None:
@@ -209,7 +239,7 @@ def apply_changes(task: Task, changes: TaskChanges) -> None:
     queue = changes.skill_queue and get_skill_queue(tenant, changes.skill_queue, "skillQueue")
     if changes.time_zone is not None:
         require_time_zone(changes.time_zone, "timeZone")
-    _check_agent(changes.preferred_agent)
+    check_agent(changes.preferred_agent)
     next_work = None
     if changes.next_earliest_ms is not None:
         next_work = from_epoch_ms(changes.next_earliest_ms, "nextEarliestWorkTimeUTC")
@@ -260,6 +290,9 @@ def transfer_task(
                 f"clientId '{task.client_id}' already exists in campaign '{destination.name}'"
             )
         task.campaign = destination
+        _flush_or_conflict(
+            f"clientId '{task.client_id}' already exists in campaign '{destination.name}'"
+        )
         db.session.execute(
             update(TaskItem).where(TaskItem.task_id == task.id).values(campaign_id=destination.id)
         )

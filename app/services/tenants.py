@@ -9,10 +9,10 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import REGIONS, AuthMode, InstanceKind, PhoneType, SkillQueue, Tenant, UserTemplate
+from app.models.tenants import AWS_REGION
 from app.services.errors import Conflict, InvalidInput, NotFound
 from app.services.rules import is_e164
 
-_AWS_REGION = re.compile(r"[a-z]{2}(-gov)?-[a-z]+-[0-9]{1,2}")
 _CONNECT_ID = re.compile(r"[A-Za-z0-9:/_.-]{1,256}")
 _INSTANCE_ID = re.compile(r"[A-Za-z0-9:/_.-]{1,100}")  # Connect's InstanceId limit
 MAX_SECURITY_PROFILES = 10
@@ -103,7 +103,7 @@ def set_instance(
         raise InvalidInput(
             "an Amazon Connect instance id (or ARN) of at most 100 characters is required"
         )
-    if not region or not _AWS_REGION.fullmatch(region):
+    if not region or not AWS_REGION.fullmatch(region):
         raise InvalidInput(f"'{region}' is not an AWS region name")
     tenant.instance_kind = kind
     tenant.connect_instance_id, tenant.connect_region = instance_id, region
@@ -131,8 +131,8 @@ class TemplateSettings:
             raise InvalidInput("profile and group ids are 1 to 256 letters, digits or :/_.-")
         if self.phone_type not in set(PhoneType):
             raise InvalidInput(f"phone type '{self.phone_type}' is not SOFT_PHONE or DESK_PHONE")
-        if self.after_contact_work_seconds < 0:
-            raise InvalidInput("after-contact work time must not be negative")
+        if not 0 <= self.after_contact_work_seconds <= 2**31 - 1:
+            raise InvalidInput("after-contact work time must be 0 to 2147483647 seconds")
         if self.phone_type == PhoneType.DESK_PHONE and not (
             self.desk_phone_number and is_e164(self.desk_phone_number)
         ):

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from email_validator import EmailNotValidError, validate_email
+from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
@@ -51,6 +52,11 @@ class UserStatus:
 
     user: User
     connect_user_id: str | None
+
+    @property
+    def instance_status(self) -> str:
+        """EXISTS or NOT_FOUND, as query-existence's amazonConnectStatus says it."""
+        return "EXISTS" if self.connect_user_id else "NOT_FOUND"
 
 
 def check_supported(tenant: Tenant) -> None:
@@ -158,14 +164,31 @@ def add_user(tenant: Tenant, new: NewUser) -> User:
                 template,
             )
         )
+    connect_user_id = user.connect_user_id
     try:
         db.session.commit()
     except SQLAlchemyError:
         db.session.rollback()
-        if new.create_in_instance:
-            instance.delete_user(user.connect_user_id)
+        _undo_instance_user(tenant, new.login_user_id, connect_user_id)
         raise InstanceError("the user could not be saved; nothing was kept") from None
     return user
+
+
+def _undo_instance_user(tenant: Tenant, login: str, connect_user_id: str | None) -> None:
+    """Remove from the instance a user the service could not save; say so when that fails."""
+    if connect_user_id is None:
+        return
+    try:
+        instance_for(tenant).delete_user(connect_user_id)
+    except InstanceError as error:
+        current_app.logger.error(
+            "User %s of %s is left in the instance as %s: %s",
+            login, tenant.label, connect_user_id, error.message,
+        )  # fmt: skip
+        raise InstanceError(
+            f"the user could not be saved, and removing it from the instance failed too; "
+            f"connectUserId {connect_user_id} is left there"
+        ) from None
 
 
 def user_status(tenant: Tenant, login_user_id: str) -> UserStatus:
@@ -184,5 +207,6 @@ def delete_user(tenant: Tenant, login_user_id: str) -> None:
     user = get_user(tenant, login_user_id)
     db.session.delete(user)
     db.session.flush()
+    # The instance goes last: when it refuses, the service's delete is rolled back too.
     if user.connect_user_id is not None:
         instance_for(tenant).delete_user(user.connect_user_id)

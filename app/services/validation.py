@@ -18,6 +18,7 @@ from app.services.rules import (
 )
 from app.services.tenants import get_skill_queue
 
+MAX_INT = 2**31 - 1  # the largest integer every database's INTEGER column holds
 MAX_CLIENT_ID = 255
 MAX_AGENT = 255
 
@@ -53,21 +54,18 @@ class SpecialItems:
     time_zone: str | None
 
 
-def _check_item(index: int, item: ItemInput, client_id_field: str) -> None:
+def _check_item(index: int, item: ItemInput) -> None:
     where = f"previewRecordData[{index}]"
     if not item.key.strip():
         raise InvalidInput(f"{where}.key must not be empty")
     if len(item.key) > MAX_KEY:
         raise InvalidInput(f"{where}.key must be at most {MAX_KEY} characters")
-    if item.key == client_id_field:
-        raise InvalidDataKey(
-            f"{where}.key '{item.key}' is the clientId field name; send the id as clientId"
-        )
-    # A UTF-8 character takes at most 4 bytes: only long values need encoding to measure.
     if len(item.value) * 4 > MAX_VALUE_BYTES and len(item.value.encode()) > MAX_VALUE_BYTES:
         raise InvalidInput(f"{where}.value must be at most {MAX_VALUE_BYTES} bytes")
     if item.display_order is not None and item.display_order <= 0:
         raise InvalidInput(f"{where}.displayOrder must be greater than zero")
+    if item.display_order is not None and item.display_order > MAX_INT:
+        raise InvalidInput(f"{where}.displayOrder must be at most {MAX_INT}")
     # An empty phone value means the record has no such number; anything else must dial.
     if is_phone_key(item.key) and item.value and not is_e164(item.value):
         raise InvalidInput(
@@ -82,7 +80,6 @@ QueueLookup = Callable[[str, str], SkillQueue]
 def validate_items(
     tenant: Tenant | None,
     items: list[ItemInput],
-    client_id_field: str,
     queues: QueueLookup | None = None,
 ) -> SpecialItems:
     """Check every item and resolve the SkillQueue and ItemTimeZone keys.
@@ -96,7 +93,7 @@ def validate_items(
     seen: set[str] = set()
     queue, zone = None, None
     for index, item in enumerate(items):
-        _check_item(index, item, client_id_field)
+        _check_item(index, item)
         if item.key in seen:
             raise InvalidInput(f"previewRecordData[{index}].key '{item.key}' is sent twice")
         seen.add(item.key)
@@ -124,6 +121,11 @@ class TaskPlan:
     next_work: datetime | None
 
 
+def check_agent(agent: str | None) -> None:
+    if agent is not None and len(agent) > MAX_AGENT:
+        raise InvalidInput(f"preferredAgent must be at most {MAX_AGENT} characters")
+
+
 def check_client_id(client_id: str | None) -> str:
     if client_id is None or not client_id.strip():
         raise InvalidClientId("clientId is required")
@@ -135,23 +137,34 @@ def check_client_id(client_id: str | None) -> str:
 def plan_task(
     tenant: Tenant | None,
     client_id: str | None,
-    items: list[ItemInput],
+    items: list[ItemInput] | None,
     field_name: str,
     *,
     preferred_agent: str | None = None,
     next_earliest_ms: int | None = None,
     queues: QueueLookup | None = None,
 ) -> TaskPlan:
-    """Apply every add/update rule to one task's input, without touching the database."""
+    """Apply every add/update rule to one task's input, without touching the database.
+
+    The spec's own statuses come first: INVALIDCLIENTID, then INVALIDRECORDDATAKEY, then
+    every other refusal (FAILED).
+    """
     client_id = check_client_id(client_id)
+    if items is None:
+        raise InvalidInput("previewRecordData is required")
+    for index, item in enumerate(items):
+        if item.key == field_name:
+            raise InvalidDataKey(
+                f"previewRecordData[{index}].key '{item.key}' is the clientId field name; "
+                "send the id as clientId"
+            )
     if len(field_name) > 255:
         raise InvalidInput("clientIdFieldName must be at most 255 characters")
-    if preferred_agent is not None and len(preferred_agent) > MAX_AGENT:
-        raise InvalidInput(f"preferredAgent must be at most {MAX_AGENT} characters")
+    check_agent(preferred_agent)
     next_work = None
     if next_earliest_ms is not None:
         next_work = from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
-    specials = validate_items(tenant, items, field_name, queues)
+    specials = validate_items(tenant, items, queues)
     return TaskPlan(
         client_id,
         field_name,

@@ -379,3 +379,30 @@ def test_failed_update_or_add_leaves_stored_data_unchanged(api, bad_item):
         assert result(answer)["error"]
     assert api.find("C1") == before
     assert api.find("C2") is None
+
+
+@pytest.mark.parametrize(
+    ("fields", "status"),
+    [
+        ({}, "INVALIDCLIENTID"),
+        ({"previewRecordData": [{"key": "Id", "value": "x"}], "nextEarliestWorkTimeUTC": -1},
+         "INVALIDCLIENTID"),
+        ({"clientId": "C1", "previewRecordData": [{"key": "Id", "value": "x"}],
+          "nextEarliestWorkTimeUTC": -1, "preferredAgent": "a" * 300}, "INVALIDRECORDDATAKEY"),
+        ({"clientId": "C1"}, "FAILED"),
+    ],
+    ids=["nothing-but-the-tenant", "no-client-id-and-more", "data-key-and-more", "no-data"],
+)  # fmt: skip
+def test_the_spec_statuses_come_before_other_refusals(api, fields, status):
+    answer = api.call(ACTION, **fields)
+    assert result(answer)["previewResultStatus"] == status
+    assert api.find("C1") is None
+
+
+@pytest.mark.parametrize("order", [2**31, 2**40])
+def test_a_display_order_past_a_database_integer_fails_on_every_database(api, order):
+    data = [{"key": "Name", "value": "Ada", "displayOrder": order}]
+    answer = api.call(ACTION, clientId="C1", previewRecordData=data)
+    assert result(answer)["previewResultStatus"] == "FAILED"
+    assert "displayOrder" in result(answer)["error"]
+    assert api.find("C1") is None

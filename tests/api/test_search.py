@@ -400,3 +400,14 @@ def test_work_codes_are_absent_until_set(api):
     assert "workCodes" not in record
     assert record["lastAttemptAgent"] in (None, "")
     assert record["lastAttemptTime"] in (None, "")
+
+
+@pytest.mark.parametrize("value", ["99999999999999999999", str(2**31), str(-(2**31) - 1)])
+def test_a_worked_attempts_value_past_a_database_integer_fails(api, value):
+    api.add("C1")
+    answer = api.call(
+        "searchPreviewCampaign",
+        previewRecordData=[{"key": "sys_worked_attempts", "condition": "EQUALS", "value": value}],
+    )
+    assert answer["previewResult"]["previewResultStatus"] == "FAILED"
+    assert "sys_worked_attempts" in answer["previewResult"]["error"]

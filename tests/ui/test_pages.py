@@ -268,3 +268,22 @@ def test_paging_keeps_the_search_criteria(signed_in, app, acme, renewals):
     assert client_ids(second) == ["T12"]
     assert second.find("a", rel="next") is None
     assert client_ids(page(signed_in, second.find("a", rel="prev")["href"]))[0] == "T02"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["page=%C2%B2", "page=99999999999999999999", "page=-3", "tenant_id=2", "_anchor=x",
+     "_external=1", "_method=GET"],
+)  # fmt: skip
+def test_odd_query_strings_still_show_the_campaign_page(signed_in, acme, renewals, query):
+    add_task(renewals, "C1", {"Name": "Ada"})
+    soup = page(signed_in, f"{campaign_url(acme, renewals)}?{query}")
+    assert "C1" in soup.select_one("table.tasks").get_text()
+
+
+def test_a_bad_criterion_refuses_the_export_before_it_starts(signed_in, acme, renewals):
+    add_task(renewals, "C1", {"Name": "Ada"})
+    url = f"{campaign_url(acme, renewals)}/export.csv?k=sys_worked_attempts&c=EQUALS&v=abc"
+    response = signed_in.get(url)
+    assert response.status_code == 400
+    assert b"whole number" in response.data

@@ -3,6 +3,8 @@ style in any page, every asset served by the app, nosniff, and CSRF tokens on ev
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from app.extensions import db
@@ -157,3 +159,14 @@ def test_a_task_form_without_its_token_is_refused_and_changes_nothing(signed_in,
 def test_logout_without_its_token_keeps_the_session(signed_in):
     assert signed_in.post("/logout").status_code == 400
     assert signed_in.get("/tenants").status_code == 200
+
+
+def test_a_large_upload_from_someone_signed_out_is_refused_unread(client, app):
+    """The raised upload limit is for signed-in supervisors only."""
+    app.config["MAX_CONTENT_LENGTH"] = 1000
+    response = client.post(
+        "/tenants/1/campaigns/1/intake",
+        data={"file": (io.BytesIO(b"x" * 5000), "big.csv")},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 413

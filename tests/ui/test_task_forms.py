@@ -366,11 +366,11 @@ def test_the_new_task_form_adds_a_task(signed_in, acme, renewals, new_url):
     assert tasks_of(renewals) == [("N1", [("Id", "N1"), ("Name", "Nina"), ("Phone", E164)])]
 
 
-def test_a_new_task_with_an_existing_client_id_updates_it(signed_in, acme, renewals, new_url):
-    old = add_task(renewals, "C1", {"Name": "Old", "Plan": "Gold"})
+def test_a_new_task_with_an_existing_client_id_is_refused(signed_in, renewals, new_url):
+    add_task(renewals, "C1", {"Name": "Old", "Plan": "Gold"})
     response = submit(signed_in, new_url, None, {"client_id": "C1", "items-0-value": "New"})
-    assert response.location == f"/tenants/{acme.id}/tasks/{old.record_id}"
-    assert tasks_of(renewals) == [("C1", [("Id", "C1"), ("Name", "New")])]
+    assert "already has a task with clientId 'C1'" in refusal(response)
+    assert tasks_of(renewals) == [("C1", [("Id", "C1"), ("Name", "Old"), ("Plan", "Gold")])]
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,11 @@ def default_client_factory(region: str) -> Any:
         raise InstanceError(
             "Amazon Connect support needs boto3: pip install -e '.[connect]'"
         ) from None
-    return boto3.client("connect", region_name=region)
+    from botocore.config import Config
+
+    # A slow instance must not hold a request (and, on SQLite, the write lock) for minutes.
+    config = Config(connect_timeout=3, read_timeout=10, retries={"max_attempts": 2})
+    return boto3.client("connect", region_name=region, config=config)
 
 
 def _snake(operation: str) -> str:

@@ -10,14 +10,13 @@ the column order, which is the order the agent sees them in.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from app.models import SkillQueue
 from app.services.errors import InvalidInput, ServiceError
 from app.services.rules import to_epoch_ms
-from app.services.validation import ItemInput, TaskPlan, plan_task
+from app.services.validation import ItemInput, QueueLookup, TaskPlan, plan_task
 
 PREFERRED_AGENT = "preferredAgent"
 NEXT_WORK_TIME = "nextEarliestWorkTime"
@@ -82,9 +81,6 @@ def _columns_named(message: str, items: list[ItemInput]) -> str:
     )
 
 
-QueueLookup = Callable[[str, str], SkillQueue]
-
-
 def plan_row(
     layout: Layout, cells: list[str], queues: QueueLookup
 ) -> tuple[TaskPlan, SkillQueue | None]:
@@ -109,6 +105,11 @@ def plan_row(
             queues=queues,
         )
         queue = queues(queue_name, SKILL_QUEUE) if queue_name else None
+        if queue and plan.skill_queue and plan.skill_queue.name != queue.name:
+            raise InvalidInput(
+                f"column '{SKILL_QUEUE}' ('{queue.name}') and the SkillQueue item "
+                f"('{plan.skill_queue.name}') name different queues"
+            )
     except ServiceError as error:
         error.message = _columns_named(error.message, items)
         raise

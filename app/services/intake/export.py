@@ -11,7 +11,7 @@ import csv
 import io
 from collections.abc import Iterator
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem
@@ -32,9 +32,9 @@ SYSTEM_COLUMNS = (
 CHUNK = 1000
 
 
-def data_keys(campaign: Campaign, criteria: list[Criterion]) -> list[str]:
+def data_keys(campaign: Campaign, tasks: Select) -> list[str]:
     """The data keys of the matching tasks, in the order they first appear, clientId's aside."""
-    matching = filtered(campaign, criteria).with_only_columns(Task.id)
+    matching = tasks.with_only_columns(Task.id)
     rows = db.session.execute(
         select(TaskItem.key, func.min(TaskItem.position))
         .where(TaskItem.campaign_id == campaign.id, TaskItem.task_id.in_(matching))
@@ -64,14 +64,22 @@ def _row(data: TaskData, keys: list[str]) -> list:
 
 
 def export_csv(campaign: Campaign, criteria: list[Criterion]) -> Iterator[str]:
-    """The CSV text of the matching tasks, a chunk of rows at a time."""
-    keys = data_keys(campaign, criteria)
+    """The CSV text of the matching tasks, a chunk of rows at a time.
+
+    A criterion that is not valid raises ServiceError here, before the first chunk, so a
+    download is refused rather than cut short.
+    """
+    tasks = filtered(campaign, criteria)
+    return _chunks(campaign, tasks, data_keys(campaign, tasks))
+
+
+def _chunks(campaign: Campaign, tasks: Select, keys: list[str]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow([campaign.client_id_field_name, *keys, *SYSTEM_COLUMNS])
     last_id = 0
     while True:
-        query = filtered(campaign, criteria).where(Task.id > last_id).order_by(Task.id)
+        query = tasks.where(Task.id > last_id).order_by(Task.id)
         tasks = list(db.session.scalars(query.limit(CHUNK)))
         if not tasks:
             break

@@ -33,6 +33,7 @@ from app.services.intake.csvfile import (
 from app.services.intake.seen import SeenIds
 from app.services.intake.writer import Planned, existing_ids, write_batch
 from app.services.tenants import list_skill_queues
+from app.storage import reading
 
 BATCH = 5000
 REPORT_HEADER = ("line", "clientId", "outcome", "reason")
@@ -208,11 +209,10 @@ def load_file(
     delimiter, layout, total = check_file(campaign, path, delimiter)
     with Report(report_path) as report:
         if dry_run or all_or_nothing:
-            with SeenIds() as seen:
+            with SeenIds() as seen, reading(db.session):
                 checked = _Pass(campaign, layout, report, total).run(
                     iter_rows(path, delimiter), _counting(campaign, seen)
                 )
-            db.session.rollback()
             if dry_run:
                 return checked
             if checked.rejected:

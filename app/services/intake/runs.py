@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import threading
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from flask import Flask, current_app
@@ -39,11 +40,12 @@ def start_load(
     campaign: Campaign,
     file_name: str,
     source: str,
+    save: Callable[[Path], object],
     *,
     dry_run: bool = False,
     all_or_nothing: bool = False,
 ) -> IntakeLoad:
-    """Record a new load; its file goes to `stored_file(load)` before it runs."""
+    """Record a new load once `save(path)` has put its file where the load reads it."""
     load = IntakeLoad(
         id=str(uuid.uuid4()),
         campaign=campaign,
@@ -59,16 +61,15 @@ def start_load(
         rejected=0,
         superseded=0,
     )
+    save(stored_file(load))
     db.session.add(load)
     db.session.commit()
     return load
 
 
-def keep_file(load: IntakeLoad, source: Path) -> Path:
-    """Copy the file to be loaded next to the load's report."""
-    target = stored_file(load)
-    shutil.copyfile(source, target)
-    return target
+def copy_of(source: Path) -> Callable[[Path], object]:
+    """A `save` for start_load that copies a file already on this machine."""
+    return lambda target: shutil.copyfile(source, target)
 
 
 def recent_loads(campaign: Campaign, limit: int = 10) -> list[IntakeLoad]:

@@ -21,7 +21,7 @@ from app.extensions import db
 from app.models import LoadStatus
 from app.models.types import utcnow
 from app.services.campaigns import find_campaign
-from app.services.intake.runs import keep_file, report_file, run_load, start_load
+from app.services.intake.runs import copy_of, report_file, run_load, start_load
 from app.services.tenants import find_tenant
 
 DONE, FAILED = "done", "failed"
@@ -128,8 +128,7 @@ def _load(dropped: Dropped) -> tuple[Outcome, Path | None]:
     if campaign is None:
         where = f"{dropped.company}/{dropped.environment}/{dropped.campaign}"
         return Outcome(dropped.name, LoadStatus.REFUSED, f"no campaign {where}"), None
-    load = start_load(campaign, dropped.name, "watch")
-    keep_file(load, dropped.local)
+    load = start_load(campaign, dropped.name, "watch", copy_of(dropped.local))
     load = run_load(load.id)
     return Outcome(dropped.name, load.status, load.message), report_file(load)
 
