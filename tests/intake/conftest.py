@@ -12,10 +12,10 @@ import pytest
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Campaign, Task
+from app.models import Campaign, IntakeLoad, Task
 from app.services.campaigns import create_campaign, find_campaign
 from app.services.intake.load import Counts, load_file
-from tests.conftest import make_tenant
+from app.services.intake.runs import copy_of, start_load
 
 
 @pytest.fixture
@@ -26,10 +26,10 @@ def app(app, tmp_path):
 
 
 @pytest.fixture
-def acme(app):
-    """Tenant Acme/prod: queues Sales, Support; campaigns Renewals (Sales) and Winback."""
-    tenant, _key = make_tenant()
-    return tenant
+def acme(tenant):
+    """Tenant Acme/prod: queues Sales, Support; campaigns Renewals (Sales, America/New_York)
+    and Winback (Support, Europe/London). The `api` fixture calls the API as this tenant."""
+    return tenant[0]
 
 
 @pytest.fixture
@@ -76,6 +76,11 @@ def load(tmp_path):
         return counts, read_report(report)
 
     return run
+
+
+def start(campaign: Campaign, path: Path, source: str = "cli", **options) -> IntakeLoad:
+    """Record a load of the file (a copy of it kept with the load), not yet run."""
+    return start_load(campaign, str(path), source, copy_of(path), **options)
 
 
 def read_report(path: Path) -> list[dict]:

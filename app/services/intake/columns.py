@@ -30,7 +30,9 @@ IGNORED = (
     "lastAttemptTime",
     "workCodes",
 )
-WIRE_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,3}))?")
+WIRE_TIME = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2})(?:\.([0-9]{1,3}))?"
+)
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ class Layout:
 
 def parse_time(value: str) -> int:
     """Epoch milliseconds from `CCYY-MM-DD HH:MM:SS.mmm` (UTC) or from epoch milliseconds."""
-    if value.isdigit():
+    if value.isascii() and value.isdigit():
         return int(value)
     match = WIRE_TIME.fullmatch(value)
     if not match:

@@ -76,9 +76,12 @@ def read_header(path: Path, delimiter: str) -> list[str]:
     """The first record of the file."""
     with _open(path) as handle:
         try:
-            return next(csv.reader(handle, delimiter=delimiter, strict=True), [])
+            header = next(csv.reader(handle, delimiter=delimiter, strict=True), [])
         except (UnicodeDecodeError, csv.Error) as error:
             raise _refusal(error, 1) from None
+    if any("\x00" in name for name in header):
+        raise FileRefused("the header holds a NUL character: the file is not text CSV")
+    return header
 
 
 def iter_rows(path: Path, delimiter: str) -> Iterator[Row]:
@@ -90,6 +93,10 @@ def iter_rows(path: Path, delimiter: str) -> Iterator[Row]:
             next(reader, None)
             line = reader.line_num + 1
             for cells in reader:
+                if any("\x00" in cell for cell in cells):
+                    raise FileRefused(
+                        f"line {line} holds a NUL character: the file is not text CSV"
+                    )
                 if cells:  # blank lines carry no task
                     yield Row(line, cells)
                 line = reader.line_num + 1

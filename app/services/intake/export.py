@@ -80,13 +80,13 @@ def _chunks(campaign: Campaign, tasks: Select, keys: list[str]) -> Iterator[str]
     last_id = 0
     while True:
         query = tasks.where(Task.id > last_id).order_by(Task.id)
-        tasks = list(db.session.scalars(query.limit(CHUNK)))
-        if not tasks:
+        chunk = list(db.session.scalars(query.limit(CHUNK)))
+        if not chunk:
             break
-        for data in with_data(tasks):
+        for data in with_data(chunk):
             writer.writerow(_row(data, keys))
-        last_id = tasks[-1].id
-        for task in tasks:  # keep the session's identity map small
+        last_id = chunk[-1].id
+        for task in chunk:  # keep the session's identity map small
             db.session.expunge(task)
         yield buffer.getvalue()
         buffer.seek(0)

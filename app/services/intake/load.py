@@ -56,6 +56,12 @@ Progress = Callable[[Counts], None]
 Writer = Callable[[list[Planned]], tuple[int, int]]
 
 
+def refusal_report(path: Path, message: str) -> None:
+    """A report for a file refused as a whole: one line that says why."""
+    with Report(path) as report:
+        report.add(0, "", "refused", message)
+
+
 class Report:
     """The report file: one line per rejected or superseded row."""
 
@@ -147,7 +153,8 @@ class _Pass:
                 self._note(earlier, client_id, "superseded", reason)
             added, updated = write([planned for _, planned in batch])
             self.counts.added += added
-            self.counts.updated += updated
+            # A task this file wrote in an earlier batch is rewritten, not counted again.
+            self.counts.updated += updated - len(seen.earlier_batches)
         if progress:
             progress(self.counts)
 

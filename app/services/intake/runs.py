@@ -19,7 +19,7 @@ from app.extensions import db
 from app.models import Campaign, IntakeLoad, LoadStatus
 from app.models.types import utcnow
 from app.services.intake.csvfile import FileRefused
-from app.services.intake.load import Counts, load_file
+from app.services.intake.load import Counts, load_file, refusal_report
 
 
 def intake_folder() -> Path:
@@ -115,6 +115,8 @@ def run_load(load_id: str, delimiter: str | None = None) -> IntakeLoad:
     except FileRefused as refusal:
         db.session.rollback()
         load.status, load.message = LoadStatus.REFUSED, refusal.message
+        if not report_file(load).exists():  # refused before any row was read
+            refusal_report(report_file(load), refusal.message)
         if refusal.counts is not None:
             _record(load, refusal.counts)
             load.added = load.updated = 0  # what would have been: nothing was written

@@ -18,7 +18,11 @@ class SeenIds:
         self._db.execute("CREATE TABLE seen (client_id TEXT PRIMARY KEY, line INTEGER)")
 
     def record(self, batch: list[tuple[str, int]]) -> list[tuple[int, str, int]]:
-        """Record (clientId, line) pairs in file order; return (earlier line, id, later line)."""
+        """Record (clientId, line) pairs in file order; return (earlier line, id, later line).
+
+        `self.earlier_batches` then holds the clientIds of this batch that an earlier
+        batch carried already.
+        """
         repeats = []
         first: dict[str, int] = {}
         latest: dict[str, int] = {}
@@ -28,6 +32,7 @@ class SeenIds:
             first.setdefault(client_id, line)
             latest[client_id] = line
         ids = list(latest)
+        self.earlier_batches: set[str] = set()
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
@@ -36,6 +41,7 @@ class SeenIds:
                 chunk,
             ):
                 repeats.append((earlier, client_id, first[client_id]))
+                self.earlier_batches.add(client_id)
         self._db.execute("BEGIN")
         self._db.executemany("INSERT OR REPLACE INTO seen VALUES (?, ?)", latest.items())
         self._db.execute("COMMIT")

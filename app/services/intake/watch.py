@@ -21,6 +21,7 @@ from app.extensions import db
 from app.models import LoadStatus
 from app.models.types import utcnow
 from app.services.campaigns import find_campaign
+from app.services.intake.load import refusal_report
 from app.services.intake.runs import copy_of, report_file, run_load, start_load
 from app.services.tenants import find_tenant
 
@@ -122,12 +123,15 @@ class S3Drop:
         dropped.local.unlink(missing_ok=True)
 
 
-def _load(dropped: Dropped) -> tuple[Outcome, Path | None]:
+def _load(dropped: Dropped, scratch: Path) -> tuple[Outcome, Path | None]:
     tenant = find_tenant(current_app.config["PLATFORM_CODE"], dropped.company, dropped.environment)
     campaign = tenant and find_campaign(tenant, dropped.campaign)
     if campaign is None:
         where = f"{dropped.company}/{dropped.environment}/{dropped.campaign}"
-        return Outcome(dropped.name, LoadStatus.REFUSED, f"no campaign {where}"), None
+        reason = f"no campaign {where}"
+        report = scratch / f"{dropped.name}.reason.csv"
+        refusal_report(report, reason)
+        return Outcome(dropped.name, LoadStatus.REFUSED, reason), report
     load = start_load(campaign, dropped.name, "watch", copy_of(dropped.local))
     load = run_load(load.id)
     return Outcome(dropped.name, load.status, load.message), report_file(load)
@@ -136,9 +140,11 @@ def _load(dropped: Dropped) -> tuple[Outcome, Path | None]:
 def watch_once(drop: Drop) -> list[Outcome]:
     """Load every file waiting in the drop, once, and set each aside with its report."""
     outcomes = []
-    for dropped in drop.pending():
-        outcome, report = _load(dropped)
-        db.session.rollback()  # end the read, so a long watch holds no lock between files
-        drop.set_aside(dropped, DONE if outcome.status == LoadStatus.DONE else FAILED, report)
-        outcomes.append(outcome)
+    with tempfile.TemporaryDirectory(prefix="intake-watch-") as scratch:
+        for dropped in drop.pending():
+            outcome, report = _load(dropped, Path(scratch))
+            db.session.rollback()  # end the read, so a long watch holds no lock between files
+            folder = DONE if outcome.status == LoadStatus.DONE else FAILED
+            drop.set_aside(dropped, folder, report)
+            outcomes.append(outcome)
     return outcomes

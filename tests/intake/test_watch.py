@@ -1,0 +1,221 @@
+"""The drop location: each file under <company>/<environment>/<campaign>/ is loaded once and
+moved aside (done/ or failed/) with its report; in a folder and in S3 (moto)."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from functools import partial
+from pathlib import Path
+from types import SimpleNamespace
+
+import boto3
+import pytest
+from moto import mock_aws
+from sqlalchemy import select
+
+from app.extensions import db
+from app.models import IntakeLoad
+from app.services.campaigns import find_campaign
+from app.services.intake import watch
+from app.services.intake.watch import FolderDrop, S3Drop, watch_once
+from tests.conftest import make_tenant
+from tests.intake.conftest import tasks_of
+
+STAMPED = re.compile(r"\d{8}T\d{12}Z-(.+)")
+GOOD = "Id,Name\nA,Ann\nB,Bob\nA,Ann 2\n"
+BAD_HEADER = "Name,Plan\nAnn,Gold\n"
+
+
+def put(root: Path, where: str, name: str, text: str) -> Path:
+    folder = root / where
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def aside(folder: Path) -> dict[str, str]:
+    """Files set aside in done/ or failed/, by their name without the time stamp."""
+    if not folder.exists():
+        return {}
+    found = {}
+    for path in folder.iterdir():
+        match = STAMPED.fullmatch(path.name)
+        assert match, path.name
+        found[match[1]] = path.read_text(encoding="utf-8")
+    return found
+
+
+def outcomes_by_file(outcomes) -> dict[str, tuple[str, str | None]]:
+    return {o.file: (o.status, o.message) for o in outcomes}
+
+
+def test_a_folder_drop_loads_each_file_once(renewals, winback, tmp_path):
+    root = tmp_path / "drop"
+    put(root, "Acme/prod/Renewals", "first.csv", GOOD)
+    put(root, "Acme/prod/Winback", "bad.csv", BAD_HEADER)
+    put(root, "Acme/prod/Nope", "lost.csv", GOOD)
+    put(root, "Other/prod/Renewals", "stranger.csv", GOOD)
+
+    outcomes = outcomes_by_file(watch_once(FolderDrop(root)))
+    assert outcomes["first.csv"] == ("done", None)
+    assert outcomes["bad.csv"][0] == "refused"
+    assert "first column must be 'Id'" in outcomes["bad.csv"][1]
+    assert outcomes["lost.csv"] == ("refused", "no campaign Acme/prod/Nope")
+    assert outcomes["stranger.csv"] == ("refused", "no campaign Other/prod/Renewals")
+    assert len(outcomes) == 4
+
+    renewals_dir = root / "Acme/prod/Renewals"
+    done = aside(renewals_dir / "done")
+    assert set(done) == {"first.csv", "first.csv.report.csv"}
+    assert done["first.csv"] == GOOD
+    assert done["first.csv.report.csv"].splitlines() == [
+        "line,clientId,outcome,reason",
+        "2,A,superseded,clientId repeated on line 4; the last row wins",
+    ]
+    assert [p.name for p in renewals_dir.iterdir()] == ["done"]
+    assert aside(root / "Acme/prod/Winback/failed")["bad.csv"] == BAD_HEADER
+    assert [p.name for p in (root / "Acme/prod/Winback").iterdir()] == ["failed"]
+    assert aside(root / "Acme/prod/Nope/failed")["lost.csv"] == GOOD
+    assert aside(root / "Other/prod/Renewals/failed")["stranger.csv"] == GOOD
+
+    assert tasks_of(renewals)["A"].data["Name"] == "Ann 2"
+    assert set(tasks_of(renewals)) == {"A", "B"}
+    assert tasks_of(winback) == {}
+    loads = db.session.scalars(select(IntakeLoad)).all()
+    assert sorted((load.file_name, load.source, load.status) for load in loads) == [
+        ("bad.csv", "watch", "refused"),
+        ("first.csv", "watch", "done"),
+    ]
+
+    # A second look finds nothing new and changes nothing.
+    before = tasks_of(renewals)
+    assert watch_once(FolderDrop(root)) == []
+    assert tasks_of(renewals) == before
+    assert len(aside(renewals_dir / "done")) == 2
+    assert len(db.session.scalars(select(IntakeLoad)).all()) == 2
+
+
+def test_a_new_file_in_the_folder_is_loaded_by_the_next_look(renewals, tmp_path):
+    root = tmp_path / "drop"
+    put(root, "Acme/prod/Renewals", "one.csv", "Id,Name\nA,Ann\n")
+    assert [o.file for o in watch_once(FolderDrop(root))] == ["one.csv"]
+    put(root, "Acme/prod/Renewals", "one.csv", "Id,Name\nA,Ann again\n")  # same name, new file
+    assert [o.file for o in watch_once(FolderDrop(root))] == ["one.csv"]
+    assert tasks_of(renewals)["A"].data["Name"] == "Ann again"
+    names = [STAMPED.fullmatch(p.name)[1] for p in (root / "Acme/prod/Renewals/done").iterdir()]
+    assert sorted(names) == ["one.csv", "one.csv", "one.csv.report.csv", "one.csv.report.csv"]
+
+
+def test_files_outside_the_layout_hidden_or_aside_are_left_alone(renewals, tmp_path):
+    root = tmp_path / "drop"
+    put(root, "Acme", "shallow.csv", GOOD)
+    put(root, "Acme/prod", "shallow.csv", GOOD)
+    put(root, "Acme/prod/Renewals/extra", "deep.csv", GOOD)
+    put(root, "Acme/prod/Renewals", ".hidden.csv", GOOD)
+    put(root, "Acme/prod/Renewals/done", "old.csv", GOOD)
+    put(root, "Acme/prod/Renewals/failed", "old.csv", GOOD)
+    assert watch_once(FolderDrop(root)) == []
+    assert tasks_of(renewals) == {}
+    assert (root / "Acme/prod/Renewals/.hidden.csv").exists()
+
+
+def test_an_all_tenants_folder_routes_each_file_to_its_campaign(app, renewals, tmp_path):
+    other, _ = make_tenant("Globex", "test", campaigns_=(("Renewals", "Sales", "UTC"),))
+    root = tmp_path / "drop"
+    put(root, "Acme/prod/Renewals", "a.csv", "Id,Name\nA,Ann\n")
+    put(root, "Globex/test/Renewals", "g.csv", "Id,Name\nG,Gus\n")
+    assert {o.status for o in watch_once(FolderDrop(root))} == {"done"}
+    assert set(tasks_of(renewals)) == {"A"}
+    assert set(tasks_of(find_campaign(other, "Renewals"))) == {"G"}
+
+
+BUCKET, PREFIX = "intake-drop", "incoming"
+
+
+@pytest.fixture
+def s3(monkeypatch, tmp_path):
+    """A moto S3 with an empty bucket; no real credentials are read or needed."""
+    # S3Drop downloads into a scratch folder of its own: keep it under tmp_path.
+    scratch = SimpleNamespace(
+        mkdtemp=partial(tempfile.mkdtemp, dir=tmp_path),
+        TemporaryDirectory=partial(tempfile.TemporaryDirectory, dir=tmp_path),
+    )
+    monkeypatch.setattr(watch, "tempfile", scratch)
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    with mock_aws():
+        client = boto3.client("s3", region_name="us-east-1")
+        client.create_bucket(Bucket=BUCKET)
+        yield client
+
+
+def keys_of(client, prefix: str = "") -> list[str]:
+    answer = client.list_objects_v2(Bucket=BUCKET, Prefix=prefix)
+    return sorted(entry["Key"] for entry in answer.get("Contents", []))
+
+
+def body(client, key: str) -> str:
+    return client.get_object(Bucket=BUCKET, Key=key)["Body"].read().decode()
+
+
+def test_an_s3_drop_loads_each_object_once(s3, renewals):
+    s3.put_object(Bucket=BUCKET, Key=f"{PREFIX}/Acme/prod/Renewals/file.csv", Body=GOOD.encode())
+    s3.put_object(Bucket=BUCKET, Key=f"{PREFIX}/Acme/prod/Renewals/bad.csv", Body=BAD_HEADER)
+    s3.put_object(Bucket=BUCKET, Key=f"{PREFIX}/Acme/prod/Nope/lost.csv", Body=GOOD.encode())
+    s3.put_object(Bucket=BUCKET, Key="elsewhere/Acme/prod/Renewals/other.csv", Body=GOOD)
+    s3.put_object(Bucket=BUCKET, Key=f"{PREFIX}/Acme/prod/file.csv", Body=GOOD.encode())
+
+    outcomes = outcomes_by_file(watch_once(S3Drop(BUCKET, PREFIX, s3)))
+    assert outcomes["file.csv"] == ("done", None)
+    assert outcomes["bad.csv"][0] == "refused"
+    assert outcomes["lost.csv"] == ("refused", "no campaign Acme/prod/Nope")
+    assert len(outcomes) == 3
+    assert set(tasks_of(renewals)) == {"A", "B"}
+
+    campaign = f"{PREFIX}/Acme/prod/Renewals/"
+    keys = [key.removeprefix(campaign) for key in keys_of(s3, campaign)]
+    done = {STAMPED.fullmatch(k.removeprefix("done/"))[1]: k for k in keys if k.startswith("done/")}
+    failed = {
+        STAMPED.fullmatch(k.removeprefix("failed/"))[1]: k for k in keys if k.startswith("failed/")
+    }
+    assert all(k.startswith(("done/", "failed/")) for k in keys)  # none left in place
+    assert set(done) == {"file.csv", "file.csv.report.csv"}
+    assert "bad.csv" in failed
+    assert body(s3, campaign + failed["bad.csv"]) == BAD_HEADER
+    assert done["file.csv.report.csv"] == done["file.csv"] + ".report.csv"
+    assert body(s3, campaign + done["file.csv"]) == GOOD
+    assert body(s3, campaign + done["file.csv.report.csv"]).splitlines()[1] == (
+        "2,A,superseded,clientId repeated on line 4; the last row wins"
+    )
+    lost, reason = sorted(keys_of(s3, f"{PREFIX}/Acme/prod/Nope/"))
+    assert STAMPED.fullmatch(lost.removeprefix(f"{PREFIX}/Acme/prod/Nope/failed/"))[1] == "lost.csv"
+    assert reason == lost + ".report.csv"  # why it failed, beside it
+    assert "refused,no campaign Acme/prod/Nope" in body(s3, reason)
+    # Objects outside the prefix or the layout are left alone.
+    assert "elsewhere/Acme/prod/Renewals/other.csv" in keys_of(s3)
+    assert f"{PREFIX}/Acme/prod/file.csv" in keys_of(s3)
+
+    # A second run loads nothing.
+    before, all_keys = tasks_of(renewals), keys_of(s3)
+    assert watch_once(S3Drop(BUCKET, PREFIX, s3)) == []
+    assert tasks_of(renewals) == before
+    assert keys_of(s3) == all_keys
+    assert len(db.session.scalars(select(IntakeLoad)).all()) == 2
+
+
+def test_an_s3_drop_without_a_prefix(s3, renewals):
+    s3.put_object(Bucket=BUCKET, Key="Acme/prod/Renewals/file.csv", Body=b"Id,Name\nA,Ann\n")
+    assert [(o.file, o.status) for o in watch_once(S3Drop(BUCKET, "", s3))] == [
+        ("file.csv", "done")
+    ]
+    assert set(tasks_of(renewals)) == {"A"}
+    assert [k.split("/")[3] for k in keys_of(s3)] == ["done", "done"]
+    assert watch_once(S3Drop(BUCKET, "", s3)) == []
