@@ -17,7 +17,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROWS = int(os.environ.get("BENCH_INTAKE_ROWS", 1_000_000))
@@ -79,6 +78,8 @@ def child_ceiling(folder: Path, csv_path: Path) -> dict:
     """Run in a child process: the same rows with a bare executemany, no checks."""
     import sqlite3
 
+    from app.services.tasks import new_record_id
+
     app = _app(folder / "ceiling.db")
     with app.app_context():
         _campaign()
@@ -97,7 +98,7 @@ def child_ceiling(folder: Path, csv_path: Path) -> dict:
             tasks, items = [], []
             for row in chunk:
                 task_id += 1
-                tasks.append((task_id, str(uuid.uuid4()), 1, row[0], "Id", 1, "UTC",
+                tasks.append((task_id, new_record_id(), 1, row[0], "Id", 1, "UTC",
                               "NOTWORKED", 0, now, now))  # fmt: skip
                 pairs = enumerate(zip(header, row, strict=True))
                 items += [(task_id, 1, key, value, None, place) for place, (key, value) in pairs]

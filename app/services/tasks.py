@@ -7,6 +7,8 @@ on any ServiceError, so a failure leaves stored data exactly as it was.
 
 from __future__ import annotations
 
+import os
+import time
 import uuid
 from dataclasses import dataclass
 
@@ -180,8 +182,21 @@ def _insert(campaign: Campaign, plan: TaskPlan, now) -> Task | None:
 
 
 def new_record_id() -> str:
-    """A previewRecordID: a random UUID, so no id is ever given out twice."""
-    return str(uuid.uuid4())
+    """A previewRecordID: a UUID of version 7 (milliseconds, then 74 random bits).
+
+    No id is ever given out twice, and ids made one after another sort one after another,
+    so adding tasks appends to the index of ids instead of writing all over it.
+    """
+    millis = time.time_ns() // 1_000_000 & (2**48 - 1)
+    random = int.from_bytes(os.urandom(10), "big")
+    value = (
+        millis << 80
+        | 0x7 << 76  # version 7
+        | (random >> 62 & 0xFFF) << 64
+        | 0b10 << 62  # RFC 9562 variant
+        | random & (2**62 - 1)
+    )
+    return str(uuid.UUID(int=value))
 
 
 def _rename(task: Task, client_id: str) -> None:

@@ -29,6 +29,7 @@ from app.services.intake.csvfile import (
     detect_delimiter,
     iter_rows,
     read_header,
+    refuse_nul,
 )
 from app.services.intake.seen import SeenIds
 from app.services.intake.writer import Planned, existing_ids, write_batch
@@ -195,6 +196,7 @@ def _committing(campaign: Campaign) -> Writer:
 
 def check_file(campaign: Campaign, path: Path, delimiter: str | None) -> tuple[str, Layout, int]:
     """The delimiter, the column layout and the row count; FileRefused for an unusable file."""
+    refuse_nul(path)
     delimiter = delimiter or detect_delimiter(path)
     header = read_header(path, delimiter)
     check_header(header, campaign.client_id_field_name)

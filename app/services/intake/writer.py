@@ -70,7 +70,8 @@ def write_batch(campaign: Campaign, batch: list[Planned]) -> tuple[int, int]:
     if new:
         when = _time_processor()
         stamp = when(now)
-        _executemany(TASKS, TASK_COLUMNS, [_new_row(campaign, one, stamp, when) for one in new])
+        defaults = (campaign.id, campaign.default_skill_queue_id, campaign.default_time_zone)
+        _executemany(TASKS, TASK_COLUMNS, [_new_row(defaults, one, stamp, when) for one in new])
         existing.update(existing_ids(campaign, [one.plan.client_id for one in new]))
     if updates:
         db.session.execute(
@@ -78,8 +79,9 @@ def write_batch(campaign: Campaign, batch: list[Planned]) -> tuple[int, int]:
         )
         updated_ids = [existing[one.plan.client_id] for one in updates]
         db.session.execute(delete(ITEMS).where(ITEMS.c.task_id.in_(updated_ids)))
+    campaign_id = campaign.id  # read once: an ORM attribute costs a call per access
     items = [
-        (existing[cid], campaign.id, i.key, i.value, i.number, i.display_order, position)
+        (existing[cid], campaign_id, i.key, i.value, i.number, i.display_order, position)
         for cid, one in latest.items()
         for position, i in enumerate(one.plan.items)
     ]
@@ -115,16 +117,17 @@ def _time_processor():
     return column_type.bind_processor(dialect) or (lambda value: value)
 
 
-def _new_row(campaign: Campaign, one: Planned, stamp, when) -> tuple:
+def _new_row(defaults: tuple[int, int, str], one: Planned, stamp, when) -> tuple:
+    campaign_id, default_queue_id, default_zone = defaults
     plan = one.plan
     return (
         new_record_id(),
-        campaign.id,
+        campaign_id,
         plan.client_id,
         plan.field_name,
         plan.preferred_agent or None,
-        one.queue_id or campaign.default_skill_queue_id,
-        plan.time_zone or campaign.default_time_zone,
+        one.queue_id or default_queue_id,
+        plan.time_zone or default_zone,
         WorkedState.NOTWORKED.value,
         0,
         when(plan.next_work) if plan.next_work else None,
