@@ -72,6 +72,17 @@ def runner(app):
     return app.test_cli_runner()
 
 
+def sc_headers(company: str, environment: str, region: str, key: str) -> dict:
+    """The five X-sc- headers both APIs require."""
+    return {
+        "X-sc-platform-code": PLATFORM,
+        "X-sc-company-code": company,
+        "X-sc-company-environment": environment,
+        "X-sc-secrets-region": region,
+        "X-sc-company-api-key": key,
+    }
+
+
 @dataclass
 class Api:
     """Calls the Preview API as one tenant: headers, the common body, a default campaign."""
@@ -86,14 +97,8 @@ class Api:
 
     @property
     def headers(self) -> dict:
-        return {
-            "X-sc-platform-code": PLATFORM,
-            "X-sc-company-code": self.company,
-            "X-sc-company-environment": self.environment,
-            "X-sc-secrets-region": self.region,
-            "X-sc-company-api-key": self.key,
-            **self.extra_headers,
-        }
+        return {**sc_headers(self.company, self.environment, self.region, self.key),
+                **self.extra_headers}  # fmt: skip
 
     def body(self, **fields) -> dict:
         return {
@@ -176,3 +181,20 @@ def tenant(app):
 def api(client, tenant) -> Api:
     _tenant, key = tenant
     return Api(client, "Acme", "prod", "us-east-1", key)
+
+
+@pytest.fixture
+def acme(tenant):
+    """Tenant Acme/prod: queues Sales, Support; campaigns Renewals (Sales, America/New_York)
+    and Winback (Support, Europe/London). The `api` fixture calls the API as this tenant."""
+    return tenant[0]
+
+
+@pytest.fixture
+def renewals(acme):
+    return campaigns.find_campaign(acme, "Renewals")
+
+
+@pytest.fixture
+def winback(acme):
+    return campaigns.find_campaign(acme, "Winback")

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import LocalInstanceUser, Tenant, User
 from app.services.tenants import TemplateSettings, create_user_template
-from tests.conftest import PLATFORM
+from tests.conftest import PLATFORM, sc_headers
 
 USERS = "/service-admin/api/users/"
 OPERATIONS = ("add-user", "query-existence", "delete-user")
@@ -41,13 +41,7 @@ class UsersApi:
 
     @property
     def headers(self) -> dict:
-        return {
-            "X-sc-platform-code": PLATFORM,
-            "X-sc-company-code": self.company,
-            "X-sc-company-environment": self.environment,
-            "X-sc-secrets-region": self.region,
-            "X-sc-company-api-key": self.key,
-        }
+        return sc_headers(self.company, self.environment, self.region, self.key)
 
     @property
     def tenant(self) -> dict:

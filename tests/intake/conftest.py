@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Campaign, IntakeLoad, Task
-from app.services.campaigns import create_campaign, find_campaign
+from app.services.campaigns import create_campaign
 from app.services.intake.load import Counts, load_file
 from app.services.intake.runs import copy_of, start_load
 
@@ -23,23 +23,6 @@ def app(app, tmp_path):
     """The app, keeping loads' files and reports under this test's tmp_path."""
     app.instance_path = str(tmp_path / "instance")
     return app
-
-
-@pytest.fixture
-def acme(tenant):
-    """Tenant Acme/prod: queues Sales, Support; campaigns Renewals (Sales, America/New_York)
-    and Winback (Support, Europe/London). The `api` fixture calls the API as this tenant."""
-    return tenant[0]
-
-
-@pytest.fixture
-def renewals(acme) -> Campaign:
-    return find_campaign(acme, "Renewals")
-
-
-@pytest.fixture
-def winback(acme) -> Campaign:
-    return find_campaign(acme, "Winback")
 
 
 @pytest.fixture

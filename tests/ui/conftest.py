@@ -15,7 +15,6 @@ from werkzeug.security import generate_password_hash
 from app.extensions import db
 from app.models import Campaign
 from app.services import supervisors
-from app.services.campaigns import find_campaign
 from app.services.tasks import add_or_update_task
 from app.services.validation import ItemInput
 
@@ -77,22 +76,6 @@ def app(app):
 def client(app):
     app.test_client_class = RequestClient
     return app.test_client()
-
-
-@pytest.fixture
-def acme(tenant):
-    """Tenant Acme/prod (queues Sales, Support; campaigns Renewals, Winback)."""
-    return tenant[0]
-
-
-@pytest.fixture
-def renewals(acme) -> Campaign:
-    return find_campaign(acme, "Renewals")
-
-
-@pytest.fixture
-def winback(acme) -> Campaign:
-    return find_campaign(acme, "Winback")
 
 
 def make_supervisor(email: str = BOSS, tenants=None):
