@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import flash, redirect, render_template, url_for
+from flask import current_app, flash, redirect, render_template, request, url_for
 
 from app.admin import bp
 from app.admin.access import attempt, tenant_or_404
@@ -10,7 +10,6 @@ from app.admin.forms import ConfirmForm, TemplateForm, UserForm
 from app.models import Tenant
 from app.services import tenants as tenant_service
 from app.services import users as user_service
-from app.services.errors import ServiceError
 
 
 def _user_form(tenant: Tenant) -> UserForm:
@@ -19,24 +18,17 @@ def _user_form(tenant: Tenant) -> UserForm:
     return form
 
 
-def _statuses(tenant: Tenant) -> list[tuple[object, str, str | None]]:
-    """Each user with its instance status (EXISTS, NOT_FOUND, or the reason it is unknown)."""
-    rows = []
-    for user in user_service.list_users(tenant):
-        try:
-            status = user_service.user_status(tenant, user.login_user_id)
-        except ServiceError as error:
-            rows.append((user, f"unknown: {error.message}", user.connect_user_id))
-            continue
-        rows.append((user, status.instance_status, status.connect_user_id))
-    return rows
-
-
 def _page(tenant: Tenant, user_form=None, template_form=None, error=None):
+    size = current_app.config["PAGE_SIZE"]
+    pages = max(1, -(-user_service.count_users(tenant) // size))
+    page = min(max(request.args.get("page", 1, type=int), 1), pages)
+    users = user_service.list_users(tenant, size, (page - 1) * size)
     return render_template(
         "admin/users.html",
         tenant=tenant,
-        users=_statuses(tenant),
+        users=user_service.user_statuses(tenant, users),
+        page=page,
+        pages=pages,
         templates=tenant_service.list_user_templates(tenant),
         user_form=user_form or _user_form(tenant),
         template_form=template_form or TemplateForm(prefix="template"),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from email_validator import EmailNotValidError, validate_email
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from app.extensions import db
@@ -121,10 +121,33 @@ def get_user(tenant: Tenant, login_user_id: str) -> User:
     return user
 
 
-def list_users(tenant: Tenant) -> list[User]:
-    return list(
-        db.session.scalars(select(User).filter_by(tenant_id=tenant.id).order_by(User.login_user_id))
-    )
+def list_users(tenant: Tenant, limit: int | None = None, offset: int = 0) -> list[User]:
+    """The tenant's users by loginUserId, a page at a time when `limit` is given."""
+    query = select(User).filter_by(tenant_id=tenant.id).order_by(User.login_user_id)
+    return list(db.session.scalars(query.limit(limit).offset(offset)))
+
+
+def count_users(tenant: Tenant) -> int:
+    return db.session.scalar(select(func.count(User.id)).filter_by(tenant_id=tenant.id)) or 0
+
+
+def user_statuses(tenant: Tenant, users: list[User]) -> list[tuple[User, str]]:
+    """Each user's instance status (EXISTS, NOT_FOUND, or why it is unknown), asking the
+    instance once per user that has an id there, through one client."""
+    statuses = []
+    instance = None
+    for user in users:
+        if user.connect_user_id is None:
+            statuses.append((user, "NOT_FOUND"))
+            continue
+        try:
+            instance = instance or instance_for(tenant)
+            found = instance.describe_user(user.connect_user_id)
+        except ServiceError as error:
+            statuses.append((user, f"unknown: {error.message}"))
+            continue
+        statuses.append((user, UserStatus(user, found and found.user_id).instance_status))
+    return statuses
 
 
 def add_user(tenant: Tenant, new: NewUser) -> User:

@@ -59,6 +59,21 @@ def test_users_are_listed_with_instance_status_and_connect_user_id(
     }
 
 
+def test_users_are_paged_and_a_user_gone_from_the_instance_shows_not_found(
+    app, signed_in, acme, users_url, agent_template
+):
+    app.config["PAGE_SIZE"] = 2
+    for login in ("ann", "ben", "cy"):
+        add_user(acme, NewUser(login, login.title(), "X", "Agent", create_in_instance=True))
+    db.session.execute(db.delete(LocalInstanceUser).filter_by(username="cy"))
+    db.session.commit()
+    assert list(user_rows(signed_in, users_url)) == ["ann", "ben"]
+    second = user_rows(signed_in, f"{users_url}?page=2")
+    assert list(second) == ["cy"]
+    assert second["cy"][2] == "NOT_FOUND"
+    assert list(user_rows(signed_in, f"{users_url}?page=99")) == ["cy"]
+
+
 def test_add_a_user_created_in_the_instance(signed_in, acme, users_url, agent_template):
     response = submit(
         signed_in,
