@@ -54,24 +54,32 @@ class SpecialItems:
     time_zone: str | None
 
 
-def _check_item(index: int, item: ItemInput) -> None:
-    where = f"previewRecordData[{index}]"
-    if not item.key.strip():
-        raise InvalidInput(f"{where}.key must not be empty")
-    if len(item.key) > MAX_KEY:
-        raise InvalidInput(f"{where}.key must be at most {MAX_KEY} characters")
-    if len(item.value) * 4 > MAX_VALUE_BYTES and len(item.value.encode()) > MAX_VALUE_BYTES:
-        raise InvalidInput(f"{where}.value must be at most {MAX_VALUE_BYTES} bytes")
-    if item.display_order is not None and item.display_order <= 0:
-        raise InvalidInput(f"{where}.displayOrder must be greater than zero")
-    if item.display_order is not None and item.display_order > MAX_INT:
-        raise InvalidInput(f"{where}.displayOrder must be at most {MAX_INT}")
+def _item_problem(item: ItemInput) -> str | None:
+    """What is wrong with one item, as `<field> <reason>`, or None."""
+    key, value, order = item
+    if not key.strip():
+        return "key must not be empty"
+    if len(key) > MAX_KEY:
+        return f"key must be at most {MAX_KEY} characters"
+    # A UTF-8 character takes at most 4 bytes: only long values need encoding to measure.
+    if len(value) * 4 > MAX_VALUE_BYTES and len(value.encode()) > MAX_VALUE_BYTES:
+        return f"value must be at most {MAX_VALUE_BYTES} bytes"
+    if order is not None and order <= 0:
+        return "displayOrder must be greater than zero"
+    if order is not None and order > MAX_INT:
+        return f"displayOrder must be at most {MAX_INT}"
     # An empty phone value means the record has no such number; anything else must dial.
-    if is_phone_key(item.key) and item.value and not is_e164(item.value):
-        raise InvalidInput(
-            f"{where}.value '{item.value}' of phone key '{item.key}' is not an E.164 number "
+    if value and is_phone_key(key) and not is_e164(value):
+        return (
+            f"value '{value}' of phone key '{key}' is not an E.164 number "
             "(a plus sign, the country code and digits, e.g. +14155550123)"
         )
+    return None
+
+
+def _check_item(index: int, item: ItemInput) -> None:
+    if problem := _item_problem(item):
+        raise InvalidInput(f"previewRecordData[{index}].{problem}")
 
 
 QueueLookup = Callable[[str, str], SkillQueue]
