@@ -54,7 +54,8 @@ class Counts:
 
 
 Progress = Callable[[Counts], None]
-Writer = Callable[[list[Planned]], tuple[int, int]]
+# Writes (or, in a dry run, only looks at) a batch; returns the clientIds new to the campaign.
+Writer = Callable[[list[Planned]], set[str]]
 
 
 def refusal_report(path: Path, message: str) -> None:
@@ -152,10 +153,11 @@ class _Pass:
             for earlier, client_id, later in seen.record(lines):
                 reason = f"clientId repeated on line {later}; the last row wins"
                 self._note(earlier, client_id, "superseded", reason)
-            added, updated = write([planned for _, planned in batch])
-            self.counts.added += added
-            # A task this file wrote in an earlier batch is rewritten, not counted again.
-            self.counts.updated += updated - len(seen.earlier_batches)
+            new = write([planned for _, planned in batch])
+            # A clientId an earlier batch carried was counted there: its row supersedes.
+            counted = {client_id for client_id, _ in lines} - seen.earlier_batches
+            self.counts.added += len(counted & new)
+            self.counts.updated += len(counted - new)
         if progress:
             progress(self.counts)
 
@@ -164,24 +166,20 @@ class _Pass:
         self.report.add(line, client_id, outcome, reason)
 
 
-def _counting(campaign: Campaign, seen: SeenIds) -> Writer:
-    """A dry writer: counts what a batch would add and update, writing nothing."""
+def _looking(campaign: Campaign) -> Writer:
+    """A dry writer: tells which clientIds of a batch are new, writing nothing."""
 
-    def count(batch: list[Planned]) -> tuple[int, int]:
-        latest = {planned.plan.client_id for planned in batch}
-        stored = existing_ids(campaign, list(latest))
-        fresh = [cid for cid in latest if cid not in stored]
-        again = {cid for _, cid, _ in seen.record([(cid, 0) for cid in fresh])}
-        added = len([cid for cid in fresh if cid not in again])
-        return added, len(latest) - added
+    def look(batch: list[Planned]) -> set[str]:
+        client_ids = {planned.plan.client_id for planned in batch}
+        return client_ids - existing_ids(campaign, list(client_ids)).keys()
 
-    return count
+    return look
 
 
 def _committing(campaign: Campaign) -> Writer:
     """Write each batch in its own transaction."""
 
-    def write(batch: list[Planned]) -> tuple[int, int]:
+    def write(batch: list[Planned]) -> set[str]:
         try:
             result = write_batch(campaign, batch)
             db.session.commit()
@@ -218,9 +216,9 @@ def load_file(
     delimiter, layout, total = check_file(campaign, path, delimiter)
     with Report(report_path) as report:
         if dry_run or all_or_nothing:
-            with SeenIds() as seen, reading(db.session):
+            with reading(db.session):
                 checked = _Pass(campaign, layout, report, total).run(
-                    iter_rows(path, delimiter), _counting(campaign, seen)
+                    iter_rows(path, delimiter), _looking(campaign)
                 )
             if dry_run:
                 return checked

@@ -60,8 +60,9 @@ _UPDATE = (
 )
 
 
-def write_batch(campaign: Campaign, batch: list[Planned]) -> tuple[int, int]:
-    """Add or update every plan of the batch (the last plan wins per clientId); (added, updated)."""
+def write_batch(campaign: Campaign, batch: list[Planned]) -> set[str]:
+    """Add or update every plan of the batch (the last plan wins per clientId); returns the
+    clientIds that were new to the campaign."""
     latest = {one.plan.client_id: one for one in batch}
     existing = existing_ids(campaign, list(latest), lock=True)
     now = utcnow()
@@ -87,7 +88,7 @@ def write_batch(campaign: Campaign, batch: list[Planned]) -> tuple[int, int]:
     ]
     if items:
         _executemany(ITEMS, ITEM_COLUMNS, items)
-    return len(new), len(updates)
+    return {one.plan.client_id for one in new}
 
 
 ITEM_COLUMNS = ("task_id", "campaign_id", "key", "value", "number", "display_order", "position")
