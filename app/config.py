@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,20 +14,31 @@ INSTANCE_PATH = Path(
 )
 
 
+def instance_secret(path: Path, make: Callable[[], str]) -> str:
+    """A secret kept in a file of the instance folder (mode 0600), made once.
+
+    The file appears whole or not at all (written aside, then linked into place), so
+    processes starting together all read the same complete secret.
+    """
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, scratch = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # mode 0600
+        with os.fdopen(fd, "w") as handle:
+            handle.write(make())
+        try:
+            os.link(scratch, path)
+        except FileExistsError:  # another process made it first: theirs stands
+            pass
+        finally:
+            os.unlink(scratch)
+    return path.read_text().strip()
+
+
 def _secret_key(instance: Path) -> str:
     """SECRET_KEY, else a key generated once into the instance folder (never committed)."""
     if key := os.environ.get("SECRET_KEY"):
         return key
-    path = instance / "secret_key"
-    if not path.exists():
-        instance.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:  # another worker wrote it first
-            return path.read_text().strip()
-        with os.fdopen(fd, "w") as handle:
-            handle.write(secrets.token_hex(32))
-    return path.read_text().strip()
+    return instance_secret(instance / "secret_key", lambda: secrets.token_hex(32))
 
 
 def database_url(url: str | None) -> str:

@@ -6,7 +6,6 @@ every run can print it, while the database holds only its hash.
 
 from __future__ import annotations
 
-import os
 import random
 import secrets
 from datetime import timedelta
@@ -15,6 +14,7 @@ from pathlib import Path
 from sqlalchemy import select
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from app.config import instance_secret
 from app.extensions import db
 from app.models import ApiKey, Supervisor, Task, Tenant, WorkCode, WorkedState
 from app.models.types import utcnow
@@ -44,7 +44,7 @@ def _tenant(platform: str) -> Tenant:
 
 
 def _demo_key(tenant: Tenant, instance_path: str) -> str:
-    key = _secret_file(Path(instance_path) / "demo-api-key", lambda: secrets.token_urlsafe(32))
+    key = instance_secret(Path(instance_path) / "demo-api-key", lambda: secrets.token_urlsafe(32))
     known = db.session.scalar(select(ApiKey).filter_by(key_hash=keys.hash_key(key)))
     if known is None:
         keys.issue_key(tenant, key)
@@ -91,20 +91,8 @@ def _tasks(tenant: Tenant, rng: random.Random) -> None:
 SUPERVISOR = "supervisor@democo.example"
 
 
-def _secret_file(path: Path, make) -> str:
-    """A secret kept in the instance folder (mode 0600), made once."""
-    if path.exists():
-        return path.read_text().strip()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    value = make()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(value)
-    return value
-
-
 def _supervisor(instance_path: str) -> str:
-    password = _secret_file(
+    password = instance_secret(
         Path(instance_path) / "demo-supervisor-password", lambda: secrets.token_urlsafe(12)
     )
     existing = db.session.scalar(select(Supervisor).filter_by(email=SUPERVISOR))
