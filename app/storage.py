@@ -81,3 +81,15 @@ def register_storage(app: Flask, db) -> None:
         g.read_only_transaction = request.method in SAFE_METHODS or getattr(
             view, "read_only", False
         )
+
+
+def bulk_insert(session, table, columns: tuple[str, ...], rows: list[tuple]) -> None:
+    """Rows straight to the driver's executemany: plain tuples skip the per-row work of
+    SQLAlchemy's parameter handling, which matters when rows come by the thousand."""
+    if not rows:
+        return
+    connection = session.connection()
+    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    names, marks = ", ".join(columns), ", ".join([mark] * len(columns))
+    sql = f"INSERT INTO {table.name} ({names}) VALUES ({marks})"  # noqa: S608 - names are ours
+    connection.exec_driver_sql(sql, rows)

@@ -29,6 +29,7 @@ from app.services.validation import (
     check_client_id,
     plan_task,
 )
+from app.storage import bulk_insert
 
 
 @dataclass(frozen=True)
@@ -219,24 +220,23 @@ def _flush_or_conflict(message: str) -> None:
         raise Conflict(message) from None
 
 
+ITEM_COLUMNS = ("task_id", "campaign_id", "key", "value", "number", "display_order", "position")
+
+
+def item_rows(task_id: int, campaign_id: int, items: list[ItemInput]) -> list[tuple]:
+    """A task's items as rows of ITEM_COLUMNS, in their sent order."""
+    return [
+        (task_id, campaign_id, item.key, item.value, item.number, item.display_order, position)
+        for position, item in enumerate(items)
+    ]
+
+
 def _replace_items(task: Task, items: list[ItemInput]) -> None:
     """Delete every stored item of the task and store the new ones in their sent order."""
     db.session.execute(delete(TaskItem).where(TaskItem.task_id == task.id))
     db.session.expire(task, ["items"])
-    db.session.execute(
-        TaskItem.__table__.insert(),
-        [
-            {
-                "task_id": task.id,
-                "campaign_id": task.campaign_id,
-                "key": item.key,
-                "value": item.value,
-                "number": item.number,
-                "display_order": item.display_order,
-                "position": position,
-            }
-            for position, item in enumerate(items)
-        ],
+    bulk_insert(
+        db.session, TaskItem.__table__, ITEM_COLUMNS, item_rows(task.id, task.campaign_id, items)
     )
 
 

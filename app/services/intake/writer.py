@@ -14,8 +14,9 @@ from sqlalchemy import Boolean, bindparam, case, delete, func, select, update
 from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem, WorkedState
 from app.models.types import UTCDateTime, utcnow
-from app.services.tasks import new_record_id
+from app.services.tasks import ITEM_COLUMNS, item_rows, new_record_id
 from app.services.validation import TaskPlan
+from app.storage import bulk_insert
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,9 @@ def write_batch(campaign: Campaign, batch: list[Planned]) -> set[str]:
         when = _time_processor()
         stamp = when(now)
         defaults = (campaign.id, campaign.default_skill_queue_id, campaign.default_time_zone)
-        _executemany(TASKS, TASK_COLUMNS, [_new_row(defaults, one, stamp, when) for one in new])
+        bulk_insert(
+            db.session, TASKS, TASK_COLUMNS, [_new_row(defaults, one, stamp, when) for one in new]
+        )
         existing.update(existing_ids(campaign, [one.plan.client_id for one in new]))
     if updates:
         db.session.execute(
@@ -82,26 +85,12 @@ def write_batch(campaign: Campaign, batch: list[Planned]) -> set[str]:
         db.session.execute(delete(ITEMS).where(ITEMS.c.task_id.in_(updated_ids)))
     campaign_id = campaign.id  # read once: an ORM attribute costs a call per access
     items = [
-        (existing[cid], campaign_id, i.key, i.value, i.number, i.display_order, position)
+        row
         for cid, one in latest.items()
-        for position, i in enumerate(one.plan.items)
+        for row in item_rows(existing[cid], campaign_id, one.plan.items)
     ]
-    if items:
-        _executemany(ITEMS, ITEM_COLUMNS, items)
+    bulk_insert(db.session, ITEMS, ITEM_COLUMNS, items)
     return {one.plan.client_id for one in new}
-
-
-ITEM_COLUMNS = ("task_id", "campaign_id", "key", "value", "number", "display_order", "position")
-
-
-def _executemany(table, columns: tuple[str, ...], rows: list[tuple]) -> None:
-    """Rows straight to the driver's executemany: a load's rows are many, and plain tuples
-    skip the per-row work of SQLAlchemy's parameter handling."""
-    connection = db.session.connection()
-    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    names, marks = ", ".join(columns), ", ".join([mark] * len(columns))
-    sql = f"INSERT INTO {table.name} ({names}) VALUES ({marks})"  # noqa: S608 - names are ours
-    connection.exec_driver_sql(sql, rows)
 
 
 TASK_COLUMNS = (
