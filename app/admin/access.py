@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from flask import abort, redirect, request, url_for
+from flask import abort, flash, redirect, request, url_for
 from flask_login import current_user
 
 from app.admin import bp
@@ -69,3 +69,35 @@ def attempt(action: Callable[[], T]) -> tuple[T | None, str | None]:
         db.session.rollback()
         return None, error.message
     return result, None
+
+
+def form_problems(form) -> str:
+    """What is wrong with a form's fields, named, for the page's alert."""
+    problems = []
+    for name, errors in form.errors.items():
+        if isinstance(errors, list) and errors and isinstance(errors[0], dict):  # item rows
+            for index, row in enumerate(errors, start=1):
+                for field, messages in (row or {}).items():
+                    problems.append(f"row {index} {field.replace('_', ' ')}: {' '.join(messages)}")
+        else:
+            problems.append(f"{form[name].label.text}: {' '.join(map(str, errors))}")
+    return "Check the form: " + "; ".join(problems) if problems else "Check the form."
+
+
+def submit(
+    form,
+    action: Callable[[], T],
+    page: Callable[[str], object],
+    done: Callable[[T], str],
+    target: str | Callable[[T], str],
+):
+    """The one way a form changes something: validate it, run its service action in one
+    transaction, then redirect to `target` with `done(result)` as the message; on a
+    refusal, `page(reason)` shows the form again as it was sent."""
+    if not form.validate_on_submit():
+        return page(form_problems(form))
+    result, error = attempt(action)
+    if error:
+        return page(error)
+    flash(done(result))
+    return redirect(target(result) if callable(target) else target)

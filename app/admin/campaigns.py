@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from flask import current_app, flash, redirect, render_template, request, url_for
+from flask import current_app, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from app.admin import bp
-from app.admin.access import attempt, campaign_or_404, tenant_or_404
+from app.admin.access import campaign_or_404, submit, tenant_or_404
 from app.admin.forms import BLANK_ROWS, CampaignForm, IntakeForm, NewTaskForm, SkillQueueForm
 from app.admin.items import item_inputs, next_time_ms
 from app.admin.search_args import SearchRow, criteria_from_args, search_rows
@@ -74,9 +74,8 @@ def create_campaign(tenant_id: int):
     """Create a campaign."""
     tenant = tenant_or_404(tenant_id)
     form = _campaign_form(tenant)
-    if not form.validate_on_submit():
-        return _campaigns_page(tenant, campaign_form=form, error="Check the campaign form.")
-    campaign, error = attempt(
+    return submit(
+        form,
         lambda: campaign_service.create_campaign(
             tenant,
             form.name.data,
@@ -84,12 +83,11 @@ def create_campaign(tenant_id: int):
             form.time_zone.data,
             form.campaign_type.data,
             form.client_id_field_name.data,
-        )
+        ),
+        lambda error: _campaigns_page(tenant, campaign_form=form, error=error),
+        lambda campaign: f"Campaign '{campaign.name}' created.",
+        url_for("admin.campaigns", tenant_id=tenant.id),
     )
-    if error:
-        return _campaigns_page(tenant, campaign_form=form, error=error)
-    flash(f"Campaign '{campaign.name}' created.")
-    return redirect(url_for("admin.campaigns", tenant_id=tenant.id))
 
 
 @bp.post("/tenants/<int:tenant_id>/queues")
@@ -97,13 +95,13 @@ def create_skill_queue(tenant_id: int):
     """Create a skill queue."""
     tenant = tenant_or_404(tenant_id)
     form = SkillQueueForm(prefix="queue")
-    if not form.validate_on_submit():
-        return _campaigns_page(tenant, queue_form=form, error="Check the skill queue form.")
-    queue, error = attempt(lambda: tenant_service.create_skill_queue(tenant, form.name.data))
-    if error:
-        return _campaigns_page(tenant, queue_form=form, error=error)
-    flash(f"Skill queue '{queue.name}' created.")
-    return redirect(url_for("admin.campaigns", tenant_id=tenant.id))
+    return submit(
+        form,
+        lambda: tenant_service.create_skill_queue(tenant, form.name.data),
+        lambda error: _campaigns_page(tenant, queue_form=form, error=error),
+        lambda queue: f"Skill queue '{queue.name}' created.",
+        url_for("admin.campaigns", tenant_id=tenant.id),
+    )
 
 
 def _page() -> int:
@@ -171,20 +169,25 @@ def new_task(tenant_id: int, campaign_id: int):
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
     form = _new_task_form(campaign)
-    error = None
-    if form.validate_on_submit():
-        task, error = attempt(
-            lambda: task_service.add_task(
-                campaign,
-                form.client_id.data,
-                item_inputs(form.items),
-                preferred_agent=form.preferred_agent.data or None,
-                next_earliest_ms=next_time_ms(form.next_time.data, form.next_zone.data),
-            )
+
+    def page(error: str | None = None):
+        html = render_template(
+            "admin/task_new.html", tenant=tenant, campaign=campaign, form=form, error=error
         )
-        if task:
-            flash(f"Task '{task.client_id}' saved.")
-            return redirect(url_for("admin.task", tenant_id=tenant.id, record_id=task.record_id))
-    return render_template(
-        "admin/task_new.html", tenant=tenant, campaign=campaign, form=form, error=error
-    ), (422 if error or form.errors else 200)
+        return html, (422 if error else 200)
+
+    if request.method == "GET":
+        return page()
+    return submit(
+        form,
+        lambda: task_service.add_task(
+            campaign,
+            form.client_id.data,
+            item_inputs(form.items),
+            preferred_agent=form.preferred_agent.data or None,
+            next_earliest_ms=next_time_ms(form.next_time.data, form.next_zone.data),
+        ),
+        page,
+        lambda task: f"Task '{task.client_id}' saved.",
+        lambda task: url_for("admin.task", tenant_id=tenant.id, record_id=task.record_id),
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import current_app, flash, redirect, render_template, request, url_for
 
 from app.admin import bp
-from app.admin.access import attempt, tenant_or_404
+from app.admin.access import attempt, submit, tenant_or_404
 from app.admin.forms import ConfirmForm, TemplateForm, UserForm
 from app.models import Tenant
 from app.services import tenants as tenant_service
@@ -48,9 +48,8 @@ def add_user(tenant_id: int):
     """Add a user, with the rules of add-user."""
     tenant = tenant_or_404(tenant_id)
     form = _user_form(tenant)
-    if not form.validate_on_submit():
-        return _page(tenant, user_form=form, error="Check the user form.")
-    user, error = attempt(
+    return submit(
+        form,
         lambda: user_service.add_user(
             tenant,
             user_service.NewUser(
@@ -62,12 +61,11 @@ def add_user(tenant_id: int):
                 secondary_email=form.secondary_email.data or None,
                 create_in_instance=form.create_in_instance.data,
             ),
-        )
+        ),
+        lambda error: _page(tenant, user_form=form, error=error),
+        lambda user: f"User '{user.login_user_id}' added.",
+        url_for("admin.users", tenant_id=tenant.id),
     )
-    if error:
-        return _page(tenant, user_form=form, error=error)
-    flash(f"User '{user.login_user_id}' added.")
-    return redirect(url_for("admin.users", tenant_id=tenant.id))
 
 
 @bp.post("/tenants/<int:tenant_id>/users/<int:user_id>/delete")
@@ -87,25 +85,24 @@ def create_template(tenant_id: int):
     """Create a user template."""
     tenant = tenant_or_404(tenant_id)
     form = TemplateForm(prefix="template")
-    if not form.validate_on_submit():
-        return _page(tenant, template_form=form, error="Check the template form.")
-    profiles = [p.strip() for p in (form.security_profile_ids.data or "").split(",") if p.strip()]
-    template, error = attempt(
-        lambda: tenant_service.create_user_template(
-            tenant,
-            form.name.data,
-            tenant_service.TemplateSettings(
-                security_profile_ids=profiles,
-                routing_profile_id=form.routing_profile_id.data or None,
-                hierarchy_group_id=form.hierarchy_group_id.data or None,
-                phone_type=form.phone_type.data,
-                auto_accept=form.auto_accept.data,
-                after_contact_work_seconds=form.after_contact_work_seconds.data or 0,
-                desk_phone_number=form.desk_phone_number.data or None,
-            ),
+
+    def create():
+        profiles = (form.security_profile_ids.data or "").split(",")
+        settings = tenant_service.TemplateSettings(
+            security_profile_ids=[p.strip() for p in profiles if p.strip()],
+            routing_profile_id=form.routing_profile_id.data or None,
+            hierarchy_group_id=form.hierarchy_group_id.data or None,
+            phone_type=form.phone_type.data,
+            auto_accept=form.auto_accept.data,
+            after_contact_work_seconds=form.after_contact_work_seconds.data or 0,
+            desk_phone_number=form.desk_phone_number.data or None,
         )
+        return tenant_service.create_user_template(tenant, form.name.data, settings)
+
+    return submit(
+        form,
+        create,
+        lambda error: _page(tenant, template_form=form, error=error),
+        lambda template: f"User template '{template.name}' created.",
+        url_for("admin.users", tenant_id=tenant.id),
     )
-    if error:
-        return _page(tenant, template_form=form, error=error)
-    flash(f"User template '{template.name}' created.")
-    return redirect(url_for("admin.users", tenant_id=tenant.id))

@@ -8,7 +8,7 @@ from flask import flash, redirect, render_template, url_for
 from wtforms.fields.choices import SelectChoice
 
 from app.admin import bp
-from app.admin.access import attempt, task_or_404, tenant_or_404
+from app.admin.access import attempt, submit, task_or_404, tenant_or_404
 from app.admin.forms import BLANK_ROWS, ConfirmForm, ItemsForm, StatusForm, TransferForm
 from app.admin.items import item_inputs, next_time_ms
 from app.models import Task, Tenant
@@ -96,19 +96,6 @@ def agent(tenant_id: int, record_id: str):
     )
 
 
-def _form_problems(form) -> str:
-    """What is wrong with a form's fields, named, for the page's alert."""
-    problems = []
-    for name, errors in form.errors.items():
-        if isinstance(errors, list) and errors and isinstance(errors[0], dict):  # item rows
-            for index, row in enumerate(errors, start=1):
-                for field, messages in (row or {}).items():
-                    problems.append(f"row {index} {field.replace('_', ' ')}: {' '.join(messages)}")
-        else:
-            problems.append(f"{form[name].label.text}: {' '.join(map(str, errors))}")
-    return "Check the form: " + "; ".join(problems) if problems else "Check the form."
-
-
 def _submit(tenant_id: int, record_id: str, form_name: str, build, action, done: str):
     """Validate one of the task's forms, run its action in one transaction, answer.
 
@@ -117,13 +104,16 @@ def _submit(tenant_id: int, record_id: str, form_name: str, build, action, done:
     tenant = tenant_or_404(tenant_id)
     task = task_or_404(tenant, record_id)
     form = build(task)
-    if not form.validate_on_submit():
-        return _task_page(tenant, task, _form_problems(form), **{form_name: form})
-    _, error = attempt(lambda: action(task, form))
-    if error:
-        return _task_page(tenant, task_or_404(tenant, record_id), error, **{form_name: form})
-    flash(done)
-    return redirect(url_for("admin.task", tenant_id=tenant.id, record_id=task.record_id))
+    return submit(
+        form,
+        lambda: action(task, form),
+        # After a rollback the task is read again, as it is stored.
+        lambda error: _task_page(
+            tenant, task_or_404(tenant, record_id), error, **{form_name: form}
+        ),
+        lambda _: done,
+        url_for("admin.task", tenant_id=tenant.id, record_id=task.record_id),
+    )
 
 
 @bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/items")
