@@ -5,7 +5,7 @@ PORT ?= 9443
 WORKERS ?= 2
 FLASK := $(BIN)/flask --app wsgi
 
-.PHONY: install browser run test lint format bench clean
+.PHONY: install browser run worker test lint format bench clean
 
 $(BIN)/activate:
 	python3 -m venv $(VENV)
@@ -26,17 +26,28 @@ browser:
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# The web server and the worker together (app/Procfile, run by honcho); Ctrl-C stops both.
 run: install
 	$(FLASK) db upgrade
 	$(FLASK) demo seed
-	$(BIN)/gunicorn --bind 0.0.0.0:$(PORT) --workers $(WORKERS) --access-logfile - \
-		$(if $(TLS_CERT),--certfile $(TLS_CERT) --keyfile $(TLS_KEY)) wsgi:app
+	PATH="$(abspath $(BIN)):$$PATH" WORKERS=$(WORKERS) \
+		GUNICORN_TLS="$(if $(TLS_CERT),--certfile $(TLS_CERT) --keyfile $(TLS_KEY))" \
+		$(BIN)/honcho -f app/Procfile -d . start -p $(PORT)
+
+# The worker alone (another host, or beside a web server started some other way).
+worker: install
+	$(FLASK) db upgrade
+	$(FLASK) worker
 
 # The whole suite on SQLite, then again on PostgreSQL when TEST_DATABASE_URL is set.
+# Two processes share the tests (pytest-xdist; a file's tests stay together): PYTEST_WORKERS=0
+# runs them in this process.
+PYTEST_WORKERS ?= 2
+PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
 test: install browser
-	env -u TEST_DATABASE_URL $(BIN)/pytest
+	env -u TEST_DATABASE_URL $(PYTEST)
 	@if [ -n "$$TEST_DATABASE_URL" ]; then \
-		echo "== again on $$TEST_DATABASE_URL"; $(BIN)/pytest; fi
+		echo "== again on $$TEST_DATABASE_URL"; $(PYTEST); fi
 
 lint: install
 	$(BIN)/ruff check app tests bench wsgi.py

@@ -7,7 +7,7 @@ from pathlib import Path
 from flask import Flask, request
 from flask_login import current_user
 
-from app import cli
+from app import cli, ratelimit  # noqa: F401 - ratelimit registers database://
 from app.config import INSTANCE_PATH, from_environment
 from app.errors import register_error_handlers
 from app.extensions import csrf, db, limiter, login_manager, migrate
@@ -55,15 +55,26 @@ def register_extensions(app: Flask) -> None:
     login_manager.init_app(app)
     limiter.init_app(app)
     register_storage(app, db)
+    from app import jobs  # the job queue, on the storage the settings choose
+
+    jobs.init_app(app)
 
 
 def register_blueprints(app: Flask) -> None:
     from app.admin import bp as admin
     from app.api import preview, users
+    from app.api.docs import bp as api_docs
+    from app.desk import api as desk_api  # noqa: F401 - the Desk API's views, on api_bp
+    from app.desk import api_bp
 
-    for blueprint in (preview.bp, users.bp):
+    for blueprint in (preview.bp, users.bp, api_bp):
         app.register_blueprint(blueprint)
         # The JSON APIs authenticate by header key, not by session cookie.
         csrf.exempt(blueprint)
         limiter.exempt(blueprint)
     app.register_blueprint(admin)
+    from app.desk import bp as desk
+    from app.desk import pages  # noqa: F401 - the desk's views register themselves on bp
+
+    app.register_blueprint(desk)
+    app.register_blueprint(api_docs)

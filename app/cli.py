@@ -16,6 +16,7 @@ from flask import Flask, current_app
 from app.extensions import db
 from app.models import REGIONS, AuthMode, CampaignType, InstanceKind, PhoneType, Tenant
 from app.services import campaigns, demo, keys, supervisors, tenants
+from app.services.actors import Actor
 from app.services.errors import ServiceError
 
 
@@ -57,10 +58,15 @@ demo_group = click.Group("demo", help="Demo data.")
 def create_tenant(company: str, environment: str, region: str, auth_mode: str) -> str:
     """Create a tenant and print its first API key on the last line."""
     tenant = tenants.create_tenant(
-        current_app.config["PLATFORM_CODE"], company, environment, region, auth_mode
+        current_app.config["PLATFORM_CODE"],
+        company,
+        environment,
+        region,
+        auth_mode,
+        actor=Actor.operator(),
     )
     click.echo(f"Created tenant {tenant.label} in {region} ({auth_mode}). API key:")
-    return keys.issue_key(tenant)
+    return keys.issue_key(tenant, actor=Actor.operator())
 
 
 @tenant_group.command("rotate-key")
@@ -70,7 +76,7 @@ def create_tenant(company: str, environment: str, region: str, auth_mode: str) -
 def rotate_key(company: str, environment: str) -> str:
     """Issue a new API key; the previous one works until its grace period ends."""
     grace = timedelta(seconds=current_app.config["KEY_GRACE_SECONDS"])
-    key = keys.rotate_key(_tenant(company, environment), grace)
+    key = keys.rotate_key(_tenant(company, environment), grace, actor=Actor.operator())
     click.echo(f"The previous key keeps working for {grace}. New API key:")
     return key
 
@@ -82,7 +88,7 @@ def rotate_key(company: str, environment: str) -> str:
 @transactional
 def create_skill_queue(company: str, environment: str, name: str) -> str:
     """Create a skill queue."""
-    queue = tenants.create_skill_queue(_tenant(company, environment), name)
+    queue = tenants.create_skill_queue(_tenant(company, environment), name, actor=Actor.operator())
     return f"Created skill queue '{queue.name}'."
 
 
@@ -101,7 +107,12 @@ def create_campaign(
 ) -> str:
     """Create a campaign with its default skill queue and time zone."""
     campaign = campaigns.create_campaign(
-        _tenant(company, environment), name, skill_queue, time_zone, campaign_type
+        _tenant(company, environment),
+        name,
+        skill_queue,
+        time_zone,
+        campaign_type,
+        actor=Actor.operator(),
     )
     return f"Created {campaign.type} campaign '{campaign.name}'."
 
@@ -130,7 +141,7 @@ def set_instance(
 ) -> str:
     """Choose the contact-centre instance where provisioned users are created."""
     tenant = _tenant(company, environment)
-    tenants.set_instance(tenant, kind, instance_id, connect_region)
+    tenants.set_instance(tenant, kind, instance_id, connect_region, actor=Actor.operator())
     where = f" {instance_id} in {connect_region}" if instance_id and kind != "local" else ""
     return f"Tenant {tenant.label} now uses the {kind} instance{where}."  # fmt: skip
 
@@ -146,19 +157,29 @@ def set_instance(
 @click.option("--auto-accept/--no-auto-accept", default=False)
 @click.option("--after-contact-work-seconds", default=0, type=click.IntRange(min=0))
 @click.option("--desk-phone-number", help="E.164 number, for DESK_PHONE.")
+@click.option(
+    "--skill-queue", multiple=True, help="A desk queue its users get; repeat for several."
+)
 @transactional
 def create_user_template(company: str, environment: str, name: str, **settings) -> str:
     """Create a user template and what it stands for in the instance."""
     settings["security_profile_ids"] = list(settings.pop("security_profile_id"))
+    queues = settings.pop("skill_queue")
     template = tenants.create_user_template(
-        _tenant(company, environment), name, tenants.TemplateSettings(**settings)
+        _tenant(company, environment),
+        name,
+        tenants.TemplateSettings(**settings),
+        actor=Actor.operator(),
+        skill_queues=queues,
     )
     return f"Created user template '{template.name}'."
 
 
 @supervisor_group.command("create")
 @click.argument("email")
-@click.option("--password", required=True, help="At least 8 characters.")
+@click.option(
+    "--password", required=True, help="At least 12 characters, not a common or breached one."
+)
 @click.option(
     "--tenant",
     "scopes",
@@ -175,16 +196,31 @@ def create_supervisor(email: str, password: str, scopes: tuple[str, ...]) -> str
         if not slash:
             raise click.ClickException(f"--tenant '{scope}' is not COMPANY/ENVIRONMENT")
         visible.append(_tenant(company, environment))
-    supervisor = supervisors.create_supervisor(email, password, visible)
+    supervisor = supervisors.create_supervisor(email, password, visible, actor=Actor.operator())
     sees = ", ".join(t.label for t in visible) if visible else "every tenant"
     return f"Created supervisor {supervisor.email}; sees {sees}."
+
+
+@supervisor_group.command("set-password")
+@click.argument("email")
+@click.option(
+    "--password", required=True, help="At least 12 characters, not a common or breached one."
+)
+@transactional
+def set_supervisor_password(email: str, password: str) -> str:
+    """Give a supervisor a new password; every session they have ends."""
+    supervisor = supervisors.find_supervisor(email)
+    supervisors.set_password(supervisor, password, actor=Actor.operator())
+    return f"Password of {supervisor.email} changed; every session of theirs has ended."
 
 
 @demo_group.command("seed")
 @transactional
 def seed_demo() -> str:
     """Create the demo tenant, queues, campaigns and tasks (safe to run again)."""
-    key, password = demo.seed(current_app.config["PLATFORM_CODE"], current_app.instance_path)
+    key, password = demo.seed(
+        current_app.config["PLATFORM_CODE"], current_app.instance_path, actor=Actor.operator()
+    )
     click.echo(f"Demo tenant {demo.COMPANY}/{demo.ENVIRONMENT} is ready.")
     click.echo(f"Sign in to the web UI as {demo.SUPERVISOR} with password {password}")
     click.echo("Demo API key:")
@@ -192,9 +228,14 @@ def seed_demo() -> str:
 
 
 def register(app: Flask) -> None:
+    from app.cli_agents import agent_group
+    from app.cli_audit import audit_group
     from app.cli_intake import intake_group
+    from app.cli_webhooks import webhook_group
 
     for group in (
+        agent_group,
+        audit_group,
         intake_group,
         tenant_group,
         queue_group,
@@ -202,5 +243,9 @@ def register(app: Flask) -> None:
         template_group,
         supervisor_group,
         demo_group,
+        webhook_group,
     ):
         app.cli.add_command(group)
+    from app.cli_worker import worker_command
+
+    app.cli.add_command(worker_command)

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 from flask import current_app, g
 
+from app.cli import _tenant
 from app.models import Campaign, LoadStatus
 from app.services.campaigns import get_campaign
 from app.services.errors import ServiceError
@@ -16,15 +17,13 @@ from app.services.intake.export import export_csv
 from app.services.intake.runs import copy_of, report_file, run_load, start_load
 from app.services.intake.watch import FolderDrop, S3Drop, watch_once
 from app.services.search import Condition, Criterion
-from app.services.tenants import get_tenant
 
 intake_group = click.Group("intake", help="Intake files: load, export, watch a drop location.")
 
 
 def _campaign(company: str, environment: str, name: str) -> Campaign:
     try:
-        tenant = get_tenant(current_app.config["PLATFORM_CODE"], company, environment)
-        return get_campaign(tenant, name)
+        return get_campaign(_tenant(company, environment), name)
     except ServiceError as error:
         raise click.ClickException(error.message) from None
 

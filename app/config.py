@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,25 @@ def database_url(url: str | None) -> str:
     return url
 
 
+def rate_limit_storage(env: Mapping[str, str]) -> str:
+    """Where rate-limit counters live, shared by every worker and host: RATELIMIT_STORAGE_URI
+    when set, else Redis at REDIS_URL when set, else the app's own database."""
+    return env.get("RATELIMIT_STORAGE_URI") or env.get("REDIS_URL") or "database://"
+
+
+def worker_settings(env: Mapping[str, str]) -> dict[str, Any]:
+    """The background worker's queue: SQLite in the instance folder, or Redis at REDIS_URL."""
+    return {
+        "REDIS_URL": env.get("REDIS_URL") or None,
+        "WORKER_DB": env.get("WORKER_DB") or None,  # default: instance/worker.db
+        "WORKER_QUEUE_NAME": env.get("WORKER_QUEUE_NAME", "preview-service"),
+        "WORKER_IMMEDIATE": env.get("WORKER_IMMEDIATE", "") == "1",
+        "WORKER_CONCURRENCY": int(env.get("WORKER_CONCURRENCY", 2)),
+        "WORKER_TICK_SECONDS": float(env.get("WORKER_TICK_SECONDS", 2)),
+        "WORKER_LEASE_SECONDS": float(env.get("WORKER_LEASE_SECONDS", 60)),
+    }
+
+
 def defaults() -> dict[str, Any]:
     """Every setting but the secret key and the database, from the environment."""
     env = os.environ
@@ -68,12 +87,30 @@ def defaults() -> dict[str, Any]:
         "REMEMBER_COOKIE_HTTPONLY": True,
         "REMEMBER_COOKIE_SAMESITE": "Lax",
         "LOGIN_RATE_LIMIT": env.get("LOGIN_RATE_LIMIT", "10 per minute;50 per hour"),
-        "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI", "memory://"),
+        "API_RATE_LIMIT": env.get("API_RATE_LIMIT", "6000 per minute"),
+        "RATELIMIT_STORAGE_URI": rate_limit_storage(env),
+        "SESSION_IDLE_MINUTES": int(env.get("SESSION_IDLE_MINUTES", 30)),
+        "SESSION_MAX_HOURS": int(env.get("SESSION_MAX_HOURS", 12)),
         "RATELIMIT_HEADERS_ENABLED": True,
         "PAGE_SIZE": int(env.get("PAGE_SIZE", 50)),
         "TRUST_PROXY": env.get("TRUST_PROXY", "") == "1",
         "INTAKE_DROP_FOLDER": env.get("INTAKE_DROP_FOLDER"),
         "INTAKE_MAX_UPLOAD_BYTES": int(env.get("INTAKE_MAX_UPLOAD_BYTES", 512 * 1024 * 1024)),
+        **worker_settings(env),
+        "WEBHOOK_DISABLE_AFTER_DAYS": float(env.get("WEBHOOK_DISABLE_AFTER_DAYS", 5)),
+        "WEBHOOK_CONNECT_TIMEOUT": float(env.get("WEBHOOK_CONNECT_TIMEOUT", 5)),
+        "WEBHOOK_READ_TIMEOUT": float(env.get("WEBHOOK_READ_TIMEOUT", 15)),
+        "WEBHOOK_LEASE_SECONDS": int(env.get("WEBHOOK_LEASE_SECONDS", 60)),
+        "WEBHOOK_BATCH": int(env.get("WEBHOOK_BATCH", 50)),
+        # Audit records older than this are pruned; 0 keeps them forever.
+        "AUDIT_RETENTION_DAYS": int(env.get("AUDIT_RETENTION_DAYS", 365)),
+        # The desk: a desk silent this long counts as offline; a delivered task untouched
+        # this long returns to the queue; a preferred agent's hold lasts this long.
+        "AGENT_IDLE_SECONDS": int(env.get("AGENT_IDLE_SECONDS", 120)),
+        "OFFER_TIMEOUT_SECONDS": int(env.get("OFFER_TIMEOUT_SECONDS", 600)),
+        "PREFERRED_AGENT_HOLD_SECONDS": int(env.get("PREFERRED_AGENT_HOLD_SECONDS", 1800)),
+        # Where agents reach the service: the base of the desk invitation links.
+        "PUBLIC_BASE_URL": env.get("PUBLIC_BASE_URL", "http://localhost:9443"),
     }
 
 
@@ -95,5 +132,6 @@ def test_settings(database_uri: str, **overrides: Any) -> dict[str, Any]:
         "SQLALCHEMY_DATABASE_URI": database_url(database_uri),
         "WTF_CSRF_ENABLED": False,
         "RATELIMIT_ENABLED": False,
+        "WORKER_IMMEDIATE": True,  # jobs run in the caller, to their end, unless a test asks
         **overrides,
     }

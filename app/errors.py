@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
@@ -9,25 +11,41 @@ from app.extensions import db
 
 PREVIEW_PREFIX = "/service-previewcontact-service/"
 USERS_PREFIX = "/service-admin/api/"
-API_PREFIXES = (PREVIEW_PREFIX, USERS_PREFIX)
+DESK_PREFIX = "/desk-api/"
+API_PREFIXES = (PREVIEW_PREFIX, USERS_PREFIX, DESK_PREFIX)
 # On the User Provisioning API an HTTP error also carries the API's own `result` field.
 _USER_RESULTS = {401: "UNAUTHORIZED", 400: "INVALID_ARGUMENTS", 413: "INVALID_ARGUMENTS",
                  415: "INVALID_ARGUMENTS"}  # fmt: skip
+# Headers an error keeps on an API path: what to send instead (405), when to retry (429).
+_KEPT_HEADERS = frozenset({"Allow", "Retry-After"})
+
+
+def is_api_path(path: str) -> bool:
+    return path.startswith(API_PREFIXES)
 
 
 def wants_json() -> bool:
-    return request.path.startswith(API_PREFIXES)
+    return is_api_path(request.path)
+
+
+def error_body(status: int, error: str, message: str, path: str | None) -> dict[str, Any]:
+    """The JSON body of an HTTP error on an API path (`path` None when it is not known).
+
+    The server's own answers to malformed requests (app/serving.py) use it too, so every
+    error a client of the APIs can meet has one shape.
+    """
+    body: dict[str, Any] = {"status": status, "error": error, "message": message}
+    if path is not None and path.startswith(USERS_PREFIX):
+        body["result"] = _USER_RESULTS.get(status, "FAIL")
+    return body
 
 
 def _answer(error: HTTPException):
     if wants_json():
-        body = {"status": error.code, "error": error.name, "message": error.description}
-        if request.path.startswith(USERS_PREFIX):
-            body["result"] = _USER_RESULTS.get(error.code, "FAIL")
-        response = jsonify(body)
+        response = jsonify(error_body(error.code, error.name, error.description, request.path))
         response.status_code = error.code
-        if error.code == 405 and (allow := error.get_headers()):
-            response.headers.update({k: v for k, v in allow if k == "Allow"})
+        kept = [(k, v) for k, v in error.get_headers() if k in _KEPT_HEADERS]
+        response.headers.extend(kept)
         return response
     return render_template("error.html", failure=error), error.code
 

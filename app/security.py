@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from flask import Flask, Response, request
 from flask.sessions import SecureCookieSessionInterface
+from flask_login import current_user
 
 # No inline script or style anywhere: every asset is a file served by the app.
 CONTENT_SECURITY_POLICY = "; ".join(
@@ -18,6 +21,9 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "frame-ancestors 'none'",
     )
 )
+
+# Browsers that once reached the service over HTTPS never try plain HTTP again for a year.
+STRICT_TRANSPORT_SECURITY = "max-age=31536000; includeSubDomains"
 
 
 class SessionInterface(SecureCookieSessionInterface):
@@ -37,4 +43,30 @@ def register_security(app: Flask) -> None:
         if response.mimetype == "text/html":
             response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
             response.headers.setdefault("X-Frame-Options", "DENY")
+        if request.is_secure:  # behind a proxy, once TRUST_PROXY lets its header say so
+            response.headers.setdefault("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY)
+        if _shows_tenant_data():
+            response.headers["Cache-Control"] = "no-store"
         return response
+
+
+def _shows_tenant_data() -> bool:
+    """Every page a signed-in supervisor gets shows some tenant's tasks, users or keys:
+    none may stay in a browser's or proxy's cache. Static assets and the sign-in page may."""
+    return request.blueprint == "admin" and current_user.is_authenticated
+
+
+def local_path(target: str | None, prefix: str = "/") -> str | None:
+    """`target` when it is a path on this site under `prefix` (a safe `next`), else None."""
+    if not target:
+        return None
+    parts = urlsplit(target)
+    if (
+        not parts.scheme
+        and not parts.netloc
+        and target.startswith(prefix)
+        and not target.startswith("//")
+        and "\\" not in target
+    ):
+        return target
+    return None

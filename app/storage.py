@@ -4,14 +4,17 @@ SQLite in WAL mode lets readers run beside one writer. A transaction that starts
 reader and later writes can fail at once with SQLITE_BUSY when another process wrote in
 between, without waiting on the busy timeout. So every transaction that may write starts
 with BEGIN IMMEDIATE, which queues on the write lock instead; requests marked read-only
-(GET pages, searches) start a plain deferred BEGIN and never block writers.
+(GET pages, searches) start a plain deferred BEGIN and never block writers; a GET page
+that writes says so (`writes`).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from pathlib import Path
 
 from flask import Flask, g, has_app_context, request
 from sqlalchemy import event
@@ -26,6 +29,13 @@ def read_only(view):
     return view
 
 
+def writes(view):
+    """Mark a GET view whose transaction writes: it starts with the write lock on SQLite,
+    or a write after another request's would fail at once with "database is locked"."""
+    view.read_only = False
+    return view
+
+
 @contextmanager
 def reading(session) -> Iterator[None]:
     """Run reads outside a request without the write lock: background checks, exports."""
@@ -37,6 +47,24 @@ def reading(session) -> Iterator[None]:
     finally:
         session.rollback()
         g.read_only_transaction = before
+
+
+def private_file(path: Path) -> Path:
+    """Create `path` empty with mode 0600 unless it exists; whatever later opens it for
+    writing keeps that mode, so no other account of the machine can read it."""
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    return path
+
+
+def _private_sqlite_file(engine: Engine) -> None:
+    """The database file is made 0600 before SQLite first opens it (SQLite gives its -wal
+    and -shm files the database file's mode)."""
+    database = engine.url.database
+    if database and database != ":memory:" and not engine.url.query.get("uri"):
+        path = Path(database)
+        if path.parent.is_dir():  # else SQLite refuses to open it, as it always did
+            private_file(path)
 
 
 def _is_read_only() -> bool:
@@ -71,6 +99,7 @@ def register_storage(app: Flask, db) -> None:
     with app.app_context():
         for engine in db.engines.values():
             if engine.dialect.name == "sqlite":
+                _private_sqlite_file(engine)
                 tune_sqlite(
                     engine, app.config["SQLITE_BUSY_TIMEOUT_MS"], app.config["SQLITE_CACHE_KIB"]
                 )
@@ -78,9 +107,15 @@ def register_storage(app: Flask, db) -> None:
     @app.before_request
     def _mark_transaction_mode() -> None:
         view = app.view_functions.get(request.endpoint or "")
-        g.read_only_transaction = request.method in SAFE_METHODS or getattr(
-            view, "read_only", False
-        )
+        g.read_only_transaction = getattr(view, "read_only", request.method in SAFE_METHODS)
+
+
+def driver_value(session, column):
+    """How this database's driver is handed a value of `column` (e.g. a UTC time is a string
+    on SQLite), for rows that go straight to `bulk_insert`."""
+    dialect = session.connection().dialect
+    processor = column.type.dialect_impl(dialect).bind_processor(dialect)
+    return processor or (lambda value: value)
 
 
 def bulk_insert(session, table, columns: tuple[str, ...], rows: list[tuple]) -> None:

@@ -1,8 +1,10 @@
-"""`make bench`: search at scale, then intake at scale. Figures only; nothing asserts a time."""
+"""`make bench`: search, intake and webhook claims at scale. Figures only, no time asserted."""
 
-from bench import intake, search
+from bench import intake, search, webhooks
 
 if __name__ == "__main__":
     search.main()
     print()
     intake.main()
+    print()
+    webhooks.main()

@@ -2,8 +2,9 @@
 
     python -m bench.intake            # 1,000,000 rows (BENCH_INTAKE_ROWS to change)
 
-The load runs in a child process so that its peak memory (max RSS) is its own; the
-ceiling inserts the same tasks and items with sqlite3's executemany into the same schema.
+The file is loaded twice: first every row adds a task, then every row updates one. The load
+runs in a child process so that its peak memory (max RSS) is its own; the ceiling inserts
+the same tasks and items with sqlite3's executemany into the same schema.
 """
 
 from __future__ import annotations
@@ -51,34 +52,48 @@ def _app(database: Path):
 def _campaign():
     from app.extensions import db
     from app.services import campaigns, tenants
+    from app.services.actors import Actor
 
-    tenant = tenants.create_tenant("AWS Connect", "Bench", "prod", "us-east-1", "saml")
-    tenants.create_skill_queue(tenant, "Sales")
+    tenant = tenants.create_tenant(
+        "AWS Connect", "Bench", "prod", "us-east-1", "saml", actor=Actor.operator()
+    )
+    tenants.create_skill_queue(tenant, "Sales", actor=Actor.operator())
     db.session.flush()
-    campaign = campaigns.create_campaign(tenant, "Big", "Sales", "UTC")
+    campaign = campaigns.create_campaign(tenant, "Big", "Sales", "UTC", actor=Actor.operator())
     db.session.commit()
     return campaign
 
 
 def child_load(folder: Path, csv_path: Path) -> dict:
     """Run in a child process: load the file, report seconds and peak memory."""
+    from app.services.actors import Actor
     from app.services.intake.load import load_file
 
+    actor = Actor.intake("bench")  # as a recorded load's: one audit record per task written
     app = _app(folder / "load.db")
     with app.app_context():
         campaign = _campaign()
         started = time.perf_counter()
-        counts = load_file(campaign, csv_path, folder / "report.csv")
+        counts = load_file(campaign, csv_path, folder / "report.csv", actor=actor)
         seconds = time.perf_counter() - started
+        started = time.perf_counter()  # the same file again: every row updates its task
+        again = load_file(campaign, csv_path, folder / "report.csv", actor=actor)
+        update_seconds = time.perf_counter() - started
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"seconds": seconds, "added": counts.added, "peak_mib": peak_kib / 1024}
+    return {
+        "seconds": seconds,
+        "added": counts.added,
+        "update_seconds": update_seconds,
+        "updated": again.updated,
+        "peak_mib": peak_kib / 1024,
+    }
 
 
 def child_ceiling(folder: Path, csv_path: Path) -> dict:
     """Run in a child process: the same rows with a bare executemany, no checks."""
     import sqlite3
 
-    from app.services.tasks import new_record_id
+    from app.services.record_ids import new_record_id
 
     app = _app(folder / "ceiling.db")
     with app.app_context():
@@ -132,7 +147,7 @@ def main() -> None:
         sizes = sorted({min(ROWS, 100_000), ROWS})
         print(f"intake: generated CSV, {len(HEADER)} columns, SQLite")
         print(f"{'rows':>10} {'load s':>8} {'rows/s':>10} {'ceiling s':>10} {'rows/s':>10} "
-              f"{'ratio':>6} {'peak MiB':>9}")  # fmt: skip
+              f"{'ratio':>6} {'update s':>9} {'rows/s':>10} {'peak MiB':>9}")  # fmt: skip
         for rows in sizes:
             csv_path = folder / f"intake-{rows}.csv"
             write_file(csv_path, rows)
@@ -143,7 +158,9 @@ def main() -> None:
             print(
                 f"{rows:>10,} {loaded['seconds']:>8.1f} {rows / loaded['seconds']:>10,.0f} "
                 f"{ceiling['seconds']:>10.1f} {rows / ceiling['seconds']:>10,.0f} "
-                f"{ceiling['seconds'] / loaded['seconds']:>6.2f} {loaded['peak_mib']:>9.0f}"
+                f"{ceiling['seconds'] / loaded['seconds']:>6.2f} "
+                f"{loaded['update_seconds']:>9.1f} {rows / loaded['update_seconds']:>10,.0f} "
+                f"{loaded['peak_mib']:>9.0f}"
             )
 
 

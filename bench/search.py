@@ -22,6 +22,7 @@ from app.extensions import db
 from app.models import Task, TaskItem
 from app.models.types import utcnow
 from app.services import campaigns, keys, tenants
+from app.services.actors import Actor
 from app.services.rules import parse_number
 from app.services.tasks import add_or_update_task
 from app.services.validation import ItemInput
@@ -33,11 +34,13 @@ STATES = ("NOTWORKED", "WORKED", "COMPLETED")
 
 
 def _setup():
-    tenant = tenants.create_tenant("AWS Connect", "Bench", "prod", "us-east-1", "saml")
-    key = keys.issue_key(tenant)
-    tenants.create_skill_queue(tenant, "Sales")
+    tenant = tenants.create_tenant(
+        "AWS Connect", "Bench", "prod", "us-east-1", "saml", actor=Actor.operator()
+    )
+    key = keys.issue_key(tenant, actor=Actor.operator())
+    tenants.create_skill_queue(tenant, "Sales", actor=Actor.operator())
     db.session.flush()
-    campaign = campaigns.create_campaign(tenant, "Big", "Sales", "UTC")
+    campaign = campaigns.create_campaign(tenant, "Big", "Sales", "UTC", actor=Actor.operator())
     db.session.commit()
     return campaign, key
 
@@ -87,7 +90,10 @@ def _service_adds(campaign, count: int) -> float:
     started = time.perf_counter()
     for n in range(count):
         add_or_update_task(
-            campaign, f"S{n}", [ItemInput("Name", f"N{n}"), ItemInput("Plan", "Plus")]
+            campaign,
+            f"S{n}",
+            [ItemInput("Name", f"N{n}"), ItemInput("Plan", "Plus")],
+            actor=Actor.operator(),
         )
         db.session.commit()
     return time.perf_counter() - started

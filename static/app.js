@@ -11,6 +11,7 @@ document.addEventListener("DOMContentLoaded", () => {
     button.addEventListener("click", () => {
       const rows = table.querySelectorAll("tr:not(.row-error)");
       const last = rows[rows.length - 1];
+      if (!last) return; // nothing to copy: the form holds no row at all
       const next = last.cloneNode(true);
       const index = rows.length;
       next.querySelectorAll("input").forEach((input) => {

@@ -6,22 +6,49 @@ import os
 from dataclasses import dataclass, field
 
 import pytest
+from sqlalchemy import create_engine, make_url, text
 
 from app import create_app
-from app.config import test_settings
+from app.config import database_url, test_settings
 from app.extensions import db
 from app.services import campaigns, keys, tenants
+from app.services.actors import Actor
 
 PREVIEW = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal/"
 PLATFORM = "AWS Connect"
+# Who sets up a test's data: an operator at the shell, as the CLI would.
+SETUP = Actor.operator()
 
 
 @pytest.fixture(scope="session")
-def database_uri(tmp_path_factory) -> str:
-    """TEST_DATABASE_URL when set (PostgreSQL in CI), else a SQLite file of this run."""
-    return os.environ.get("TEST_DATABASE_URL") or (
-        f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.db'}"
-    )
+def database_uri(tmp_path_factory, worker_id) -> str:
+    """TEST_DATABASE_URL when set (PostgreSQL in CI), else a SQLite file of this run.
+
+    Under pytest-xdist each worker process gets a database of its own on that server
+    (`<name>_gw0`, `<name>_gw1`…), since every test empties the tables it runs on.
+    """
+    url = os.environ.get("TEST_DATABASE_URL")
+    if not url:
+        return f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.db'}"
+    if worker_id == "master":
+        return url
+    return _database_of_its_own(url, worker_id)
+
+
+def _database_of_its_own(url: str, worker_id: str) -> str:
+    server_url = make_url(database_url(url))
+    name = f"{server_url.database}_{worker_id}"
+    server = create_engine(server_url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    try:
+        with server.connect() as connection:
+            exists = connection.scalar(
+                text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}
+            )
+            if not exists:
+                connection.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        server.dispose()
+    return server_url.set(database=name).render_as_string(hide_password=False)
 
 
 @pytest.fixture(scope="session")
@@ -160,13 +187,13 @@ def make_tenant(
     ),
 ):
     """A committed tenant with queues and campaigns; returns (tenant, api key)."""
-    tenant = tenants.create_tenant(PLATFORM, company, environment, region, auth_mode)
-    key = keys.issue_key(tenant)
+    tenant = tenants.create_tenant(PLATFORM, company, environment, region, auth_mode, actor=SETUP)
+    key = keys.issue_key(tenant, actor=SETUP)
     for queue in queues:
-        tenants.create_skill_queue(tenant, queue)
+        tenants.create_skill_queue(tenant, queue, actor=SETUP)
     db.session.flush()
     for name, queue, zone in campaigns_:
-        campaigns.create_campaign(tenant, name, queue, zone)
+        campaigns.create_campaign(tenant, name, queue, zone, actor=SETUP)
     db.session.commit()
     return tenant, key
 

@@ -1,4 +1,6 @@
-"""A real gunicorn for the tests that need one: the concurrency test and the browser tests."""
+"""A real gunicorn for the tests that need one (concurrency, serving, browser), started with
+the settings `make run` uses (app/serving.py); and starting and stopping such a process
+(the worker tests' too)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,23 +48,46 @@ def _wait_until_serving(port: int, process: subprocess.Popen, log: Path) -> None
 
 
 @contextmanager
-def gunicorn(database_uri: str, log: Path, workers: int, secret: str) -> Iterator[LiveServer]:
-    """gunicorn with `workers` processes on a free port, on the test database."""
+def gunicorn(
+    database_uri: str,
+    log: Path,
+    workers: int,
+    secret: str,
+    *,
+    options: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+) -> Iterator[LiveServer]:
+    """gunicorn with `workers` processes on a free port, on the test database, configured
+    by app/serving.py; `options` are further command-line settings (`--timeout 2`)."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_uri, "SECRET_KEY": secret}
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--workers", str(workers),
-             "--bind", f"127.0.0.1:{port}", "--access-logfile", "-", "wsgi:app"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+    environ = {**os.environ, "DATABASE_URL": database_uri, "SECRET_KEY": secret, **(env or {})}
+    process = start_process(
+        ["-m", "gunicorn", "-c", "python:app.serving", "--workers", str(workers),
+         "--bind", f"127.0.0.1:{port}", *options, "wsgi:app"],
+        environ, log,
+    )  # fmt: skip
     try:
         _wait_until_serving(port, process, log)
         yield LiveServer(f"http://127.0.0.1:{port}", log)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop_process(process, timeout=30)
+
+
+def start_process(args: Sequence[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    """`python args…` in the project's folder, its output (and errors) written to `log`."""
+    with log.open("w") as out:
+        return subprocess.Popen(
+            [sys.executable, *args], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+
+
+def stop_process(process: subprocess.Popen, timeout: float) -> None:
+    """SIGTERM and wait; SIGKILL when it has not ended within `timeout` seconds."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)

@@ -9,9 +9,19 @@ from sqlalchemy import func, select
 from werkzeug.security import check_password_hash
 
 from app.extensions import db
-from app.models import ApiKey, Campaign, SkillQueue, Supervisor, Task, Tenant, UserTemplate
+from app.models import (
+    ApiKey,
+    Campaign,
+    LoginSession,
+    SkillQueue,
+    Supervisor,
+    Task,
+    Tenant,
+    UserTemplate,
+)
 from app.models.types import utcnow
 from app.services import campaigns, keys, tenants
+from app.services.sessions import SessionLimits, start_session
 from tests.conftest import PLATFORM, make_tenant
 
 
@@ -197,32 +207,75 @@ def test_user_template_create_refuses_bad_input(app, runner, company, words):
 
 def test_supervisor_create_stores_only_a_password_hash(runner):
     result = runner.invoke(
-        args=["supervisor", "create", "Ann@Example.com", "--password", "s3cret-pw"]
+        args=["supervisor", "create", "Ann@Example.com", "--password", "plum-kettle-97-orbit"]
     )
     assert result.exit_code == 0, result.output
     supervisor = db.session.scalar(select(Supervisor))
     assert supervisor.email == "ann@example.com"
-    assert supervisor.password_hash != "s3cret-pw"
-    assert "s3cret-pw" not in supervisor.password_hash
-    assert check_password_hash(supervisor.password_hash, "s3cret-pw")
-    assert not check_password_hash(supervisor.password_hash, "s3cret-px")
+    assert supervisor.password_hash != "plum-kettle-97-orbit"
+    assert "plum-kettle-97-orbit" not in supervisor.password_hash
+    assert check_password_hash(supervisor.password_hash, "plum-kettle-97-orbit")
+    assert not check_password_hash(supervisor.password_hash, "plum-kettle-97-orbiT")
 
 
 @pytest.mark.parametrize(
     ("email", "password", "words"),
     [
-        ("not-an-email", "long-enough", ["not-an-email"]),
-        ("bob@example", "long-enough", ["bob@example"]),
-        ("bob@example.com", "short", ["password", "8"]),
-        ("ANN@example.com", "long-enough", ["ann@example.com", "already exists"]),
+        ("not-an-email", "plum-kettle-97-orbit", ["not-an-email"]),
+        ("bob@example", "plum-kettle-97-orbit", ["bob@example"]),
+        ("bob@example.com", "short-pw-11", ["password", "12"]),
+        ("bob@example.com", "password1234", ["common or breached"]),
+        ("ANN@example.com", "plum-kettle-97-orbit", ["ann@example.com", "already exists"]),
     ],
-    ids=["no-at-sign", "no-domain", "short-password", "duplicate-any-case"],
+    ids=["no-at-sign", "no-domain", "short-password", "common-password", "duplicate-any-case"],
 )
 def test_supervisor_create_refuses_bad_input(runner, email, password, words):
-    runner.invoke(args=["supervisor", "create", "ann@example.com", "--password", "first-pw!"])
+    runner.invoke(args=["supervisor", "create", "ann@example.com", "--password", FIRST_PASSWORD])
     result = runner.invoke(args=["supervisor", "create", email, "--password", password])
     assert_fails(result, *words)
     assert count(Supervisor) == 1
+
+
+FIRST_PASSWORD = "first-of-all-pw-2026"
+
+
+def test_supervisor_set_password_changes_it_and_ends_every_session(runner):
+    runner.invoke(args=["supervisor", "create", "ann@example.com", "--password", FIRST_PASSWORD])
+    ann = db.session.scalar(select(Supervisor))
+    limits = SessionLimits(timedelta(hours=1), timedelta(hours=12))
+    start_session(ann, limits), start_session(ann, limits)
+    db.session.commit()
+    assert count(LoginSession) == 2
+    result = runner.invoke(
+        args=[
+            "supervisor",
+            "set-password",
+            "ANN@example.com",
+            "--password",
+            "violet-anchor-53-dune",
+        ]
+    )
+    assert result.exit_code == 0, result.output
+    db.session.expire_all()
+    assert check_password_hash(ann.password_hash, "violet-anchor-53-dune")
+    assert count(LoginSession) == 0
+
+
+@pytest.mark.parametrize(
+    ("email", "password", "words"),
+    [
+        ("nobody@example.com", "violet-anchor-53-dune", ["nobody@example.com"]),
+        ("ann@example.com", "tiny-pw", ["password", "12"]),
+        ("ann@example.com", "qwertyuiop123", ["common or breached"]),
+    ],
+    ids=["unknown-supervisor", "short-password", "common-password"],
+)
+def test_supervisor_set_password_refuses_bad_input(runner, email, password, words):
+    runner.invoke(args=["supervisor", "create", "ann@example.com", "--password", FIRST_PASSWORD])
+    result = runner.invoke(args=["supervisor", "set-password", email, "--password", password])
+    assert_fails(result, *words)
+    db.session.expire_all()
+    assert check_password_hash(db.session.scalar(select(Supervisor)).password_hash, FIRST_PASSWORD)
 
 
 def test_demo_seed_is_idempotent(app, runner, tmp_path):

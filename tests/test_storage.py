@@ -14,7 +14,7 @@ from app.models import ApiKey, Campaign, SkillQueue, Task, TaskItem, Tenant
 from app.services import campaigns
 from app.services.tasks import add_or_update_task
 from app.services.validation import ItemInput
-from tests.conftest import PREVIEW, make_tenant
+from tests.conftest import PREVIEW, SETUP, make_tenant
 
 BUSY_TIMEOUT_MS = 321  # not the default, so the test proves the setting is applied
 
@@ -116,7 +116,9 @@ def _count(model) -> int:
 
 def test_deleting_a_tenant_cascades_to_everything_it_owns(app):
     tenant, _key = make_tenant()
-    add_or_update_task(campaigns.get_campaign(tenant, "Renewals"), "C1", [ItemInput("Name", "A")])
+    add_or_update_task(
+        campaigns.get_campaign(tenant, "Renewals"), "C1", [ItemInput("Name", "A")], actor=SETUP
+    )
     db.session.commit()
     db.session.execute(text("DELETE FROM tenants WHERE id = :id"), {"id": tenant.id})
     db.session.commit()
@@ -144,7 +146,7 @@ def test_text_columns_sort_bytewise_on_every_database(app):
     tenant, _key = make_tenant()
     campaign = campaigns.get_campaign(tenant, "Renewals")
     for client_id in ("a", "B", "b", "A"):
-        add_or_update_task(campaign, client_id, [ItemInput("Name", client_id)])
+        add_or_update_task(campaign, client_id, [ItemInput("Name", client_id)], actor=SETUP)
     db.session.commit()
     ordered = db.session.scalars(select(Task.client_id).order_by(Task.client_id)).all()
     assert ordered == ["A", "B", "a", "b"]

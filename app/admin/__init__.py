@@ -13,4 +13,5 @@ from app.admin import (  # noqa: E402,F401 - the views register themselves on bp
     keys,
     people,
     tasks,
+    webhooks,
 )

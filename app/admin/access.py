@@ -9,18 +9,15 @@ from flask import abort, flash, redirect, request, url_for
 from flask_login import current_user
 
 from app.admin import bp
-from app.extensions import db, login_manager
-from app.models import Campaign, Supervisor, Task, Tenant
+from app.admin.problems import form_problems, refusal_in_form_words
+from app.extensions import db
+from app.models import Campaign, Task, Tenant
+from app.services.actors import Actor
 from app.services.errors import ServiceError
 from app.services.tasks import find_tenant_task
 
 T = TypeVar("T")
 PUBLIC_ENDPOINTS = frozenset({"admin.login"})
-
-
-@login_manager.user_loader
-def _load(supervisor_id: str) -> Supervisor | None:
-    return db.session.get(Supervisor, int(supervisor_id)) if supervisor_id.isdigit() else None
 
 
 @bp.before_request
@@ -36,6 +33,11 @@ def _signed_in():
     if request.endpoint not in PUBLIC_ENDPOINTS and not current_user.is_authenticated:
         return redirect(url_for("admin.login", next=request.full_path.rstrip("?")))
     return None
+
+
+def supervisor() -> Actor:
+    """Who acts on these pages: the signed-in supervisor."""
+    return Actor.supervisor(current_user.email)
 
 
 def tenant_or_404(tenant_id: int) -> Tenant:
@@ -71,19 +73,6 @@ def attempt(action: Callable[[], T]) -> tuple[T | None, str | None]:
     return result, None
 
 
-def form_problems(form) -> str:
-    """What is wrong with a form's fields, named, for the page's alert."""
-    problems = []
-    for name, errors in form.errors.items():
-        if isinstance(errors, list) and errors and isinstance(errors[0], dict):  # item rows
-            for index, row in enumerate(errors, start=1):
-                for field, messages in (row or {}).items():
-                    problems.append(f"row {index} {field.replace('_', ' ')}: {' '.join(messages)}")
-        else:
-            problems.append(f"{form[name].label.text}: {' '.join(map(str, errors))}")
-    return "Check the form: " + "; ".join(problems) if problems else "Check the form."
-
-
 def submit(
     form,
     action: Callable[[], T],
@@ -93,11 +82,12 @@ def submit(
 ):
     """The one way a form changes something: validate it, run its service action in one
     transaction, then redirect to `target` with `done(result)` as the message; on a
-    refusal, `page(reason)` shows the form again as it was sent."""
+    refusal, `page(reason)` shows the form again as it was sent, the reason in the form's
+    words and beside the field at fault."""
     if not form.validate_on_submit():
         return page(form_problems(form))
     result, error = attempt(action)
     if error:
-        return page(error)
+        return page(refusal_in_form_words(form, error))
     flash(done(result))
     return redirect(target(result) if callable(target) else target)

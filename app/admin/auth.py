@@ -1,33 +1,51 @@
-"""Signing in and out."""
+"""Signing in and out, and changing one's own password.
+
+Each sign-in starts a session kept on the server (app.admin.sessions); signing out ends it,
+so a copy of the cookie taken before opens nothing afterwards.
+"""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from flask import current_app, flash, redirect, render_template, request, url_for
-from flask_login import login_user, logout_user
+from flask_login import current_user, logout_user
+from flask_wtf import FlaskForm
+from wtforms import PasswordField
+from wtforms.validators import DataRequired, EqualTo, Length
 
 from app.admin import bp
+from app.admin.access import submit
 from app.admin.forms import ConfirmForm, LoginForm
-from app.extensions import limiter
-from app.services.supervisors import authenticate
+from app.admin.sessions import current_token, sign_in
+from app.extensions import db, limiter
+from app.security import local_path
+from app.services import sessions
+from app.services.actors import Actor
+from app.services.supervisors import MAX_PASSWORD, MIN_PASSWORD, authenticate, change_password
 
 FAILED_LOGIN = "Invalid e-mail address or password."
 
 
+class PasswordChangeForm(FlaskForm):
+    current = PasswordField(
+        "Current password",
+        validators=[DataRequired(), Length(max=MAX_PASSWORD)],
+        render_kw={"autocomplete": "current-password"},
+    )
+    new = PasswordField(
+        "New password",
+        validators=[DataRequired(), Length(max=MAX_PASSWORD)],
+        render_kw={"autocomplete": "new-password", "minlength": MIN_PASSWORD},
+    )
+    again = PasswordField(
+        "New password again",
+        validators=[DataRequired(), EqualTo("new", message="The two new passwords differ.")],
+        render_kw={"autocomplete": "new-password"},
+    )
+
+
 def safe_next(target: str | None) -> str:
     """`next` only when it is a path on this site; the start page otherwise."""
-    if target:
-        parts = urlsplit(target)
-        if (
-            not parts.scheme
-            and not parts.netloc
-            and target.startswith("/")
-            and not target.startswith("//")
-            and "\\" not in target
-        ):
-            return target
-    return url_for("admin.tenants")
+    return local_path(target) or url_for("admin.tenants")
 
 
 def _login_limit() -> str:
@@ -42,7 +60,9 @@ def login():
     if form.validate_on_submit():
         supervisor = authenticate(form.email.data, form.password.data)
         if supervisor is not None:
-            login_user(supervisor)
+            sessions.end_session(current_token())  # a session this browser had before
+            sign_in(supervisor)
+            db.session.commit()
             return redirect(safe_next(request.args.get("next")))
         form.password.errors.append(FAILED_LOGIN)
     return render_template("auth/login.html", form=form)
@@ -50,8 +70,40 @@ def login():
 
 @bp.post("/logout")
 def logout():
-    """Sign out (a POST with its CSRF token, so no link can sign anyone out)."""
+    """Sign out (a POST with its CSRF token, so no link can sign anyone out); the
+    session ends on the server too."""
     if ConfirmForm().validate_on_submit():
+        sessions.end_session(current_token())
+        db.session.commit()
         logout_user()
         flash("You are signed out.")
     return redirect(url_for("admin.login"))
+
+
+@bp.route("/account/password", methods=["GET", "POST"])
+def password():
+    """Change one's own password: every other session of this supervisor ends, and this
+    browser carries on in a new one."""
+    form = PasswordChangeForm()
+    if request.method == "GET":
+        return _password_page(form)
+    supervisor = current_user._get_current_object()
+
+    def change():
+        change_password(
+            supervisor, form.current.data, form.new.data, actor=Actor.supervisor(supervisor.email)
+        )
+        sign_in(supervisor)
+
+    return submit(
+        form,
+        change,
+        lambda error: _password_page(form, error),
+        lambda _: "Password changed. Every other session of yours has ended.",
+        url_for("admin.tenants"),
+    )
+
+
+def _password_page(form: PasswordChangeForm, error: str | None = None):
+    status = 422 if error else 200
+    return render_template("auth/password.html", form=form, error=error), status

@@ -6,10 +6,10 @@ from flask import current_app, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from app.admin import bp
-from app.admin.access import campaign_or_404, submit, tenant_or_404
+from app.admin.access import campaign_or_404, submit, supervisor, tenant_or_404
 from app.admin.forms import BLANK_ROWS, CampaignForm, IntakeForm, NewTaskForm, SkillQueueForm
 from app.admin.items import item_inputs, next_time_ms
-from app.admin.search_args import SearchRow, criteria_from_args, search_rows
+from app.admin.search_args import STATE_KEY, STATES, SearchRow, read_search
 from app.models import Campaign, Tenant
 from app.services import campaigns as campaign_service
 from app.services import tasks as task_service
@@ -27,6 +27,7 @@ from app.services.search import (
     with_data,
 )
 from app.services.supervisors import visible_tenants
+from app.services.validation import MAX_CRITERIA, MAX_KEY, MAX_VALUE_BYTES
 
 
 @bp.get("/")
@@ -83,6 +84,7 @@ def create_campaign(tenant_id: int):
             form.time_zone.data,
             form.campaign_type.data,
             form.client_id_field_name.data,
+            actor=supervisor(),
         ),
         lambda error: _campaigns_page(tenant, campaign_form=form, error=error),
         lambda campaign: f"Campaign '{campaign.name}' created.",
@@ -97,7 +99,7 @@ def create_skill_queue(tenant_id: int):
     form = SkillQueueForm(prefix="queue")
     return submit(
         form,
-        lambda: tenant_service.create_skill_queue(tenant, form.name.data),
+        lambda: tenant_service.create_skill_queue(tenant, form.name.data, actor=supervisor()),
         lambda error: _campaigns_page(tenant, queue_form=form, error=error),
         lambda queue: f"Skill queue '{queue.name}' created.",
         url_for("admin.campaigns", tenant_id=tenant.id),
@@ -113,27 +115,30 @@ def campaign(tenant_id: int, campaign_id: int):
     """Search a campaign's tasks with the API's power; every page of the results."""
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
-    rows = search_rows(request.args)
-    criteria, error = criteria_from_args(request.args)
+    search = read_search(request.args)
+    error = search.error
     page, size = _page(), current_app.config["PAGE_SIZE"]
     found, total = [], 0
     if error is None:
         try:
-            total = count_tasks(campaign, criteria)
+            total = count_tasks(campaign, search.criteria)
             page = min(page, max(1, -(-total // size)))
-            found = with_data(search_tasks(campaign, criteria, size, (page - 1) * size))
+            found = with_data(search_tasks(campaign, search.criteria, size, (page - 1) * size))
         except ServiceError as refusal:  # e.g. a whole number expected for a sys_ key
             error = refusal.message
     return render_template(
         "admin/campaign.html",
         tenant=tenant,
         campaign=campaign,
-        rows=rows or [SearchRow("", "EQUALS", "")],
-        search_args={
-            "k": [row.key for row in rows],
-            "c": [row.condition for row in rows],
-            "v": [row.value for row in rows],
-        },
+        rows=search.rows or [SearchRow("", "EQUALS", "")],
+        state=search.state,
+        faults=search.faults,
+        search_args=search.args,
+        states=STATES,
+        state_key=STATE_KEY,
+        max_criteria=MAX_CRITERIA,
+        max_key=MAX_KEY,
+        max_value=MAX_VALUE_BYTES,
         conditions=list(Condition),
         system_keys=list(SYSTEM_KEYS),
         custom_keys=suggested_keys(campaign),
@@ -186,6 +191,7 @@ def new_task(tenant_id: int, campaign_id: int):
             item_inputs(form.items),
             preferred_agent=form.preferred_agent.data or None,
             next_earliest_ms=next_time_ms(form.next_time.data, form.next_zone.data),
+            actor=supervisor(),
         ),
         page,
         lambda task: f"Task '{task.client_id}' saved.",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
@@ -14,14 +16,22 @@ from wtforms import (
     IntegerField,
     PasswordField,
     SelectField,
+    SelectMultipleField,
     StringField,
 )
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import DataRequired, Length, NumberRange, Optional
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
+from wtforms.widgets import CheckboxInput, HiddenInput, ListWidget
 
 from app.models import CampaignType, PhoneType, WorkedState
 
 BLANK_ROWS = 3
+OUT_OF_DATE = "This page is out of date: reload it and make your change again."
+
+# A service's refusal names the field at fault in the API's words, at its start
+# (`nextEarliestWorkTimeUTC is required…`, `campaign name must be…`). Each form's
+# `api_names` maps those leading words to its own field, so the refusal is told with the
+# field's label and marks that field; `api_mentions` marks a field named inside a message.
 
 
 class ConfirmForm(FlaskForm):
@@ -42,6 +52,8 @@ class LoginForm(FlaskForm):
 
 
 class SkillQueueForm(FlaskForm):
+    api_names: ClassVar = {"skill queue name": "name"}
+    api_mentions: ClassVar = {"skill queue '": "name"}
     name = StringField("Queue name", validators=[DataRequired(), Length(max=255)])
 
 
@@ -50,6 +62,14 @@ class CampaignForm(FlaskForm):
     campaign_type = SelectField(
         "Type", choices=[SelectChoice(t.value, t.value.title()) for t in CampaignType]
     )
+    api_names: ClassVar = {
+        "campaign name": "name",
+        "campaign type": "campaign_type",
+        "clientId field name": "client_id_field_name",
+        "skill queue": "skill_queue",
+        "time zone": "time_zone",
+    }
+    api_mentions: ClassVar = {"campaign '": "name"}
     skill_queue = SelectField("Default skill queue", validators=[DataRequired()])
     time_zone = SelectField("Default time zone", validators=[DataRequired()])
     client_id_field_name = StringField(
@@ -66,7 +86,21 @@ class ItemRow(Form):
 
 
 class ItemsForm(FlaskForm):
+    """Data item rows; a refusal naming `previewRecordData[i]` marks the row it came from."""
+
     items = FieldList(FormField(ItemRow), min_entries=0)
+
+
+class TaskVersion:
+    """The version of the task a form showed: a save from an older copy is refused."""
+
+    version = IntegerField(
+        "Version", widget=HiddenInput(), validators=[InputRequired(message=OUT_OF_DATE)]
+    )
+
+
+class TaskItemsForm(ItemsForm, TaskVersion):
+    pass
 
 
 class NextTimeMixin:
@@ -75,24 +109,54 @@ class NextTimeMixin:
 
 
 class NewTaskForm(ItemsForm, NextTimeMixin):
+    api_names: ClassVar = {
+        "clientId": "client_id",
+        "preferredAgent": "preferred_agent",
+        "nextEarliestWorkTimeUTC": "next_time",
+    }
     client_id = StringField("clientId", validators=[DataRequired(), Length(max=255)])
     preferred_agent = StringField("Preferred agent", validators=[Length(max=255)])
 
 
-class StatusForm(FlaskForm, NextTimeMixin):
+class StatusForm(FlaskForm, NextTimeMixin, TaskVersion):
+    api_names: ClassVar = {
+        "previewRecordStateEnum": "state",
+        "nextEarliestWorkTimeUTC": "next_time",
+        "skillQueue": "skill_queue",
+        "timeZone": "time_zone",
+        "preferredAgent": "preferred_agent",
+    }
     state = SelectField("Worked state", choices=[s.value for s in WorkedState])
     skill_queue = SelectField("Skill queue")
     time_zone = SelectField("Time zone")
     preferred_agent = StringField("Preferred agent (empty: none)", validators=[Length(max=255)])
 
 
-class TransferForm(FlaskForm):
+class TransferForm(FlaskForm, TaskVersion):
+    api_names: ClassVar = {
+        "transferToCampaign": "destination",
+        "skillQueue": "skill_queue",
+        "preferredAgent": "preferred_agent",
+    }
     destination = SelectField("Destination campaign", validators=[DataRequired()])
     skill_queue = SelectField("Skill queue")
     preferred_agent = StringField("Preferred agent (empty: none)", validators=[Length(max=255)])
 
 
+class DeleteTaskForm(FlaskForm, TaskVersion):
+    """The confirmation of a task's deletion, for the version it showed."""
+
+
 class UserForm(FlaskForm):
+    api_names: ClassVar = {
+        "loginUserId": "login_user_id",
+        "firstName": "first_name",
+        "lastName": "last_name",
+        "primaryEmailAddr": "primary_email",
+        "secondaryEmailAddr": "secondary_email",
+        "userTemplateName": "template",
+    }
+    api_mentions: ClassVar = {"user '": "login_user_id"}
     login_user_id = StringField("Login user id", validators=[DataRequired(), Length(max=255)])
     first_name = StringField("First name", validators=[DataRequired(), Length(max=100)])
     last_name = StringField("Last name", validators=[DataRequired(), Length(max=100)])
@@ -103,6 +167,12 @@ class UserForm(FlaskForm):
 
 
 class TemplateForm(FlaskForm):
+    api_names: ClassVar = {
+        "user template name": "name",
+        "phone type": "phone_type",
+        "after-contact work time": "after_contact_work_seconds",
+    }
+    api_mentions: ClassVar = {"user template '": "name", "desk phone number": "desk_phone_number"}
     name = StringField("Name", validators=[DataRequired(), Length(max=255)])
     security_profile_ids = StringField("Security profile ids (comma-separated)")
     routing_profile_id = StringField("Routing profile id", validators=[Length(max=255)])
@@ -115,6 +185,24 @@ class TemplateForm(FlaskForm):
         validators=[Optional(), NumberRange(min=0, max=2**31 - 1)],
     )
     desk_phone_number = StringField("Desk phone number (E.164)", validators=[Length(max=32)])
+    skill_queues = SelectMultipleField(
+        "Desk skill queues of its users",
+        choices=[],
+        widget=ListWidget(prefix_label=False),
+        option_widget=CheckboxInput(),
+    )
+
+
+class AgentQueuesForm(FlaskForm):
+    """The exact set of skill queues an agent works at the desk."""
+
+    api_mentions: ClassVar = {"skill queue '": "queues"}
+    queues = SelectMultipleField(
+        "Skill queues",
+        choices=[],
+        widget=ListWidget(prefix_label=False),
+        option_widget=CheckboxInput(),
+    )
 
 
 class IntakeForm(FlaskForm):

@@ -1,12 +1,11 @@
-"""Intake files from the campaign page: upload (loaded in the background), progress,
-report download, and export of the current search."""
+"""Intake files from the campaign page: upload (loaded by the worker), progress, report
+download, and export of the current search."""
 
 from __future__ import annotations
 
 from flask import (
     Response,
     abort,
-    current_app,
     flash,
     redirect,
     render_template,
@@ -24,7 +23,7 @@ from app.extensions import db
 from app.models import IntakeLoad, Tenant
 from app.services.errors import ServiceError
 from app.services.intake.export import export_csv
-from app.services.intake.runs import report_file, run_in_background, start_load
+from app.services.intake.runs import report_file, start_load
 
 UPLOAD_ENDPOINT = "admin.upload_intake"
 
@@ -38,7 +37,7 @@ def load_or_404(tenant: Tenant, load_id: str) -> IntakeLoad:
 
 @bp.post("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/intake")
 def upload_intake(tenant_id: int, campaign_id: int):
-    """Take an intake file and load it in the background."""
+    """Take an intake file and hand its load to the worker."""
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
     form = IntakeForm()
@@ -53,8 +52,8 @@ def upload_intake(tenant_id: int, campaign_id: int):
         upload.save,
         dry_run=form.dry_run.data,
         all_or_nothing=form.all_or_nothing.data,
+        in_worker=True,
     )
-    run_in_background(current_app._get_current_object(), load.id)
     return redirect(url_for("admin.intake_load", tenant_id=tenant.id, load_id=load.id))
 
 

@@ -2,37 +2,52 @@
 
 from __future__ import annotations
 
-from flask import current_app, flash, redirect, render_template, request, url_for
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
 
 from app.admin import bp
-from app.admin.access import attempt, submit, tenant_or_404
-from app.admin.forms import ConfirmForm, TemplateForm, UserForm
-from app.models import Tenant
+from app.admin.access import attempt, submit, supervisor, tenant_or_404
+from app.admin.forms import AgentQueuesForm, ConfirmForm, TemplateForm, UserForm
+from app.admin.paging import window
+from app.extensions import db
+from app.models import Tenant, User, UserTemplate
+from app.services import agents as agent_service
 from app.services import tenants as tenant_service
 from app.services import users as user_service
+from app.services.audit import paged_tenant_history
+
+# What the Users page's history shows: its users and its user templates.
+HISTORY_KINDS = ("user", "user_template")
 
 
-def _user_form(tenant: Tenant) -> UserForm:
+def _user_form(templates: list[UserTemplate]) -> UserForm:
     form = UserForm(prefix="user")
-    form.template.choices = [t.name for t in tenant_service.list_user_templates(tenant)]
+    form.template.choices = [t.name for t in templates]
+    return form
+
+
+def _template_form(tenant: Tenant) -> TemplateForm:
+    form = TemplateForm(prefix="template")
+    form.skill_queues.choices = [q.name for q in tenant_service.list_skill_queues(tenant)]
     return form
 
 
 def _page(tenant: Tenant, user_form=None, template_form=None, error=None):
-    size = current_app.config["PAGE_SIZE"]
-    pages = max(1, -(-user_service.count_users(tenant) // size))
-    page = min(max(request.args.get("page", 1, type=int), 1), pages)
-    users = user_service.list_users(tenant, size, (page - 1) * size)
+    shown = window(user_service.count_users(tenant))
+    users = user_service.list_users(tenant, shown.limit, shown.offset)
+    templates = tenant_service.list_user_templates(tenant)
+    history = paged_tenant_history(
+        tenant.id, HISTORY_KINDS, request.args.get("history", 1, type=int), shown.limit
+    )
     return render_template(
         "admin/users.html",
         tenant=tenant,
         users=user_service.user_statuses(tenant, users),
-        page=page,
-        pages=pages,
-        templates=tenant_service.list_user_templates(tenant),
-        user_form=user_form or _user_form(tenant),
-        template_form=template_form or TemplateForm(prefix="template"),
-        delete_form=ConfirmForm(),
+        page=shown.page,
+        pages=shown.pages,
+        templates=templates,
+        user_form=user_form or _user_form(templates),
+        template_form=template_form or _template_form(tenant),
+        history=history,
         error=error,
     ), (422 if error else 200)
 
@@ -47,7 +62,7 @@ def users(tenant_id: int):
 def add_user(tenant_id: int):
     """Add a user, with the rules of add-user."""
     tenant = tenant_or_404(tenant_id)
-    form = _user_form(tenant)
+    form = _user_form(tenant_service.list_user_templates(tenant))
     return submit(
         form,
         lambda: user_service.add_user(
@@ -61,6 +76,7 @@ def add_user(tenant_id: int):
                 secondary_email=form.secondary_email.data or None,
                 create_in_instance=form.create_in_instance.data,
             ),
+            actor=supervisor(),
         ),
         lambda error: _page(tenant, user_form=form, error=error),
         lambda user: f"User '{user.login_user_id}' added.",
@@ -68,15 +84,31 @@ def add_user(tenant_id: int):
     )
 
 
+def _user_or_404(tenant: Tenant, user_id: int) -> User:
+    user = db.session.get(User, user_id)
+    if user is None or user.tenant_id != tenant.id:
+        abort(404)
+    return user
+
+
+@bp.get("/tenants/<int:tenant_id>/users/<int:user_id>/delete")
+def confirm_delete_user(tenant_id: int, user_id: int):
+    """Ask before deleting: the instance user goes too, and neither comes back."""
+    tenant = tenant_or_404(tenant_id)
+    user = _user_or_404(tenant, user_id)
+    return render_template("admin/user_delete.html", tenant=tenant, user=user, form=ConfirmForm())
+
+
 @bp.post("/tenants/<int:tenant_id>/users/<int:user_id>/delete")
 def delete_user(tenant_id: int, user_id: int):
-    """Delete a user from the service and the instance."""
+    """Delete a user from the service and the instance (after the confirmation page)."""
     tenant = tenant_or_404(tenant_id)
-    user = next((u for u in user_service.list_users(tenant) if u.id == user_id), None)
-    if user is not None and ConfirmForm().validate_on_submit():
-        login = user.login_user_id
-        _, error = attempt(lambda: user_service.delete_user(tenant, login))
-        flash(error or f"User '{login}' deleted.")
+    user = _user_or_404(tenant, user_id)
+    if not ConfirmForm().validate_on_submit():
+        return redirect(url_for("admin.confirm_delete_user", tenant_id=tenant.id, user_id=user.id))
+    login = user.login_user_id
+    _, error = attempt(lambda: user_service.delete_user(tenant, login, actor=supervisor()))
+    flash(error or f"User '{login}' deleted.")
     return redirect(url_for("admin.users", tenant_id=tenant.id))
 
 
@@ -84,7 +116,7 @@ def delete_user(tenant_id: int, user_id: int):
 def create_template(tenant_id: int):
     """Create a user template."""
     tenant = tenant_or_404(tenant_id)
-    form = TemplateForm(prefix="template")
+    form = _template_form(tenant)
 
     def create():
         profiles = (form.security_profile_ids.data or "").split(",")
@@ -97,7 +129,13 @@ def create_template(tenant_id: int):
             after_contact_work_seconds=form.after_contact_work_seconds.data or 0,
             desk_phone_number=form.desk_phone_number.data or None,
         )
-        return tenant_service.create_user_template(tenant, form.name.data, settings)
+        return tenant_service.create_user_template(
+            tenant,
+            form.name.data,
+            settings,
+            actor=supervisor(),
+            skill_queues=form.skill_queues.data or [],
+        )
 
     return submit(
         form,
@@ -106,3 +144,58 @@ def create_template(tenant_id: int):
         lambda template: f"User template '{template.name}' created.",
         url_for("admin.users", tenant_id=tenant.id),
     )
+
+
+def _queues_form(tenant: Tenant, user: User | None = None) -> AgentQueuesForm:
+    form = AgentQueuesForm(
+        prefix="desk", data={"queues": agent_service.queue_names(user)} if user else None
+    )
+    form.queues.choices = [q.name for q in tenant_service.list_skill_queues(tenant)]
+    return form
+
+
+def _desk_page(tenant: Tenant, user: User, form=None, error=None):
+    return render_template(
+        "admin/user_desk.html",
+        tenant=tenant,
+        user=user,
+        form=form or _queues_form(tenant, user),
+        invite_form=ConfirmForm(),
+        error=error,
+    ), (422 if error else 200)
+
+
+@bp.get("/tenants/<int:tenant_id>/users/<int:user_id>/desk")
+def user_desk(tenant_id: int, user_id: int):
+    """The user as an agent: the skill queues worked at the desk, the invitation."""
+    tenant = tenant_or_404(tenant_id)
+    return _desk_page(tenant, _user_or_404(tenant, user_id))
+
+
+@bp.post("/tenants/<int:tenant_id>/users/<int:user_id>/desk/queues")
+def set_user_queues(tenant_id: int, user_id: int):
+    """Give the agent exactly the ticked skill queues."""
+    tenant = tenant_or_404(tenant_id)
+    user = _user_or_404(tenant, user_id)
+    form = _queues_form(tenant)
+    return submit(
+        form,
+        lambda: agent_service.set_agent_queues(user, form.queues.data or [], actor=supervisor()),
+        lambda error: _desk_page(tenant, user, form, error),
+        lambda names: f"{user.login_user_id} now works {', '.join(names) or 'no queue'}.",
+        url_for("admin.user_desk", tenant_id=tenant.id, user_id=user.id),
+    )
+
+
+@bp.post("/tenants/<int:tenant_id>/users/<int:user_id>/desk/invite")
+def invite_user(tenant_id: int, user_id: int):
+    """Invite the agent to the desk: the one-time link is shown once, on this answer only."""
+    tenant = tenant_or_404(tenant_id)
+    user = _user_or_404(tenant, user_id)
+    if not ConfirmForm().validate_on_submit():
+        return redirect(url_for("admin.user_desk", tenant_id=tenant.id, user_id=user.id))
+    token, error = attempt(lambda: agent_service.invite(user, actor=supervisor()))
+    if error:
+        return _desk_page(tenant, user, error=error)
+    link = agent_service.invite_link(current_app.config["PUBLIC_BASE_URL"], token)
+    return render_template("admin/user_invite.html", tenant=tenant, user=user, link=link)

@@ -1,12 +1,22 @@
-"""The campaign page's search, read from its query string (`k`, `c`, `v` rows)."""
+"""The campaign page's search, read from its query string: `k`, `c`, `v` rows and a state `s`.
+
+The form obeys the API's limits (how many criteria, how long a key or a value) and offers
+the worked state as a choice. A search outside them is refused with a message naming the
+row and the field at fault, rather than run to match nothing or fail later.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from werkzeug.datastructures import MultiDict
 
+from app.models import WorkedState
 from app.services.search import Condition, Criterion
+from app.services.validation import MAX_CRITERIA, criterion_problem
+
+STATE_KEY = "sys_worked_state"
+STATES = [state.value for state in WorkedState]
 
 
 @dataclass(frozen=True)
@@ -14,6 +24,38 @@ class SearchRow:
     key: str
     condition: str
     value: str
+
+
+@dataclass
+class Search:
+    """A search as the form sent it, and what is wrong with it."""
+
+    rows: list[SearchRow]
+    state: str = ""  # the state choice; "" for any state
+    criteria: list[Criterion] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    # The fields at fault: (row index, "k" | "c" | "v"), or (None, "s") for the state choice.
+    faults: set[tuple[int | None, str]] = field(default_factory=set)
+
+    @property
+    def error(self) -> str | None:
+        return " ".join(self.problems) or None
+
+    @property
+    def args(self) -> dict[str, list[str] | str]:
+        """The query string that repeats this search (for page links and the download)."""
+        args: dict[str, list[str] | str] = {
+            "k": [row.key for row in self.rows],
+            "c": [row.condition for row in self.rows],
+            "v": [row.value for row in self.rows],
+        }
+        if self.state:
+            args["s"] = self.state
+        return args
+
+    def refuse(self, row: int | None, name: str, message: str) -> None:
+        self.problems.append(message)
+        self.faults.add((row, name))
 
 
 def search_rows(args: MultiDict) -> list[SearchRow]:
@@ -26,11 +68,39 @@ def search_rows(args: MultiDict) -> list[SearchRow]:
     ]
 
 
+def _states() -> str:
+    return ", ".join(STATES)
+
+
+def read_search(args: MultiDict) -> Search:
+    """The search the query string asks for; `problems` says why it may not run."""
+    search = Search(search_rows(args), args.get("s", "").strip())
+    if search.state and search.state not in STATES:
+        search.refuse(None, "s", f"State must be one of {_states()}.")
+    count = len(search.rows) + bool(search.state)
+    if count > MAX_CRITERIA:
+        search.refuse(
+            None, "count", f"A search has at most {MAX_CRITERIA} rows; this one has {count}."
+        )
+    for index, row in enumerate(search.rows):
+        number = index + 1
+        if row.condition not in set(Condition):
+            search.refuse(index, "c", f"Row {number}: '{row.condition}' is not a search condition.")
+        elif problem := criterion_problem(row.key, row.value):
+            name, reason = problem.split(" ", 1)
+            search.refuse(index, name[0], f"Row {number}: the {name} {reason}.")
+        elif row.key == STATE_KEY and row.value not in STATES:
+            search.refuse(index, "v", f"Row {number}: the state must be one of {_states()}.")
+        else:
+            search.criteria.append(Criterion(row.key, Condition(row.condition), row.value))
+    if search.state:
+        search.criteria.append(Criterion(STATE_KEY, Condition.EQUALS, search.state))
+    if search.problems:
+        search.criteria = []
+    return search
+
+
 def criteria_from_args(args: MultiDict) -> tuple[list[Criterion], str | None]:
     """The search's criteria, or the reason they are not valid."""
-    criteria = []
-    for row in search_rows(args):
-        if row.condition not in set(Condition):
-            return [], f"'{row.condition}' is not a search condition"
-        criteria.append(Criterion(row.key, Condition(row.condition), row.value))
-    return criteria, None
+    search = read_search(args)
+    return search.criteria, search.error

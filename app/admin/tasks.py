@@ -1,47 +1,96 @@
-"""A task: every field, its agent view, and the forms that change it."""
+"""A task: every field, its agent view, and the forms that change it.
+
+Each form carries the version of the task it showed; a save from an older copy is refused
+and the page shows the task as it is now, with the refused changes listed so none is lost.
+A refused form comes back as it was sent, every other form shows the task as stored.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-from flask import flash, redirect, render_template, url_for
+from flask import flash, redirect, render_template, request, url_for
+from flask_wtf import FlaskForm
 from wtforms.fields.choices import SelectChoice
 
 from app.admin import bp
-from app.admin.access import attempt, submit, task_or_404, tenant_or_404
-from app.admin.forms import BLANK_ROWS, ConfirmForm, ItemsForm, StatusForm, TransferForm
-from app.admin.items import item_inputs, next_time_ms
+from app.admin.access import (
+    attempt,
+    form_problems,
+    submit,
+    supervisor,
+    task_or_404,
+    tenant_or_404,
+)
+from app.admin.forms import (
+    BLANK_ROWS,
+    OUT_OF_DATE,
+    DeleteTaskForm,
+    StatusForm,
+    TaskItemsForm,
+    TransferForm,
+)
+from app.admin.items import item_inputs, next_time_ms, sent_rows
+from app.admin.problems import words
 from app.models import Task, Tenant
 from app.services import campaigns as campaign_service
 from app.services import tasks as task_service
 from app.services import tenants as tenant_service
 from app.services.display import agent_view
 from app.services.rules import time_zones
+from app.services.task_audit import task_history
 from app.services.tasks import Locator, TaskChanges
 
 KEEP_QUEUE = ""
+STALE = (
+    "Someone else changed this task while you were editing it, so nothing was saved. "
+    "The forms now show the task as it is stored; your changes are listed below."
+)
+STALE_DELETE = (
+    "Someone else changed this task since this page was shown, so it was not deleted. "
+    "Check it as it is now before you delete it."
+)
 
 
-def _items_form(task: Task) -> ItemsForm:
-    form = ItemsForm(prefix="data")
-    if not form.is_submitted():
-        for item in task.items:
-            if item.key == task.client_id_field:
-                continue  # the clientId is kept by the service itself
-            form.items.append_entry(
-                {"key": item.key, "value": item.value, "display_order": item.display_order}
-            )
-        for _ in range(BLANK_ROWS):
-            form.items.append_entry()
+@dataclass(frozen=True)
+class Unsaved:
+    """A refused save, as the user typed it: a table to copy from."""
+
+    title: str
+    headers: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+
+
+def _items_form(task: Task, posted: bool = False) -> TaskItemsForm:
+    if posted:
+        return TaskItemsForm(prefix="data")
+    form = TaskItemsForm(prefix="data", formdata=None, data={"version": task.version})
+    for item in task.items:
+        if item.key == task.client_id_field:
+            continue  # the clientId is kept by the service itself
+        form.items.append_entry(
+            {"key": item.key, "value": item.value, "display_order": item.display_order}
+        )
+    for _ in range(BLANK_ROWS):
+        form.items.append_entry()
     return form
 
 
-def _status_form(task: Task) -> StatusForm:
-    form = StatusForm(prefix="status")
-    queues = [q.name for q in tenant_service.list_skill_queues(task.campaign.tenant)]
-    form.skill_queue.choices = queues
-    form.time_zone.choices = form.next_zone.choices = time_zones()
-    if not form.is_submitted():
+def _status_form(task: Task, posted: bool = False) -> StatusForm:
+    form = StatusForm(prefix="status", **({} if posted else {"formdata": None}))
+    form.skill_queue.choices = [
+        q.name for q in tenant_service.list_skill_queues(task.campaign.tenant)
+    ]
+    zones = time_zones()
+    if task.time_zone not in zones:
+        # A zone stored before the rule tightened (`localtime`) is shown as it is, never
+        # silently replaced by the list's first zone; saving it is refused with the reason.
+        zones = [task.time_zone, *zones]
+    form.time_zone.choices = form.next_zone.choices = zones
+    if not posted:
+        form.version.data = task.version
         form.state.data = task.worked_state
         form.skill_queue.data = task.skill_queue.name
         form.time_zone.data = form.next_zone.data = task.time_zone
@@ -52,30 +101,53 @@ def _status_form(task: Task) -> StatusForm:
     return form
 
 
-def _transfer_form(task: Task) -> TransferForm:
-    form = TransferForm(prefix="transfer")
+def _transfer_form(task: Task, posted: bool = False) -> TransferForm:
+    form = TransferForm(prefix="transfer", **({} if posted else {"formdata": None}))
     tenant = task.campaign.tenant
     form.destination.choices = [c.name for c in campaign_service.list_campaigns(tenant)]
     form.skill_queue.choices = [
         SelectChoice(KEEP_QUEUE, "Unchanged, or the destination's default"),
         *(q.name for q in tenant_service.list_skill_queues(tenant)),
     ]
-    if not form.is_submitted():
+    if not posted:
+        form.version.data = task.version
         form.destination.data = task.campaign.name
         form.preferred_agent.data = task.preferred_agent or ""
     return form
 
 
-def _task_page(tenant: Tenant, task: Task, error: str | None = None, **forms):
+FORMS: dict[str, tuple[str, Callable[..., FlaskForm]]] = {
+    "items_form": ("Data items", _items_form),
+    "status_form": ("Status", _status_form),
+    "transfer_form": ("Transfer", _transfer_form),
+}
+
+
+def _unsaved(name: str, form: FlaskForm) -> Unsaved:
+    """What a refused form held, in the form's words."""
+    title = FORMS[name][0]
+    if isinstance(form, TaskItemsForm):
+        return Unsaved(title, ("Key", "Value", "Order"), sent_rows(form.items))
+    rows = [
+        (words(field), " ".join(field.raw_data or ()))
+        for field in form
+        if field.short_name not in ("csrf_token", "version")
+    ]
+    return Unsaved(title, ("Field", "Value"), rows)
+
+
+def _task_page(tenant: Tenant, task: Task, error: str | None = None, unsaved=None, **kept):
+    """The task page; `kept` holds the one form that was sent, as it was sent."""
+    forms = {name: kept.get(name) or build(task) for name, (_, build) in FORMS.items()}
     return render_template(
         "admin/task.html",
         tenant=tenant,
         task=task,
         view=agent_view(task.items),
-        items_form=forms.get("items_form") or _items_form(task),
-        status_form=forms.get("status_form") or _status_form(task),
-        transfer_form=forms.get("transfer_form") or _transfer_form(task),
         error=error,
+        unsaved=unsaved,
+        history=task_history(tenant.id, task.record_id, request.args.get("history", 1, type=int)),
+        **forms,
     ), (422 if error else 200)
 
 
@@ -96,21 +168,24 @@ def agent(tenant_id: int, record_id: str):
     )
 
 
-def _submit(tenant_id: int, record_id: str, form_name: str, build, action, done: str):
-    """Validate one of the task's forms, run its action in one transaction, answer.
-
-    On a refusal the task page comes back with the reason and the form as it was sent.
-    """
+def _submit(tenant_id: int, record_id: str, form_name: str, action, done: str):
+    """Validate one of the task's forms, run its action in one transaction, answer."""
     tenant = tenant_or_404(tenant_id)
     task = task_or_404(tenant, record_id)
-    form = build(task)
+    form = FORMS[form_name][1](task, posted=True)
+
+    def refused(error: str):
+        # After a rollback the task is read again, as it is stored.
+        stored = task_or_404(tenant, record_id)
+        if form.version.data != stored.version:  # a stale copy: show the newer task
+            reason = STALE if form.version.data is not None else OUT_OF_DATE
+            return _task_page(tenant, stored, reason, _unsaved(form_name, form))
+        return _task_page(tenant, stored, error, **{form_name: form})
+
     return submit(
         form,
         lambda: action(task, form),
-        # After a rollback the task is read again, as it is stored.
-        lambda error: _task_page(
-            tenant, task_or_404(tenant, record_id), error, **{form_name: form}
-        ),
+        refused,
         lambda _: done,
         url_for("admin.task", tenant_id=tenant.id, record_id=task.record_id),
     )
@@ -120,12 +195,17 @@ def _submit(tenant_id: int, record_id: str, form_name: str, build, action, done:
 def edit_items(tenant_id: int, record_id: str):
     """Replace the task's data items, with the API's add/update rules."""
 
-    def action(task: Task, form: ItemsForm):
+    def action(task: Task, form: TaskItemsForm):
         task_service.add_or_update_task(
-            task.campaign, task.client_id, item_inputs(form.items), record_id=task.record_id
+            task.campaign,
+            task.client_id,
+            item_inputs(form.items),
+            record_id=task.record_id,
+            expected_version=form.version.data,
+            actor=supervisor(),
         )
 
-    return _submit(tenant_id, record_id, "items_form", _items_form, action, "Data items saved.")
+    return _submit(tenant_id, record_id, "items_form", action, "Data items saved.")
 
 
 @bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/status")
@@ -140,10 +220,15 @@ def change_status(tenant_id: int, record_id: str):
             time_zone=form.time_zone.data,
         )
         task_service.change_status(
-            task.campaign, Locator(record_id=task.record_id), form.state.data, changes
+            task.campaign,
+            Locator(record_id=task.record_id),
+            form.state.data,
+            changes,
+            expected_version=form.version.data,
+            actor=supervisor(),
         )
 
-    return _submit(tenant_id, record_id, "status_form", _status_form, action, "Status changed.")
+    return _submit(tenant_id, record_id, "status_form", action, "Status changed.")
 
 
 @bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/transfer")
@@ -156,24 +241,53 @@ def transfer(tenant_id: int, record_id: str):
             preferred_agent=form.preferred_agent.data or "",
         )
         task_service.transfer_task(
-            task.campaign, Locator(record_id=task.record_id), form.destination.data, changes
+            task.campaign,
+            Locator(record_id=task.record_id),
+            form.destination.data,
+            changes,
+            expected_version=form.version.data,
+            actor=supervisor(),
         )
 
-    return _submit(tenant_id, record_id, "transfer_form", _transfer_form, action, "Task moved.")
+    return _submit(tenant_id, record_id, "transfer_form", action, "Task moved.")
 
 
 @bp.route("/tenants/<int:tenant_id>/tasks/<record_id>/delete", methods=["GET", "POST"])
 def delete(tenant_id: int, record_id: str):
-    """Ask for confirmation, then delete the task."""
+    """Ask for confirmation, showing the task as stored, then delete that version of it."""
     tenant = tenant_or_404(tenant_id)
     task = task_or_404(tenant, record_id)
-    form = ConfirmForm()
-    if form.validate_on_submit():
+    form = DeleteTaskForm()
+    error = None
+    if not form.is_submitted():
+        shown = request.args.get("version", type=int)  # the version the task page showed
+        if shown is not None and shown != task.version:
+            error = STALE_DELETE
+    elif not form.validate():
+        error = form_problems(form)
+    else:
         campaign = task.campaign
         _, error = attempt(
-            lambda: task_service.delete_task(campaign, Locator(record_id=task.record_id))
+            lambda: task_service.delete_task(
+                campaign,
+                Locator(record_id=task.record_id),
+                expected_version=form.version.data,
+                actor=supervisor(),
+            )
         )
         if error is None:
             flash(f"Task '{task.client_id}' deleted.")
             return redirect(url_for("admin.campaign", tenant_id=tenant.id, campaign_id=campaign.id))
-    return render_template("admin/task_delete.html", tenant=tenant, task=task, form=form)
+        task = task_or_404(tenant, record_id)  # as it is stored now
+        if form.version.data != task.version:
+            error = STALE_DELETE
+    # The confirmation is for the task as this page shows it (raw_data would win over data).
+    form.version.data = task.version
+    form.version.raw_data = None
+    return render_template(
+        "admin/task_delete.html",
+        tenant=tenant,
+        task=task,
+        form=form,
+        error=error,
+    ), (422 if error and form.is_submitted() else 200)

@@ -6,16 +6,23 @@ from typing import Any
 
 import orjson
 from flask import request
-from werkzeug.exceptions import BadRequest, UnsupportedMediaType
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 
 
 def receive() -> None:
-    """Read the whole body before any database work (413 past MAX_CONTENT_LENGTH).
+    """Read the whole body before any database work (413 past MAX_CONTENT_LENGTH, with or
+    without a Content-Length).
 
     On SQLite a writing request holds the database's write lock from its first query, so
     a slow client must not be sending its body while the lock is held.
     """
-    request.get_data(cache=True)
+    body = request.get_data(cache=True)
+    limit = request.max_content_length
+    # A body without Content-Length (chunked) is read up to the limit and no further,
+    # silently: one more byte on the wire means it was longer.
+    at_limit = limit is not None and request.content_length is None and len(body) >= limit
+    if at_limit and request.environ["wsgi.input"].read(1):
+        raise RequestEntityTooLarge()
 
 
 def json_object() -> dict[str, Any]:

@@ -23,6 +23,7 @@ from app.api.schemas import (
 from app.extensions import db
 from app.models import Campaign
 from app.services import tasks
+from app.services.actors import Actor
 from app.services.campaigns import get_campaign
 from app.services.errors import InvalidInput, ServiceError
 from app.services.search import result_limit, search_tasks, with_data
@@ -44,8 +45,12 @@ def _check_tenant(caller: Caller, common: Common) -> None:
         )
 
 
-def _run(schema: type[Common], action: Callable[[Campaign, Any], dict], **on_failure: Any):
-    """Authenticate, validate, run one action in one transaction, answer the envelope."""
+def _run(schema: type[Common], action: Callable[[Campaign, Any, Actor], dict], **on_failure: Any):
+    """Authenticate, validate, run one action in one transaction, answer the envelope.
+
+    The action acts as the caller's key; a refused action rolls back with its change the
+    audit record and the event it wrote.
+    """
     receive()
     caller = authenticate()
     body = json_object()
@@ -53,7 +58,7 @@ def _run(schema: type[Common], action: Callable[[Campaign, Any], dict], **on_fai
         _check_tenant(caller, Common.model_validate(body))
         request = schema.model_validate(body)
         campaign = get_campaign(caller.tenant, request.campaignName)
-        extra = action(campaign, request)
+        extra = action(campaign, request, caller.actor)
         db.session.commit()
     except (ValidationError, ServiceError) as error:
         db.session.rollback()
@@ -63,11 +68,11 @@ def _run(schema: type[Common], action: Callable[[Campaign, Any], dict], **on_fai
     return jsonify(wire.envelope(body, wire.SUCCESS, None, **extra))
 
 
-@bp.post("/addOrUpdateCampaignRecord")
+@bp.post("/addOrUpdateCampaignRecord", provide_automatic_options=False)
 def add_or_update_campaign_record():
     """Add a task, or replace all the data of an existing one."""
 
-    def action(campaign: Campaign, request: AddOrUpdateRequest) -> dict:
+    def action(campaign: Campaign, request: AddOrUpdateRequest, actor: Actor) -> dict:
         tasks.add_or_update_task(
             campaign,
             request.clientId,
@@ -76,18 +81,19 @@ def add_or_update_campaign_record():
             client_id_field_name=request.clientIdFieldName or None,
             preferred_agent=request.preferredAgent,
             next_earliest_ms=request.nextEarliestWorkTimeUTC,
+            actor=actor,
         )
         return {}
 
     return _run(AddOrUpdateRequest, action)
 
 
-@bp.post("/searchPreviewCampaign")
+@bp.post("/searchPreviewCampaign", provide_automatic_options=False)
 @read_only
 def search_preview_campaign():
     """Look up one task by id, or the tasks matching every criterion."""
 
-    def action(campaign: Campaign, request: SearchRequest) -> dict:
+    def action(campaign: Campaign, request: SearchRequest, _actor: Actor) -> dict:
         locator = request.locator()
         if locator.record_id or locator.client_id:
             found = [tasks.find_task(campaign, locator)]
@@ -107,38 +113,46 @@ def _criteria(request: SearchRequest) -> list:
     return [criterion.criterion() for criterion in request.previewRecordData]
 
 
-@bp.post("/changeCampaignRecordStatus")
+@bp.post("/changeCampaignRecordStatus", provide_automatic_options=False)
 def change_campaign_record_status():
     """Set a task's worked state and, optionally, its queue, agent, time and zone."""
 
-    def action(campaign: Campaign, request: ChangeStatusRequest) -> dict:
+    def action(campaign: Campaign, request: ChangeStatusRequest, actor: Actor) -> dict:
         tasks.change_status(
-            campaign, request.locator(), request.previewRecordStateEnum, request.changes()
+            campaign,
+            request.locator(),
+            request.previewRecordStateEnum,
+            request.changes(),
+            actor=actor,
         )
         return {}
 
     return _run(ChangeStatusRequest, action)
 
 
-@bp.post("/transferCampaignRecord")
+@bp.post("/transferCampaignRecord", provide_automatic_options=False)
 def transfer_campaign_record():
     """Move a task to another campaign and/or skill queue."""
 
-    def action(campaign: Campaign, request: TransferRequest) -> dict:
+    def action(campaign: Campaign, request: TransferRequest, actor: Actor) -> dict:
         tasks.transfer_task(
-            campaign, request.locator(), request.transferToCampaign, request.changes()
+            campaign,
+            request.locator(),
+            request.transferToCampaign,
+            request.changes(),
+            actor=actor,
         )
         return {}
 
     return _run(TransferRequest, action)
 
 
-@bp.post("/deleteRecordFromCampaign")
+@bp.post("/deleteRecordFromCampaign", provide_automatic_options=False)
 def delete_record_from_campaign():
     """Remove a task from its campaign."""
 
-    def action(campaign: Campaign, request: DeleteRequest) -> dict:
-        tasks.delete_task(campaign, request.locator())
+    def action(campaign: Campaign, request: DeleteRequest, actor: Actor) -> dict:
+        tasks.delete_task(campaign, request.locator(), actor=actor)
         return {}
 
     return _run(DeleteRequest, action)

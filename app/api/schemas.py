@@ -1,17 +1,56 @@
-"""Request bodies of the Preview API, validated strictly at the edge."""
+"""Request bodies of the Preview API, validated strictly at the edge.
+
+The same models generate the published OpenAPI document (app/api/openapi.py). Where the
+service checks a rule itself (to answer its own status, e.g. INVALIDCLIENTID), `published`
+states the rule in the document without changing what the model accepts.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from app.models import WorkedState
+from app.services.rules import MAX_EPOCH_MS
 from app.services.search import Condition, Criterion
 from app.services.tasks import Locator, TaskChanges
-from app.services.validation import ItemInput
+from app.services.validation import MAX_INT, MAX_ITEMS, MAX_KEY, ItemInput
 
 Name = Annotated[str, StringConstraints(max_length=255)]
-RECORD_ID = Field(None, validation_alias=AliasChoices("previewRecordId", "previewRecordID"))
+RECORD_ID = Field(
+    None,
+    validation_alias=AliasChoices("previewRecordId", "previewRecordID"),
+    description="Locates a task; clientId is then ignored. `previewRecordID` is accepted too.",
+)
+WORKED_STATES = [state.value for state in WorkedState]
+EPOCH_MS = "UTC Unix epoch in milliseconds."
+TIME_RULES = {"nextEarliestWorkTimeUTC": {"minimum": 0, "maximum": MAX_EPOCH_MS}}
+
+
+def published(
+    required: tuple[str, ...] = (), **properties: dict[str, Any]
+) -> Callable[[dict[str, Any]], None]:
+    """A json_schema_extra that documents what a valid request is: the fields the service
+    requires, and rules it checks itself. Such a field is published without `null`."""
+
+    def adjust(schema: dict[str, Any]) -> None:
+        schema["required"] = [*schema.get("required", []), *required]
+        for name in {*required, *properties}:
+            field = _not_null(schema["properties"][name])
+            schema["properties"][name] = {**field, **properties.get(name, {})}
+
+    return adjust
+
+
+def _not_null(field: dict[str, Any]) -> dict[str, Any]:
+    """The field's schema without its `null` branch and its `null` default."""
+    kept = {k: v for k, v in field.items() if k not in ("anyOf", "default")}
+    branches = [b for b in field.get("anyOf", []) if b != {"type": "null"}]
+    if "anyOf" not in field:
+        return kept
+    return {**kept, **branches[0]} if len(branches) == 1 else field
 
 
 class Strict(BaseModel):
@@ -39,10 +78,12 @@ class _Locating(Common):
 
 
 class _Changing(_Locating):
-    skillQueue: Name | None = None
-    preferredAgent: Name | None = None
-    nextEarliestWorkTimeUTC: int | None = None
-    timeZone: Name | None = None
+    skillQueue: Name | None = Field(None, description="Sets the task's skill queue.")
+    preferredAgent: Name | None = Field(
+        None, description="Agent user id; an empty string clears the preferred agent."
+    )
+    nextEarliestWorkTimeUTC: int | None = Field(None, description=EPOCH_MS)
+    timeZone: Name | None = Field(None, description="IANA time zone name, e.g. Europe/Paris.")
 
     def changes(self) -> TaskChanges:
         return TaskChanges(
@@ -54,18 +95,38 @@ class _Changing(_Locating):
 
 
 class DataItem(Strict):
-    key: str
-    value: str
-    displayOrder: int | None = None
+    model_config = ConfigDict(
+        json_schema_extra=published(
+            key={"minLength": 1, "maxLength": MAX_KEY},
+            displayOrder={"minimum": 1, "maximum": MAX_INT},
+        )
+    )
+
+    key: str = Field(description="Not blank.")
+    value: str = Field(description="At most 2,000 bytes in UTF-8.")
+    displayOrder: int | None = Field(
+        None, description="Order shown to the agent; greater than zero when given."
+    )
 
 
 class AddOrUpdateRequest(Common):
+    model_config = ConfigDict(
+        json_schema_extra=published(
+            ("clientId", "previewRecordData"),
+            clientId={"minLength": 1, "maxLength": 255},
+            previewRecordData={"maxItems": MAX_ITEMS},
+            **TIME_RULES,
+        )
+    )
+
     previewRecordId: Name | None = RECORD_ID
     # Checked by the service, which answers INVALIDCLIENTID when it is missing or empty.
     clientId: str | None = None
-    clientIdFieldName: Name | None = None
-    preferredAgent: str | None = None
-    nextEarliestWorkTimeUTC: int | None = None
+    clientIdFieldName: Name | None = Field(
+        None, description="Key under which clientId is put into the data when adding (`Id`)."
+    )
+    preferredAgent: str | None = Field(None, description="Agent user id.")
+    nextEarliestWorkTimeUTC: int | None = Field(None, description=EPOCH_MS)
     # Required, but checked by the service after clientId (INVALIDCLIENTID comes first).
     previewRecordData: list[DataItem] | None = None
 
@@ -85,15 +146,25 @@ class SearchCriterion(Strict):
 
 
 class SearchRequest(_Locating):
+    model_config = ConfigDict(json_schema_extra=published(maxRecords={"minimum": 1}))
+
     maxRecords: int | None = None
     previewRecordData: list[SearchCriterion] | None = Field(None, max_length=50)
 
 
 class ChangeStatusRequest(_Changing):
-    previewRecordStateEnum: Name
+    model_config = ConfigDict(
+        json_schema_extra=published(previewRecordStateEnum={"enum": WORKED_STATES}, **TIME_RULES)
+    )
+
+    previewRecordStateEnum: Name = Field(
+        description="The new state; nextEarliestWorkTimeUTC is required with WORKED."
+    )
 
 
 class TransferRequest(_Changing):
+    model_config = ConfigDict(json_schema_extra=published(**TIME_RULES))
+
     transferToCampaign: Name
 
 

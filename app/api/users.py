@@ -6,14 +6,15 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from flask import Blueprint, jsonify
-from pydantic import StringConstraints, ValidationError
+from pydantic import ConfigDict, StringConstraints, ValidationError
 from werkzeug.exceptions import Unauthorized
 
 from app.api.auth import Caller, authenticate
 from app.api.body import json_object, receive
-from app.api.schemas import Strict, describe
+from app.api.schemas import Strict, describe, published
 from app.extensions import db
 from app.services import users
+from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
 from app.services.instance import InstanceError
 from app.storage import read_only
@@ -41,11 +42,28 @@ class TenantRef(Strict):
     environment: Annotated[str, StringConstraints(min_length=1, max_length=255)]
 
 
+# What the service checks itself, stated in the published document (app/api/openapi.py).
+NOT_BLANK = {"minLength": 1}
+EMAIL = {"format": "email"}
+
+
 class UserRequest(Strict):
+    model_config = ConfigDict(json_schema_extra=published(loginUserId=NOT_BLANK))
+
     loginUserId: Text
 
 
 class AddUserRequest(UserRequest):
+    model_config = ConfigDict(
+        json_schema_extra=published(
+            **dict.fromkeys(
+                ("loginUserId", "firstName", "lastName", "userTemplateName"), NOT_BLANK
+            ),
+            primaryEmailAddr=EMAIL,
+            secondaryEmailAddr=EMAIL,
+        )
+    )
+
     firstName: Text
     lastName: Text
     primaryEmailAddr: Text | None = None
@@ -86,20 +104,22 @@ def _check_tenant(caller: Caller, body: dict[str, Any]) -> None:
         raise RefusedTenant("UNAUTHORIZED", "tenant." + problem)
 
 
-def _result_of(error: ServiceError) -> str:
-    return next((result for kind, result in RESULT_OF if isinstance(error, kind)), "FAIL")
-
-
-def _run(schema: type[UserRequest], operation: Callable[[Any, Any], dict], **empty: Any):
-    """Authenticate, check the tenant, validate, run the operation, answer result/message."""
+def json_action(
+    act: Callable[[Caller, dict[str, Any]], dict],
+    results: tuple[tuple[type[ServiceError], str], ...],
+    otherwise: str,
+    empty: dict[str, Any],
+):
+    """Authenticate, check the body's tenant, then `act` on the body in the request's
+    transaction; answer HTTP 200 with result/message (and `empty`'s fields when refused):
+    a refusal's result is that of the first of `results` it is, else `otherwise`.
+    The skeleton of the JSON doors that answer this way (this API, the Desk API)."""
     receive()
     caller = authenticate()
     body = json_object()
     try:
         _check_tenant(caller, body)
-        users.check_supported(caller.tenant)
-        request = schema.model_validate(body)
-        answer = operation(caller.tenant, request)
+        answer = act(caller, body)
         db.session.commit()
     except RefusedTenant as refused:
         return jsonify({"result": refused.result, "message": refused.message, **empty})
@@ -108,16 +128,27 @@ def _run(schema: type[UserRequest], operation: Callable[[Any, Any], dict], **emp
         return jsonify({"result": "INVALID_ARGUMENTS", "message": describe(error), **empty})
     except ServiceError as error:
         db.session.rollback()
-        return jsonify({"result": _result_of(error), "message": error.message, **empty})
+        result = next((name for kind, name in results if isinstance(error, kind)), otherwise)
+        return jsonify({"result": result, "message": error.message, **empty})
     return jsonify({"result": SUCCESS, **answer})
 
 
-@bp.post("/users/add-user")
+def _run(schema: type[UserRequest], operation: Callable[[Any, Any, Actor], dict], **empty: Any):
+    """Validate, then run the operation as the caller's key (see json_action)."""
+
+    def act(caller: Caller, body: dict[str, Any]) -> dict:
+        users.check_supported(caller.tenant)
+        return operation(caller.tenant, schema.model_validate(body), caller.actor)
+
+    return json_action(act, RESULT_OF, "FAIL", empty)
+
+
+@bp.post("/users/add-user", provide_automatic_options=False)
 def add_user():
     """Create a user in the service and, optionally, in the contact-centre instance."""
 
-    def operation(tenant, request: AddUserRequest) -> dict:
-        user = users.add_user(tenant, request.new_user())
+    def operation(tenant, request: AddUserRequest, actor: Actor) -> dict:
+        user = users.add_user(tenant, request.new_user(), actor=actor)
         where = " and in the instance" if user.connect_user_id else ""
         return {
             "message": f"user '{user.login_user_id}' created in the service{where}",
@@ -127,12 +158,12 @@ def add_user():
     return _run(AddUserRequest, operation, connectUserId=None)
 
 
-@bp.post("/users/query-existence")
+@bp.post("/users/query-existence", provide_automatic_options=False)
 @read_only
 def query_existence():
     """Tell whether a user exists in the service and in the instance."""
 
-    def operation(tenant, request: UserRequest) -> dict:
+    def operation(tenant, request: UserRequest, _actor: Actor) -> dict:
         status = users.user_status(tenant, request.loginUserId)
         where = "the service and the instance" if status.connect_user_id else "the service only"
         return {
@@ -144,18 +175,18 @@ def query_existence():
     return _run(UserRequest, operation, amazonConnectStatus=None, connectUserId=None)
 
 
-@bp.post("/users/delete-user")
+@bp.post("/users/delete-user", provide_automatic_options=False)
 def delete_user():
     """Delete a user from the service and, where it exists there, from the instance."""
 
-    def operation(tenant, request: UserRequest) -> dict:
-        users.delete_user(tenant, request.loginUserId)
+    def operation(tenant, request: UserRequest, actor: Actor) -> dict:
+        users.delete_user(tenant, request.loginUserId, actor=actor)
         return {"message": f"user '{request.loginUserId}' deleted"}
 
     return _run(UserRequest, operation)
 
 
-@bp.post("/<path:unknown>")
+@bp.post("/<path:unknown>", provide_automatic_options=False)
 def unknown_operation(unknown: str):
     """The spec answers an invalid endpoint URL with 401, like invalid headers."""
     raise Unauthorized(f"The endpoint URL is not valid: {PREFIX}/{unknown}")

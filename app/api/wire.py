@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.services import errors
-from app.services.rules import format_time
-from app.services.search import TaskData
+from app.services.task_wire import task_to_wire  # noqa: F401 - the search answer's shape
 
 SUCCESS = "SUCCESS"
 FAILED = "FAILED"
@@ -34,28 +33,3 @@ def envelope(body: dict[str, Any], status: str, error: str | None, **extra: Any)
 
 def _echo(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def task_to_wire(data: TaskData) -> dict[str, Any]:
-    """One element of previewRecordClientData."""
-    task = data.task
-    record: dict[str, Any] = {
-        "previewRecordID": task.record_id,
-        "clientId": task.client_id,
-        "preferredAgent": task.preferred_agent,
-        "skillQueue": task.skill_queue.name,
-        "createdTime": format_time(task.created_at),
-        "lastUpdatedTime": format_time(task.updated_at),
-        "nextEarliestWorkTime": format_time(task.next_earliest_work_at),
-        "workedState": task.worked_state,
-        "workAttempts": task.work_attempts,
-        "lastAttemptAgent": task.last_attempt_agent,
-        "lastAttemptTime": format_time(task.last_attempt_at),
-    }
-    if data.work_codes:
-        record["workCodes"] = [{"key": c.key, "value": c.value} for c in data.work_codes]
-    record["previewRecordData"] = [
-        {"key": item.key, "value": item.value, "displayOrder": item.display_order}
-        for item in data.items
-    ]
-    return record

@@ -50,6 +50,9 @@ class Campaign(db.Model):
     default_time_zone: Mapped[str] = mapped_column(String(64))
     client_id_field_name: Mapped[str] = mapped_column(String(255), default=DEFAULT_CLIENT_ID_FIELD)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # The desk: when an agent last received one of its tasks; campaigns sharing a queue
+    # take turns, least recently delivered from first (app/services/delivery).
+    last_delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     tenant: Mapped[Tenant] = relationship()
     default_skill_queue: Mapped[SkillQueue] = relationship()

@@ -35,3 +35,19 @@ class Supervisor(UserMixin, db.Model):
 
     def may_see(self, tenant: Tenant) -> bool:
         return self.all_tenants or any(t.id == tenant.id for t in self.tenants)
+
+
+class LoginSession(db.Model):
+    """A signed-in browser session, kept on the server so that signing out ends it.
+
+    The cookie carries a random token; only its SHA-256 is stored.
+    """
+
+    __tablename__ = "login_sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    supervisor_id: Mapped[int] = mapped_column(
+        ForeignKey("supervisors.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

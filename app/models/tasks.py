@@ -50,6 +50,17 @@ class Task(db.Model):
             "preferred_agent",
             **_where("preferred_agent IS NOT NULL"),
         ),
+        # Delivery (app/services/delivery): a campaign's next new task, its next due
+        # reschedule, and the holds the clock ends.
+        Index("ix_tasks_delivery_new", "campaign_id", "id", **_where("worked_state = 'NOTWORKED'")),
+        Index(
+            "ix_tasks_delivery_due",
+            "campaign_id",
+            "next_earliest_work_at",
+            "id",
+            **_where("worked_state = 'WORKED'"),
+        ),
+        Index("ix_tasks_hold", "hold_until", **_where("preferred_agent IS NOT NULL")),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -71,6 +82,17 @@ class Task(db.Model):
     next_earliest_work_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # Counts every change; a form carries the version it showed, so a save from a stale
+    # page is refused instead of silently undoing a newer change.
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    # The desk: the agent (users.id) a delivered task is reserved for, and the reservation's
+    # last activity (it lapses after OFFER_TIMEOUT_SECONDS without any). No foreign key, so
+    # adding it never rebuilds this large table; deleting a user releases its reservations.
+    reserved_by_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    reserved_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Until when the task is offered only to its preferred agent (set when the task becomes
+    # available with a preferred agent); past it, the preference is cleared.
+    hold_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     campaign: Mapped[Campaign] = relationship()
     skill_queue: Mapped[SkillQueue] = relationship(lazy="joined")

@@ -9,6 +9,7 @@ from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, UniqueConstra
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
+from app.models.campaigns import SkillQueue
 from app.models.tenants import Tenant
 from app.models.types import UTCDateTime, text_c, utcnow
 
@@ -37,6 +38,10 @@ class UserTemplate(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     tenant: Mapped[Tenant] = relationship()
+    # Skill queues given to the users made from this template.
+    default_skill_queues: Mapped[list[SkillQueue]] = relationship(
+        secondary="template_skill_queues", order_by="SkillQueue.name"
+    )
 
 
 class User(db.Model):
@@ -57,9 +62,20 @@ class User(db.Model):
     )
     connect_user_id: Mapped[str | None] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # The desk: a password the agent set through an invitation, and the agent's state.
+    password_hash: Mapped[str | None] = mapped_column(String(255))
+    invite_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    invite_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    desk_state: Mapped[str] = mapped_column(String(16), default="OFFLINE", server_default="OFFLINE")
+    desk_state_since: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The desk's last heartbeat: silent past AGENT_IDLE_SECONDS counts as offline.
+    last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     tenant: Mapped[Tenant] = relationship()
     template: Mapped[UserTemplate] = relationship()
+    skill_queues: Mapped[list[SkillQueue]] = relationship(
+        secondary="agent_skill_queues", order_by="SkillQueue.name"
+    )
 
 
 class LocalInstanceUser(db.Model):

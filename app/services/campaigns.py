@@ -7,7 +7,9 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import Campaign, CampaignType, Task, Tenant
 from app.models.campaigns import DEFAULT_CLIENT_ID_FIELD
+from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.history import Change, record
 from app.services.rules import require_time_zone
 from app.services.tenants import get_skill_queue
 
@@ -50,6 +52,8 @@ def create_campaign(
     time_zone: str,
     campaign_type: str = CampaignType.PREVIEW,
     client_id_field_name: str = DEFAULT_CLIENT_ID_FIELD,
+    *,
+    actor: Actor,
 ) -> Campaign:
     """Create a campaign with its default skill queue and time zone."""
     if not name.strip() or len(name) > 255:
@@ -71,4 +75,13 @@ def create_campaign(
         client_id_field_name=client_id_field_name,
     )
     db.session.add(campaign)
+    db.session.flush()  # its id keys the trail
+    after = {
+        "name": name,
+        "type": campaign_type,
+        "skillQueue": queue.name,
+        "timeZone": time_zone,
+        "clientIdFieldName": client_id_field_name,
+    }
+    record(actor, Change("campaign.added", "campaign", str(campaign.id), tenant.id, after=after))
     return campaign

@@ -12,13 +12,16 @@ from datetime import timedelta
 from pathlib import Path
 
 from sqlalchemy import select
-from werkzeug.security import check_password_hash, generate_password_hash
+from werkzeug.security import check_password_hash
 
 from app.config import instance_secret
 from app.extensions import db
 from app.models import ApiKey, Supervisor, Task, Tenant, WorkCode, WorkedState
 from app.models.types import utcnow
 from app.services import campaigns, keys, supervisors, tenants
+from app.services.actors import Actor
+from app.services.task_trail import trace_change
+from app.services.task_wire import task_snapshot
 from app.services.tasks import add_or_update_task
 from app.services.validation import ItemInput
 
@@ -35,19 +38,19 @@ LAST = ("Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", 
 PLANS = ("Basic", "Plus", "Premium")
 
 
-def _tenant(platform: str) -> Tenant:
+def _tenant(platform: str, actor: Actor) -> Tenant:
     tenant = tenants.find_tenant(platform, COMPANY, ENVIRONMENT)
     if tenant is None:
-        tenant = tenants.create_tenant(platform, COMPANY, ENVIRONMENT, REGION, "saml")
+        tenant = tenants.create_tenant(platform, COMPANY, ENVIRONMENT, REGION, "saml", actor=actor)
         db.session.flush()
     return tenant
 
 
-def _demo_key(tenant: Tenant, instance_path: str) -> str:
+def _demo_key(tenant: Tenant, instance_path: str, actor: Actor) -> str:
     key = instance_secret(Path(instance_path) / "demo-api-key", lambda: secrets.token_urlsafe(32))
     known = db.session.scalar(select(ApiKey).filter_by(key_hash=keys.hash_key(key)))
     if known is None:
-        keys.issue_key(tenant, key)
+        keys.issue_key(tenant, key, actor=actor)
     return key
 
 
@@ -67,7 +70,7 @@ def _items(rng: random.Random, number: int) -> list[ItemInput]:
     ]
 
 
-def _tasks(tenant: Tenant, rng: random.Random) -> None:
+def _tasks(tenant: Tenant, rng: random.Random, actor: Actor) -> None:
     for name, *_ in CAMPAIGNS:
         campaign = campaigns.get_campaign(tenant, name)
         for number in range(1, 25):
@@ -76,47 +79,55 @@ def _tasks(tenant: Tenant, rng: random.Random) -> None:
                 select(Task.id).filter_by(campaign_id=campaign.id, client_id=client_id)
             ):
                 continue
-            task, _ = add_or_update_task(campaign, client_id, _items(rng, number))
-            if number % 4 == 0:
-                task.worked_state = WorkedState.WORKED
-                task.work_attempts = 1
-                task.last_attempt_agent = "agent.smith@democo.example"
-                task.last_attempt_at = utcnow() - timedelta(hours=number)
-                task.next_earliest_work_at = utcnow() + timedelta(days=1)
-            if number % 6 == 0:
-                task.worked_state = WorkedState.COMPLETED
-                task.work_codes = [WorkCode(key="Outcome", value="Renewed", position=0)]
+            task, _ = add_or_update_task(campaign, client_id, _items(rng, number), actor=actor)
+            if number % 4 == 0 or number % 6 == 0:
+                _worked(task, number, actor)
+
+
+def _worked(task: Task, number: int, actor: Actor) -> None:
+    """Give a demo task a past attempt, as agents would have; the trail says so."""
+    before = task_snapshot(task)
+    if number % 4 == 0:
+        task.worked_state = WorkedState.WORKED
+        task.work_attempts = 1
+        task.last_attempt_agent = "agent.smith@democo.example"
+        task.last_attempt_at = utcnow() - timedelta(hours=number)
+        task.next_earliest_work_at = utcnow() + timedelta(days=1)
+    if number % 6 == 0:
+        task.worked_state = WorkedState.COMPLETED
+        task.work_codes = [WorkCode(key="Outcome", value="Renewed", position=0)]
+    trace_change(actor, "task.updated", task, before, task_snapshot(task))
 
 
 SUPERVISOR = "supervisor@democo.example"
 
 
-def _supervisor(instance_path: str) -> str:
+def _supervisor(instance_path: str, actor: Actor) -> str:
     password = instance_secret(
         Path(instance_path) / "demo-supervisor-password", lambda: secrets.token_urlsafe(12)
     )
     existing = db.session.scalar(select(Supervisor).filter_by(email=SUPERVISOR))
     if existing is None:
-        supervisors.create_supervisor(SUPERVISOR, password)
+        supervisors.create_supervisor(SUPERVISOR, password, actor=actor)
     elif not check_password_hash(existing.password_hash, password):
-        existing.password_hash = generate_password_hash(password)
+        supervisors.set_password(existing, password, actor=actor)
     return password
 
 
-def seed(platform: str, instance_path: str) -> tuple[str, str]:
+def seed(platform: str, instance_path: str, *, actor: Actor) -> tuple[str, str]:
     """Create whatever demo data is missing; return the demo API key and supervisor password."""
     rng = random.Random(2026)  # noqa: S311 - demo content, not a secret
-    tenant = _tenant(platform)
-    key = _demo_key(tenant, instance_path)
+    tenant = _tenant(platform, actor)
+    key = _demo_key(tenant, instance_path, actor)
     for queue in QUEUES:
         if tenants.find_skill_queue(tenant, queue) is None:
-            tenants.create_skill_queue(tenant, queue)
+            tenants.create_skill_queue(tenant, queue, actor=actor)
     db.session.flush()
     for name, queue, zone, kind in CAMPAIGNS:
         if campaigns.find_campaign(tenant, name) is None:
-            campaigns.create_campaign(tenant, name, queue, zone, kind)
+            campaigns.create_campaign(tenant, name, queue, zone, kind, actor=actor)
     if tenants.find_user_template(tenant, "Agent") is None:
-        tenants.create_user_template(tenant, "Agent")
+        tenants.create_user_template(tenant, "Agent", actor=actor)
     db.session.flush()
-    _tasks(tenant, rng)
-    return key, _supervisor(instance_path)
+    _tasks(tenant, rng, actor)
+    return key, _supervisor(instance_path, actor)

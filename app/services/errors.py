@@ -31,3 +31,11 @@ class InvalidClientId(ServiceError):
 
 class InvalidDataKey(ServiceError):
     """previewRecordData holds a key equal to the clientId field name."""
+
+
+class NotAvailable(ServiceError):
+    """The agent asked for a task while not AVAILABLE (or silent past AGENT_IDLE_SECONDS)."""
+
+
+class StaleTask(Conflict):
+    """The change was prepared from an older copy of the task than the one stored."""

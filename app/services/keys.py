@@ -16,6 +16,8 @@ from sqlalchemy import or_, select
 from app.extensions import db
 from app.models import ApiKey, Tenant
 from app.models.types import utcnow
+from app.services.actors import Actor
+from app.services.history import Change, record
 
 _DUMMY_HASH = hashlib.sha256(b"no such tenant").hexdigest()
 
@@ -24,20 +26,44 @@ def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def issue_key(tenant: Tenant, key: str | None = None) -> str:
-    """Give the tenant a new current key and return it; only its hash is kept."""
+def _at(moment: datetime | None) -> str | None:
+    return moment.isoformat(timespec="milliseconds") if moment else None
+
+
+def _new_key(tenant: Tenant, key: str | None) -> tuple[str, ApiKey]:
     key = key or secrets.token_urlsafe(32)
-    db.session.add(ApiKey(tenant=tenant, key_hash=hash_key(key), prefix=key[:6]))
+    row = ApiKey(tenant=tenant, key_hash=hash_key(key), prefix=key[:6])
+    db.session.add(row)
+    db.session.flush()  # its id names it in the trail
+    return key, row
+
+
+def issue_key(tenant: Tenant, key: str | None = None, *, actor: Actor) -> str:
+    """Give the tenant a new current key and return it; only its hash is kept, and the
+    trail records the key's id, never the key or its hash."""
+    key, row = _new_key(tenant, key)
+    record(actor, Change("api_key.issued", "api_key", str(row.id), tenant.id, after=_fields(row)))
     return key
 
 
-def rotate_key(tenant: Tenant, grace: timedelta) -> str:
-    """Retire the current key after `grace` and issue a new one."""
+def rotate_key(tenant: Tenant, grace: timedelta, *, actor: Actor) -> str:
+    """Retire the current key after `grace` and issue a new one; the trail records the new
+    key's id and the id and expiry of each key it retires."""
     ends = utcnow() + grace
-    for key in tenant.api_keys:
-        if key.expires_at is None:
-            key.expires_at = ends
-    return issue_key(tenant)
+    retired = []
+    for old in tenant.api_keys:
+        if old.expires_at is None:
+            old.expires_at = ends
+            retired.append({"id": old.id, "expiresAt": _at(ends)})
+    key, row = _new_key(tenant, None)
+    after = {**_fields(row), "retired": retired}
+    record(actor, Change("api_key.rotated", "api_key", str(row.id), tenant.id, after=after))
+    return key
+
+
+def _fields(row: ApiKey) -> dict:
+    """What the trail says of a key: its id and expiry, never any of the key itself."""
+    return {"id": row.id, "expiresAt": _at(row.expires_at)}
 
 
 def key_states(tenant: Tenant, now: datetime | None = None) -> list[tuple[ApiKey, str]]:
@@ -63,13 +89,21 @@ def key_matches(tenant: Tenant, presented: str) -> bool:
 
 
 def authenticate(platform: str, company: str, environment: str, presented: str) -> Tenant | None:
-    """The tenant whose live key this is, or None.
+    """The tenant whose live key this is, or None."""
+    found = identify(platform, company, environment, presented)
+    return found[0] if found else None
 
-    One query and the same comparisons whether the tenant exists or not, so the time an
-    answer takes tells nothing about which tenants exist.
+
+def identify(
+    platform: str, company: str, environment: str, presented: str
+) -> tuple[Tenant, int] | None:
+    """The tenant whose live key this is and the key's id (who acts, in the trail), or None.
+
+    One query (which loads the tenant too) and the same comparisons whether the tenant
+    exists or not, so the time an answer takes tells nothing about which tenants exist.
     """
     rows = db.session.execute(
-        select(ApiKey.key_hash, ApiKey.tenant_id)
+        select(ApiKey.key_hash, Tenant, ApiKey.id)
         .join(Tenant, Tenant.id == ApiKey.tenant_id)
         .where(
             Tenant.platform == platform,
@@ -80,7 +114,7 @@ def authenticate(platform: str, company: str, environment: str, presented: str) 
     ).all()
     presented_hash = hash_key(presented)
     matched = None
-    for stored, tenant_id in rows or [(_DUMMY_HASH, None)]:
+    for stored, tenant, key_id in rows or [(_DUMMY_HASH, None, None)]:
         if hmac.compare_digest(stored, presented_hash):
-            matched = tenant_id
-    return db.session.get(Tenant, matched) if matched is not None else None
+            matched = tenant, key_id
+    return matched

@@ -27,18 +27,30 @@ def is_e164(value: str) -> bool:
     return E164.fullmatch(value) is not None
 
 
+# Files of a zoneinfo folder that are no time zone of the world: the host's own setting,
+# the POSIX rules template, tzdata's "Factory" placeholder and the alternative trees.
+NOT_ZONES = frozenset({"localtime", "posixrules", "Factory"})
+NOT_ZONE_TREES = ("posix/", "right/")
+
+
 @lru_cache(maxsize=1)
 def _zones() -> frozenset[str]:
-    return frozenset(zoneinfo.available_timezones())
+    """The zone names of the IANA database, its backward-compatible links (`US/Eastern`)
+    included: an update can never turn a name a client used into a refusal."""
+    return frozenset(
+        name
+        for name in zoneinfo.available_timezones()
+        if name not in NOT_ZONES and not name.startswith(NOT_ZONE_TREES)
+    )
 
 
 def time_zones() -> list[str]:
-    """Every IANA zone name, sorted, for pickers."""
+    """Every accepted zone name, sorted, for pickers."""
     return sorted(_zones())
 
 
 def is_time_zone(name: str) -> bool:
-    """True for a name of the IANA Time Zone Database."""
+    """True for a zone name of the IANA Time Zone Database (not `localtime`, `Factory`)."""
     return name in _zones()
 
 

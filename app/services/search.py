@@ -7,10 +7,11 @@ Every criterion narrows the set (criteria are AND-ed). A custom-key criterion be
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import groupby
+from operator import itemgetter
 
 from flask import current_app
 from sqlalchemy import ColumnElement, Row, Select, func, or_, select
@@ -183,7 +184,7 @@ class TaskData:
     work_codes: Sequence[Row]
 
 
-_CHUNK = 1000
+DATA_CHUNK = 1000
 
 
 def with_data(tasks: list[Task]) -> list[TaskData]:
@@ -192,24 +193,34 @@ def with_data(tasks: list[Task]) -> list[TaskData]:
     Loading thousands of items as rows rather than ORM objects keeps a 1,000-task search
     answer several times cheaper.
     """
-    items: dict[int, list[Row]] = defaultdict(list)
-    codes: dict[int, list[Row]] = defaultdict(list)
-    ids = [task.id for task in tasks]
-    for start in range(0, len(ids), _CHUNK):
-        chunk = ids[start : start + _CHUNK]
-        for row in db.session.execute(
-            select(TaskItem.task_id, TaskItem.key, TaskItem.value, TaskItem.display_order)
-            .where(TaskItem.task_id.in_(chunk))
-            .order_by(TaskItem.task_id, TaskItem.position)
-        ):
-            items[row.task_id].append(row)
-        for row in db.session.execute(
-            select(WorkCode.task_id, WorkCode.key, WorkCode.value)
-            .where(WorkCode.task_id.in_(chunk))
-            .order_by(WorkCode.task_id, WorkCode.position)
-        ):
-            codes[row.task_id].append(row)
-    return [TaskData(task, items[task.id], codes[task.id]) for task in tasks]
+    found = []
+    for start in range(0, len(tasks), DATA_CHUNK):
+        chunk = tasks[start : start + DATA_CHUNK]
+        items, codes = data_rows([task.id for task in chunk])
+        found += [TaskData(task, items.get(task.id, ()), codes.get(task.id, ())) for task in chunk]
+    return found
+
+
+def data_rows(task_ids: list[int]) -> tuple[dict[int, list[Row]], dict[int, list[Row]]]:
+    """The items (task_id, key, value, display_order) and the work codes (task_id, key,
+    value) of at most DATA_CHUNK tasks, each by task id in their order; two queries."""
+    items = _grouped(
+        select(TaskItem.task_id, TaskItem.key, TaskItem.value, TaskItem.display_order)
+        .where(TaskItem.task_id.in_(task_ids))
+        .order_by(TaskItem.task_id, TaskItem.position)
+    )
+    codes = _grouped(
+        select(WorkCode.task_id, WorkCode.key, WorkCode.value)
+        .where(WorkCode.task_id.in_(task_ids))
+        .order_by(WorkCode.task_id, WorkCode.position)
+    )
+    return items, codes
+
+
+def _grouped(query: Select) -> dict[int, list[Row]]:
+    """The rows of a query ordered by task id (its first column), by task id."""
+    rows = db.session.execute(query).all()  # one fetch: cheaper than a row at a time
+    return {task_id: list(group) for task_id, group in groupby(rows, key=itemgetter(0))}
 
 
 def suggested_keys(campaign: Campaign, sample: int = 500) -> list[str]:

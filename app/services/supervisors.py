@@ -1,4 +1,9 @@
-"""Supervisor accounts: e-mail, a werkzeug password hash and the tenants they may see."""
+"""Supervisor accounts: e-mail, a werkzeug password hash and the tenants they may see.
+
+Passwords follow ASVS 2.1: at least 12 characters, any characters, no composition rules,
+and refused when zxcvbn finds them among the passwords of its breach corpora (or a close
+variant of one: l33t, reversed, a common word with digits, a keyboard walk, a repeat).
+"""
 
 from __future__ import annotations
 
@@ -6,24 +11,56 @@ import re
 
 from sqlalchemy import select
 from werkzeug.security import check_password_hash, generate_password_hash
+from zxcvbn import zxcvbn
 
 from app.extensions import db
 from app.models import Supervisor, Tenant
-from app.services.errors import Conflict, InvalidInput
+from app.services import sessions
+from app.services.actors import Actor
+from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.history import Change, record
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
-MIN_PASSWORD = 8
+MIN_PASSWORD = 12
+MAX_PASSWORD = 1024
+# zxcvbn's score 3 means at least 10^8 guesses; below it the password is a common or
+# breached one or built from them.
+MIN_SCORE = 3
+# zxcvbn refuses longer input; its first 72 characters already decide a weak password.
+_ZXCVBN_MAX = 72
 # Checked when the e-mail is unknown, so a wrong address costs as long as a wrong password.
 _UNKNOWN = generate_password_hash("not a password of anyone")
 
 
-def create_supervisor(email: str, password: str, tenants: list[Tenant] | None = None) -> Supervisor:
+def check_password(password: str) -> None:
+    """Refuse a password that is too short, too long, or common or breached."""
+    if len(password) < MIN_PASSWORD:
+        raise InvalidInput(f"the password must be at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise InvalidInput(f"the password must be at most {MAX_PASSWORD} characters")
+    verdict = zxcvbn(password[:_ZXCVBN_MAX])
+    if verdict["score"] < MIN_SCORE:
+        why = verdict["feedback"]["warning"]
+        raise InvalidInput(
+            "the password is a common or breached password, or too close to one"
+            + (f" ({why.rstrip('.')})" if why else "")
+            + ": choose another"
+        )
+
+
+def _record(actor: Actor, action: str, email: str, after: dict | None = None) -> None:
+    """Supervisors belong to no tenant: their trail has none (never the password)."""
+    record(actor, Change(action, "supervisor", email, None, after=after))
+
+
+def create_supervisor(
+    email: str, password: str, tenants: list[Tenant] | None = None, *, actor: Actor
+) -> Supervisor:
     """Create a supervisor who sees every tenant, or only `tenants` when given."""
     email = email.strip().lower()
     if not _EMAIL.fullmatch(email) or len(email) > 255:
         raise InvalidInput(f"'{email}' is not an e-mail address")
-    if len(password) < MIN_PASSWORD:
-        raise InvalidInput(f"the password must be at least {MIN_PASSWORD} characters")
+    check_password(password)
     if db.session.scalar(select(Supervisor).filter_by(email=email)):
         raise Conflict(f"supervisor {email} already exists")
     supervisor = Supervisor(
@@ -33,7 +70,35 @@ def create_supervisor(email: str, password: str, tenants: list[Tenant] | None = 
         tenants=list(tenants or []),
     )
     db.session.add(supervisor)
+    sees = sorted(f"{t.company_code}/{t.environment}" for t in tenants or [])
+    _record(actor, "supervisor.added", email, {"email": email, "tenants": sees or "all"})
     return supervisor
+
+
+def find_supervisor(email: str) -> Supervisor:
+    supervisor = db.session.scalar(select(Supervisor).filter_by(email=email.strip().lower()))
+    if supervisor is None:
+        raise NotFound(f"no supervisor {email.strip().lower()}")
+    return supervisor
+
+
+def set_password(supervisor: Supervisor, password: str, *, actor: Actor) -> None:
+    """Give the supervisor a new password and end every session they have; the trail says
+    that it changed and by whom, nothing of the password."""
+    check_password(password)
+    supervisor.password_hash = generate_password_hash(password)
+    sessions.end_sessions(supervisor)
+    _record(actor, "supervisor.password_changed", supervisor.email, {"sessionsEnded": True})
+
+
+def change_password(supervisor: Supervisor, current: str, new: str, *, actor: Actor) -> None:
+    """A supervisor's own change: the current password first, then the rules of
+    `set_password` (every session ends; the caller starts a new one for this browser)."""
+    if not check_password_hash(supervisor.password_hash, current):
+        raise InvalidInput("the current password is not right")
+    if new == current:
+        raise InvalidInput("the new password must differ from the current one")
+    set_password(supervisor, new, actor=actor)
 
 
 def authenticate(email: str, password: str) -> Supervisor | None:

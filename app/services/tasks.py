@@ -2,25 +2,40 @@
 
 Functions here change the session but never commit: the caller (one API request, one
 form post, one CLI command) commits once when the whole action succeeded and rolls back
-on any ServiceError, so a failure leaves stored data exactly as it was.
+on any ServiceError, so a failure leaves stored data exactly as it was. Each change
+adds its audit record and its event (`trace_change`) to the same session, so they are
+committed or rolled back with it.
 """
 
 from __future__ import annotations
 
-import os
-import time
-import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
-from app.models import Campaign, Task, TaskItem, WorkedState
+from app.models import Campaign, SkillQueue, Task, TaskItem, WorkedState
 from app.models.types import utcnow
+from app.services.actors import Actor
 from app.services.campaigns import find_campaign
-from app.services.errors import Conflict, InvalidInput, NotFound, TaskNotFound
+from app.services.errors import Conflict, InvalidInput, NotFound, StaleTask, TaskNotFound
 from app.services.rules import from_epoch_ms, require_time_zone
+from app.services.search import TaskData
+from app.services.task_trail import trace_change
+from app.services.task_wire import snapshot, task_data, task_snapshot
+from app.services.task_writes import (
+    ITEM_COLUMNS,
+    Defaults,
+    client_id_key,
+    hold_end,
+    item_rows,
+    keyed,
+    new_task_values,
+    touch,
+    update_values,
+)
 from app.services.tenants import get_skill_queue
 from app.services.validation import (
     ItemInput,
@@ -81,6 +96,15 @@ def find_task(campaign: Campaign, locator: Locator, lock: bool = False) -> Task:
     return task
 
 
+def check_version(task: Task, expected: int | None) -> None:
+    """Refuse a change prepared from an older copy of the task (None: no check)."""
+    if expected is not None and task.version != expected:
+        raise StaleTask(
+            f"task '{task.client_id}' was changed by someone else (version {task.version}, "
+            f"you edited version {expected}); nothing was saved"
+        )
+
+
 def find_tenant_task(tenant_id: int, record_id: str) -> Task | None:
     """A task of the tenant by its previewRecordID, whichever campaign holds it now."""
     return db.session.scalar(
@@ -99,18 +123,24 @@ def add_or_update_task(
     client_id_field_name: str | None = None,
     preferred_agent: str | None = None,
     next_earliest_ms: int | None = None,
+    expected_version: int | None = None,
+    actor: Actor,
 ) -> tuple[Task, bool]:
-    """Add a task or replace an existing one's data; returns the task and whether it is new."""
+    """Add a task or replace an existing one's data; returns the task and whether it is new.
+
+    `expected_version`, when given, refuses to update a task changed since it was read.
+    """
     client_id = check_client_id(client_id)
     task = _by_record_id(campaign, record_id, lock=True) if record_id else None
     task = task or _by_client_id(campaign, client_id, lock=True)
-    # An update keeps the clientId under the key the task was added with, unless told otherwise.
-    field_name = client_id_field_name or (task.client_id_field if task else None)
+    if task is not None:
+        check_version(task, expected_version)
+    campaign_key = campaign.client_id_field_name
     plan = plan_task(
         campaign.tenant,
         client_id,
         items,
-        field_name or campaign.client_id_field_name,
+        client_id_key(client_id_field_name, task and task.client_id_field, campaign_key),
         preferred_agent=preferred_agent,
         next_earliest_ms=next_earliest_ms,
     )
@@ -121,20 +151,36 @@ def add_or_update_task(
         if task is None:  # another request added this clientId first: update theirs
             created = False
             task = _by_client_id(campaign, client_id, lock=True)
+            plan = keyed(
+                plan, client_id_key(client_id_field_name, task.client_id_field, campaign_key)
+            )
+    stored = None if created else task_data(task)
+    before = None if stored is None else snapshot(stored)
     if not created:
         _rename(task, client_id)
-        if plan.skill_queue:
-            task.skill_queue = plan.skill_queue
-        if plan.time_zone:
-            task.time_zone = plan.time_zone
-    task.client_id_field = plan.field_name
-    if plan.preferred_agent is not None:
-        task.preferred_agent = plan.preferred_agent or None
-    if plan.next_work is not None:
-        task.next_earliest_work_at = plan.next_work
-    task.updated_at = now
+        values = update_values(plan, _queue_id(plan), now)
+        _apply(task, values)
+        if "hold_until" in values:  # from the stored time and agent, not only the plan's
+            restart_hold(task, now)
+        touch(task, now)
     _replace_items(task, plan.items)
+    # After: the items just written and the work codes as they were, not read back.
+    after = snapshot(TaskData(task, plan.items, stored.work_codes if stored else ()))
+    trace_change(actor, "task.added" if created else "task.updated", task, before, after)
     return task, created
+
+
+def _queue_id(plan: TaskPlan) -> int | None:
+    return plan.skill_queue.id if plan.skill_queue else None
+
+
+def _apply(task: Task, values: dict[str, Any]) -> None:
+    """Set the columns on the task; the queue as its object, so `task.skill_queue` agrees."""
+    for name, value in values.items():
+        if name == "skill_queue_id":
+            task.skill_queue = db.session.get(SkillQueue, value)
+        else:
+            setattr(task, name, value)
 
 
 def add_task(
@@ -144,6 +190,7 @@ def add_task(
     *,
     preferred_agent: str | None = None,
     next_earliest_ms: int | None = None,
+    actor: Actor,
 ) -> Task:
     """Add a new task; unlike add_or_update_task, an existing clientId is refused."""
     if client_id and _by_client_id(campaign, client_id) is not None:
@@ -157,47 +204,22 @@ def add_task(
         items,
         preferred_agent=preferred_agent,
         next_earliest_ms=next_earliest_ms,
+        actor=actor,
     )
     return task
 
 
 def _insert(campaign: Campaign, plan: TaskPlan, now) -> Task | None:
     """Insert a new task in a savepoint; None when the clientId was taken meanwhile."""
-    task = Task(
-        record_id=new_record_id(),
-        campaign=campaign,
-        client_id=plan.client_id,
-        skill_queue=plan.skill_queue or campaign.default_skill_queue,
-        time_zone=plan.time_zone or campaign.default_time_zone,
-        worked_state=WorkedState.NOTWORKED,
-        work_attempts=0,
-        created_at=now,
-        updated_at=now,
-    )
+    values = new_task_values(plan, _queue_id(plan), Defaults.of(campaign))
+    queue = db.session.get(SkillQueue, values.pop("skill_queue_id"))
+    task = Task(campaign=campaign, skill_queue=queue, created_at=now, updated_at=now, **values)
     try:
         with db.session.begin_nested():
             db.session.add(task)
     except IntegrityError:
         return None
     return task
-
-
-def new_record_id() -> str:
-    """A previewRecordID: a UUID of version 7 (milliseconds, then 74 random bits).
-
-    No id is ever given out twice, and ids made one after another sort one after another,
-    so adding tasks appends to the index of ids instead of writing all over it.
-    """
-    millis = time.time_ns() // 1_000_000 & (2**48 - 1)
-    random = int.from_bytes(os.urandom(10), "big")
-    value = (
-        millis << 80
-        | 0x7 << 76  # version 7
-        | (random >> 62 & 0xFFF) << 64
-        | 0b10 << 62  # RFC 9562 variant
-        | random & (2**62 - 1)
-    )
-    return str(uuid.UUID(int=value))
 
 
 def _rename(task: Task, client_id: str) -> None:
@@ -218,17 +240,6 @@ def _flush_or_conflict(message: str) -> None:
             db.session.flush()
     except IntegrityError:
         raise Conflict(message) from None
-
-
-ITEM_COLUMNS = ("task_id", "campaign_id", "key", "value", "number", "display_order", "position")
-
-
-def item_rows(task_id: int, campaign_id: int, items: list[ItemInput]) -> list[tuple]:
-    """A task's items as rows of ITEM_COLUMNS, in their sent order."""
-    return [
-        (task_id, campaign_id, item.key, item.value, item.number, item.display_order, position)
-        for position, item in enumerate(items)
-    ]
 
 
 def _replace_items(task: Task, items: list[ItemInput]) -> None:
@@ -268,10 +279,32 @@ def apply_changes(task: Task, changes: TaskChanges) -> None:
         task.preferred_agent = changes.preferred_agent or None
     if next_work is not None:
         task.next_earliest_work_at = next_work
-    task.updated_at = utcnow()
+    if changes.preferred_agent is not None or next_work is not None:
+        restart_hold(task, utcnow())
+    touch(task)
 
 
-def change_status(campaign: Campaign, locator: Locator, state: str, changes: TaskChanges) -> Task:
+def restart_hold(task: Task, now) -> None:
+    """A new preferred agent or next earliest time: the agent's hold runs from when the
+    task becomes available (app/services/delivery)."""
+    task.hold_until = hold_end(task.preferred_agent, task.next_earliest_work_at, now)
+
+
+def end_reservation(task: Task) -> None:
+    """A task changed elsewhere (status, transfer) is no longer the agent's: the desk
+    answers NOT_FOUND on the agent's next action on it."""
+    task.reserved_by_id, task.reserved_at = None, None
+
+
+def change_status(
+    campaign: Campaign,
+    locator: Locator,
+    state: str,
+    changes: TaskChanges,
+    *,
+    expected_version: int | None = None,
+    actor: Actor,
+) -> Task:
     """Set the worked state of one task, with its optional system fields."""
     if state not in set(WorkedState):
         raise InvalidInput(
@@ -280,13 +313,23 @@ def change_status(campaign: Campaign, locator: Locator, state: str, changes: Tas
     if state == WorkedState.WORKED and changes.next_earliest_ms is None:
         raise InvalidInput("nextEarliestWorkTimeUTC is required when the new state is WORKED")
     task = find_task(campaign, locator, lock=True)
+    check_version(task, expected_version)
+    before = task_snapshot(task)
     apply_changes(task, changes)
     task.worked_state = state
+    end_reservation(task)
+    trace_change(actor, "task.status_changed", task, before, task_snapshot(task))
     return task
 
 
 def transfer_task(
-    campaign: Campaign, locator: Locator, destination_name: str, changes: TaskChanges
+    campaign: Campaign,
+    locator: Locator,
+    destination_name: str,
+    changes: TaskChanges,
+    *,
+    expected_version: int | None = None,
+    actor: Actor,
 ) -> Task:
     """Move a task to another campaign (or queue), keeping its id, data and state.
 
@@ -299,6 +342,8 @@ def transfer_task(
             f"transferToCampaign '{destination_name}' is not a campaign of this environment"
         )
     task = find_task(campaign, locator, lock=True)
+    check_version(task, expected_version)
+    before = task_snapshot(task)
     if destination.id != campaign.id:
         if _by_client_id(destination, task.client_id) is not None:
             raise Conflict(
@@ -315,10 +360,18 @@ def transfer_task(
             task.skill_queue = destination.default_skill_queue
             _sync_item(task, "SkillQueue", destination.default_skill_queue.name)
     apply_changes(task, changes)
+    end_reservation(task)
+    after = task_snapshot(task)
+    where = {"fromCampaign": campaign.name, "toCampaign": destination.name}
+    trace_change(actor, "task.transferred", task, before, after, **where)
     return task
 
 
-def delete_task(campaign: Campaign, locator: Locator) -> None:
+def delete_task(
+    campaign: Campaign, locator: Locator, *, expected_version: int | None = None, actor: Actor
+) -> None:
     """Remove a task and its data for good; its previewRecordID is never given out again."""
     task = find_task(campaign, locator, lock=True)
+    check_version(task, expected_version)
+    trace_change(actor, "task.deleted", task, task_snapshot(task), None)
     db.session.delete(task)

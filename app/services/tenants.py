@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 
 from app.extensions import db
 from app.models import REGIONS, AuthMode, InstanceKind, PhoneType, SkillQueue, Tenant, UserTemplate
 from app.models.tenants import AWS_REGION
+from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.history import Change, record
 from app.services.rules import is_e164
 
 _CONNECT_ID = re.compile(r"[A-Za-z0-9:/_.-]{1,256}")
@@ -33,8 +36,28 @@ def get_tenant(platform: str, company_code: str, environment: str) -> Tenant:
     return tenant
 
 
+def tenant_fields(tenant: Tenant) -> dict:
+    """A tenant as the trail records it."""
+    return {
+        "platform": tenant.platform,
+        "companyCode": tenant.company_code,
+        "environment": tenant.environment,
+        "region": tenant.region,
+        "authMode": tenant.auth_mode,
+        "instanceKind": tenant.instance_kind,
+        "connectInstanceId": tenant.connect_instance_id,
+        "connectRegion": tenant.connect_region,
+    }
+
+
 def create_tenant(
-    platform: str, company_code: str, environment: str, region: str, auth_mode: str
+    platform: str,
+    company_code: str,
+    environment: str,
+    region: str,
+    auth_mode: str,
+    *,
+    actor: Actor,
 ) -> Tenant:
     """Register a company environment; its first API key is issued separately."""
     for name, value in (("company code", company_code), ("environment", environment)):
@@ -52,8 +75,14 @@ def create_tenant(
         environment=environment,
         region=region,
         auth_mode=auth_mode,
+        instance_kind=InstanceKind.LOCAL,
     )
     db.session.add(tenant)
+    db.session.flush()  # its id keys the trail
+    record(
+        actor,
+        Change("tenant.added", "tenant", str(tenant.id), tenant.id, after=tenant_fields(tenant)),
+    )
     return tenant
 
 
@@ -81,21 +110,55 @@ def list_skill_queues(tenant: Tenant) -> list[SkillQueue]:
     )
 
 
-def create_skill_queue(tenant: Tenant, name: str) -> SkillQueue:
+def create_skill_queue(tenant: Tenant, name: str, *, actor: Actor) -> SkillQueue:
     _check_name(name, "skill queue")
     if find_skill_queue(tenant, name):
         raise Conflict(f"skill queue '{name}' already exists")
     queue = SkillQueue(tenant=tenant, name=name)
     db.session.add(queue)
+    db.session.flush()
+    record(
+        actor,
+        Change("skill_queue.added", "skill_queue", str(queue.id), tenant.id, after={"name": name}),
+    )
     return queue
 
 
+def _instance_fields(tenant: Tenant) -> dict:
+    fields = tenant_fields(tenant)
+    return {name: fields[name] for name in ("instanceKind", "connectInstanceId", "connectRegion")}
+
+
 def set_instance(
-    tenant: Tenant, kind: str, instance_id: str | None = None, region: str | None = None
+    tenant: Tenant,
+    kind: str,
+    instance_id: str | None = None,
+    region: str | None = None,
+    *,
+    actor: Actor,
 ) -> None:
     """Point the tenant at its contact-centre instance: the local one, or Amazon Connect."""
+    _check_instance(kind, instance_id, region)
+    before = _instance_fields(tenant)
     if kind == InstanceKind.LOCAL:
-        tenant.instance_kind, tenant.connect_instance_id, tenant.connect_region = kind, None, None
+        instance_id = region = None
+    tenant.instance_kind = kind
+    tenant.connect_instance_id, tenant.connect_region = instance_id, region
+    record(
+        actor,
+        Change(
+            "tenant.instance_set",
+            "tenant",
+            str(tenant.id),
+            tenant.id,
+            before=before,
+            after=_instance_fields(tenant),
+        ),
+    )
+
+
+def _check_instance(kind: str, instance_id: str | None, region: str | None) -> None:
+    if kind == InstanceKind.LOCAL:
         return
     if kind != InstanceKind.AMAZON_CONNECT:
         raise InvalidInput(f"instance kind '{kind}' is not one of local, amazon-connect")
@@ -105,8 +168,6 @@ def set_instance(
         )
     if not region or not AWS_REGION.fullmatch(region):
         raise InvalidInput(f"'{region}' is not an AWS region name")
-    tenant.instance_kind = kind
-    tenant.connect_instance_id, tenant.connect_region = instance_id, region
 
 
 @dataclass(frozen=True)
@@ -146,18 +207,28 @@ def find_user_template(tenant: Tenant, name: str) -> UserTemplate | None:
 def list_user_templates(tenant: Tenant) -> list[UserTemplate]:
     return list(
         db.session.scalars(
-            select(UserTemplate).filter_by(tenant_id=tenant.id).order_by(UserTemplate.name)
+            select(UserTemplate)
+            .filter_by(tenant_id=tenant.id)
+            .order_by(UserTemplate.name)
+            .options(selectinload(UserTemplate.default_skill_queues))
         )
     )
 
 
 def create_user_template(
-    tenant: Tenant, name: str, settings: TemplateSettings | None = None
+    tenant: Tenant,
+    name: str,
+    settings: TemplateSettings | None = None,
+    *,
+    actor: Actor,
+    skill_queues: tuple[str, ...] | list[str] = (),
 ) -> UserTemplate:
-    """Create a user template with what it stands for in the instance."""
+    """Create a user template with what it stands for in the instance, and the skill
+    queues the users made from it work at the desk."""
     _check_name(name, "user template")
     settings = settings or TemplateSettings()
     settings.check()
+    queues = [get_skill_queue(tenant, queue) for queue in sorted(set(skill_queues))]
     if find_user_template(tenant, name):
         raise Conflict(f"user template '{name}' already exists")
     template = UserTemplate(
@@ -170,6 +241,13 @@ def create_user_template(
         auto_accept=settings.auto_accept,
         after_contact_work_seconds=settings.after_contact_work_seconds,
         desk_phone_number=settings.desk_phone_number,
+        default_skill_queues=queues,
     )
     db.session.add(template)
+    db.session.flush()
+    after = {"name": name, **asdict(settings), "skillQueues": [q.name for q in queues]}
+    record(
+        actor,
+        Change("user_template.added", "user_template", str(template.id), tenant.id, after=after),
+    )
     return template

@@ -10,21 +10,35 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
+import email_validator
 from email_validator import EmailNotValidError, validate_email
 from flask import current_app
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.orm import selectinload
 
 from app.extensions import db
 from app.models import AuthMode, Tenant, User
+from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
+from app.services.history import Change, record
 from app.services.instance import InstanceError, InstanceUser, instance_for
 from app.services.tenants import find_user_template
 
 # Amazon Connect's rule for usernames, applied to users created in any instance.
 INSTANCE_USERNAME = re.compile(r"[a-zA-Z0-9_.@-]{1,100}")
 MAX_NAME = 100
+# Directory-linked environments commonly use internal mail domains (corp.local, home.arpa,
+# mail.localhost, lab.test) that email-validator refuses as special-use names. Its documented
+# list of those names is the way to allow them; only the ones that are never an internal
+# mail domain stay refused. Every other syntax rule still applies (a period in the domain,
+# no DNS look-up).
+NEVER_INTERNAL = ("invalid", "onion")
+email_validator.SPECIAL_USE_DOMAIN_NAMES[:] = [
+    name for name in email_validator.SPECIAL_USE_DOMAIN_NAMES if name in NEVER_INTERNAL
+]
 
 
 class NotSupported(ServiceError):
@@ -124,6 +138,7 @@ def get_user(tenant: Tenant, login_user_id: str) -> User:
 def list_users(tenant: Tenant, limit: int | None = None, offset: int = 0) -> list[User]:
     """The tenant's users by loginUserId, a page at a time when `limit` is given."""
     query = select(User).filter_by(tenant_id=tenant.id).order_by(User.login_user_id)
+    query = query.options(selectinload(User.template), selectinload(User.skill_queues))
     return list(db.session.scalars(query.limit(limit).offset(offset)))
 
 
@@ -150,8 +165,37 @@ def user_statuses(tenant: Tenant, users: list[User]) -> list[tuple[User, str]]:
     return statuses
 
 
-def add_user(tenant: Tenant, new: NewUser) -> User:
-    """Add a user to the service and, when asked, to the tenant's instance; commits."""
+def user_fields(user: User) -> dict[str, Any]:
+    """The user as the User API names its fields: what the trail and the events carry."""
+    return {
+        "loginUserId": user.login_user_id,
+        "firstName": user.first_name,
+        "lastName": user.last_name,
+        "primaryEmailAddr": user.primary_email,
+        "secondaryEmailAddr": user.secondary_email,
+        "userTemplateName": user.template.name,
+        "connectUserId": user.connect_user_id,
+    }
+
+
+def _change(tenant: Tenant, action: str, fields: dict[str, Any], added: bool) -> Change:
+    """A user added or deleted, heard of as the event of the same name."""
+    return Change(
+        action=action,
+        entity_kind="user",
+        entity_id=fields["loginUserId"],
+        tenant_id=tenant.id,
+        before=None if added else fields,
+        after=fields if added else None,
+        event_type=action,
+        event_data=fields,
+        subject=f"user:{fields['loginUserId']}",
+    )
+
+
+def add_user(tenant: Tenant, new: NewUser, *, actor: Actor) -> User:
+    """Add a user to the service and, when asked, to the tenant's instance; commits,
+    with its audit record and its `user.added` event in the same transaction."""
     check_supported(tenant)
     new = _checked(tenant, new)
     template = find_user_template(tenant, new.user_template_name)
@@ -169,6 +213,7 @@ def add_user(tenant: Tenant, new: NewUser) -> User:
         primary_email=new.primary_email,
         secondary_email=new.secondary_email,
         template=template,
+        skill_queues=list(template.default_skill_queues),  # the desk's queues to start with
     )
     try:
         with db.session.begin_nested():
@@ -188,6 +233,7 @@ def add_user(tenant: Tenant, new: NewUser) -> User:
             )
         )
     connect_user_id = user.connect_user_id
+    record(actor, _change(tenant, "user.added", user_fields(user), added=True))
     try:
         db.session.commit()
     except SQLAlchemyError:
@@ -224,10 +270,12 @@ def user_status(tenant: Tenant, login_user_id: str) -> UserStatus:
     return UserStatus(user, found.user_id if found else None)
 
 
-def delete_user(tenant: Tenant, login_user_id: str) -> None:
-    """Delete the user from the service and, where it exists there, from the instance."""
+def delete_user(tenant: Tenant, login_user_id: str, *, actor: Actor) -> None:
+    """Delete the user from the service and, where it exists there, from the instance
+    (in the caller's transaction, with its audit record and its `user.deleted` event)."""
     check_supported(tenant)
     user = get_user(tenant, login_user_id)
+    record(actor, _change(tenant, "user.deleted", user_fields(user), added=False))
     db.session.delete(user)
     db.session.flush()
     # The instance goes last: when it refuses, the service's delete is rolled back too.

@@ -27,6 +27,8 @@ MAX_KEY = 255
 # A PostgreSQL b-tree entry holds at most about 2,700 bytes; the value is indexed.
 MAX_VALUE_BYTES = 2000
 
+MAX_CRITERIA = 50  # search criteria in one search
+
 SKILL_QUEUE_KEY = "SkillQueue"
 TIME_ZONE_KEY = "ItemTimeZone"
 
@@ -129,6 +131,18 @@ class TaskPlan:
     next_work: datetime | None
 
 
+def criterion_problem(key: str, value: str) -> str | None:
+    """What is wrong with one search criterion's key or value, as `<field> <reason>`, or None.
+
+    No stored key or value is longer, so a longer one could only ever match nothing.
+    """
+    if len(key) > MAX_KEY:
+        return f"key must be at most {MAX_KEY} characters"
+    if len(value) * 4 > MAX_VALUE_BYTES and len(value.encode()) > MAX_VALUE_BYTES:
+        return f"value must be at most {MAX_VALUE_BYTES:,} bytes"
+    return None
+
+
 def check_agent(agent: str | None) -> None:
     if agent is not None and len(agent) > MAX_AGENT:
         raise InvalidInput(f"preferredAgent must be at most {MAX_AGENT} characters")
@@ -140,6 +154,16 @@ def check_client_id(client_id: str | None) -> str:
     if len(client_id) > MAX_CLIENT_ID:
         raise InvalidInput(f"clientId must be at most {MAX_CLIENT_ID} characters")
     return client_id
+
+
+def check_client_id_key(items: list[ItemInput], field_name: str) -> None:
+    """Refuse a data item under the key the clientId is stored under."""
+    for index, item in enumerate(items):
+        if item.key == field_name:
+            raise InvalidDataKey(
+                f"previewRecordData[{index}].key '{item.key}' is the clientId field name; "
+                "send the id as clientId"
+            )
 
 
 def plan_task(
@@ -160,12 +184,7 @@ def plan_task(
     client_id = check_client_id(client_id)
     if items is None:
         raise InvalidInput("previewRecordData is required")
-    for index, item in enumerate(items):
-        if item.key == field_name:
-            raise InvalidDataKey(
-                f"previewRecordData[{index}].key '{item.key}' is the clientId field name; "
-                "send the id as clientId"
-            )
+    check_client_id_key(items, field_name)
     if len(field_name) > 255:
         raise InvalidInput("clientIdFieldName must be at most 255 characters")
     check_agent(preferred_agent)

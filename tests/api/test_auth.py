@@ -10,7 +10,7 @@ from app.extensions import db
 from app.models import ApiKey
 from app.models.types import utcnow
 from app.services import keys, tenants
-from tests.conftest import PREVIEW, make_tenant
+from tests.conftest import PREVIEW, SETUP, make_tenant
 
 HEADERS = (
     "X-sc-platform-code",
@@ -71,7 +71,7 @@ def test_malformed_headers_are_refused_even_when_they_name_a_real_tenant_and_key
 ):
     tenant_row, _key = tenant
     cases = {"over 256 characters": {"X-sc-secrets-region": "us-" + "east" * 64 + "-1"}}
-    cases["long key"] = {"X-sc-company-api-key": keys.issue_key(tenant_row, "k" * 257)}
+    cases["long key"] = {"X-sc-company-api-key": keys.issue_key(tenant_row, "k" * 257, actor=SETUP)}
     for name, char in CONTROL.items():
         _company, company_key = make_tenant(f"Ac{char}me")
         _environment, environment_key = make_tenant("Acme", f"pr{char}od")
@@ -84,7 +84,7 @@ def test_malformed_headers_are_refused_even_when_they_name_a_real_tenant_and_key
             "X-sc-company-api-key": environment_key,
         }
         cases[f"{name} in key"] = {
-            "X-sc-company-api-key": keys.issue_key(tenant_row, f"key{char}{name}")
+            "X-sc-company-api-key": keys.issue_key(tenant_row, f"key{char}{name}", actor=SETUP)
         }
     db.session.commit()
     for case, headers in cases.items():
@@ -120,8 +120,8 @@ def test_an_unknown_tenant_or_wrong_platform_answers_401(api, subtests):
 
 
 def test_a_tenant_registered_under_another_platform_is_refused(api):
-    other = tenants.create_tenant("Genesys Cloud", "Acme", "prod", "us-east-1", "saml")
-    key = keys.issue_key(other)
+    other = tenants.create_tenant("Genesys Cloud", "Acme", "prod", "us-east-1", "saml", actor=SETUP)
+    key = keys.issue_key(other, actor=SETUP)
     db.session.commit()
     headers = {**api.headers, "X-sc-platform-code": "Genesys Cloud", "X-sc-company-api-key": key}
     assert_unauthorized(post(api, headers))
@@ -149,7 +149,7 @@ def test_the_default_grace_outlasts_the_hour_a_client_may_cache_a_key(app):
 def rotated(api, tenant):
     """The tenant's key rotated with a two-hour grace: (old key, new key)."""
     tenant_row, old_key = tenant
-    new_key = keys.rotate_key(tenant_row, timedelta(hours=2))
+    new_key = keys.rotate_key(tenant_row, timedelta(hours=2), actor=SETUP)
     db.session.commit()
     return old_key, new_key
 
@@ -183,7 +183,7 @@ def test_the_previous_key_is_refused_after_the_grace(api, tenant, rotated):
 @pytest.mark.parametrize("grace", [timedelta(0), timedelta(seconds=-5)])
 def test_without_grace_the_previous_key_is_refused_at_once(api, tenant, grace):
     tenant_row, old = tenant
-    new = keys.rotate_key(tenant_row, grace)
+    new = keys.rotate_key(tenant_row, grace, actor=SETUP)
     db.session.commit()
     assert_unauthorized(with_key(api, old))
     assert with_key(api, new).status_code == 200
@@ -191,8 +191,8 @@ def test_without_grace_the_previous_key_is_refused_at_once(api, tenant, grace):
 
 def test_a_second_rotation_keeps_only_the_keys_in_grace(api, tenant):
     tenant_row, first = tenant
-    second = keys.rotate_key(tenant_row, timedelta(seconds=-1))
-    third = keys.rotate_key(tenant_row, timedelta(hours=2))
+    second = keys.rotate_key(tenant_row, timedelta(seconds=-1), actor=SETUP)
+    third = keys.rotate_key(tenant_row, timedelta(hours=2), actor=SETUP)
     db.session.commit()
     assert_unauthorized(with_key(api, first))
     assert with_key(api, second).status_code == 200
@@ -246,7 +246,7 @@ def test_every_response_echoes_the_common_fields(api, subtests, action):
 
 def test_keys_are_stored_only_as_hashes(api, tenant):
     tenant_row, key = tenant
-    new_key = keys.rotate_key(tenant_row, timedelta(hours=2))
+    new_key = keys.rotate_key(tenant_row, timedelta(hours=2), actor=SETUP)
     db.session.commit()
     rows = db.session.execute(select(ApiKey.__table__)).all()
     assert len(rows) == 2

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import LocalInstanceUser, Tenant, User
 from app.services.tenants import TemplateSettings, create_user_template
-from tests.conftest import PLATFORM, sc_headers
+from tests.conftest import PLATFORM, SETUP, sc_headers
 
 USERS = "/service-admin/api/users/"
 OPERATIONS = ("add-user", "query-existence", "delete-user")
@@ -90,7 +90,7 @@ def users_api(
     settings: TemplateSettings | None = None,
 ) -> UsersApi:
     """A UsersApi for a committed tenant, after giving it a user template."""
-    create_user_template(tenant, template, settings)
+    create_user_template(tenant, template, settings, actor=SETUP)
     db.session.commit()
     return UsersApi(client, tenant.company_code, tenant.environment, key)
 

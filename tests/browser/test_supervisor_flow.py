@@ -17,7 +17,7 @@ from app.services.rules import to_epoch_ms
 from app.services.tasks import add_or_update_task
 from app.services.validation import ItemInput
 from tests.browser.conftest import Tab, copy_to_readme
-from tests.conftest import make_tenant
+from tests.conftest import SETUP, make_tenant
 
 pytestmark = pytest.mark.server
 
@@ -66,7 +66,7 @@ def _items(number: int, name: str, plan: str, balance: str) -> list[ItemInput]:
 @pytest.fixture
 def seed(app) -> Seed:
     """A supervisor, tenant Acme/prod and six tasks in its campaign Renewals, committed."""
-    supervisors.create_supervisor(EMAIL, PASSWORD)
+    supervisors.create_supervisor(EMAIL, PASSWORD, actor=SETUP)
     tenant, _key = make_tenant()
     renewals = campaigns.get_campaign(tenant, "Renewals")
     next_time = to_epoch_ms(datetime(2030, 3, 4, 14, 30, tzinfo=UTC))
@@ -78,6 +78,7 @@ def seed(app) -> Seed:
             _items(int(client_id[2:]), name, plan, balance),
             preferred_agent=agent,
             next_earliest_ms=next_time if agent else None,
+            actor=SETUP,
         )
         record_ids[client_id] = task.record_id
     db.session.commit()

@@ -16,6 +16,7 @@ from app.models import Campaign, IntakeLoad, Task
 from app.services.campaigns import create_campaign
 from app.services.intake.load import Counts, load_file
 from app.services.intake.runs import copy_of, start_load
+from tests.conftest import SETUP
 
 
 @pytest.fixture
@@ -28,7 +29,9 @@ def app(app, tmp_path):
 @pytest.fixture
 def accounts(acme) -> Campaign:
     """A campaign whose clientId field name is `AccountNo`."""
-    campaign = create_campaign(acme, "Accounts", "Support", "UTC", client_id_field_name="AccountNo")
+    campaign = create_campaign(
+        acme, "Accounts", "Support", "UTC", client_id_field_name="AccountNo", actor=SETUP
+    )
     db.session.commit()
     return campaign
 
@@ -55,7 +58,7 @@ def load(tmp_path):
 
     def run(campaign: Campaign, path: Path, **options) -> tuple[Counts, list[dict]]:
         report = reports / f"{path.stem}-report.csv"
-        counts = load_file(campaign, path, report, **options)
+        counts = load_file(campaign, path, report, **{"actor": SETUP, **options})
         return counts, read_report(report)
 
     return run

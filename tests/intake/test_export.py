@@ -88,7 +88,7 @@ def test_the_values_of_each_column(seeded):
         "Plan": "Gold",
         "Balance": "",
         "Highlight": "",
-        "Mobile Phone": "+14155550123",
+        "Mobile Phone": "'+14155550123",  # guarded against spreadsheet formulas
         "Notes": NOTES,
         "SkillQueue": "Support",
         "ItemTimeZone": "Asia/Tokyo",

@@ -1,5 +1,5 @@
-"""The drop location: each file under <company>/<environment>/<campaign>/ is loaded once and
-moved aside (done/ or failed/) with its report; in a folder and in S3 (moto)."""
+"""The drop location: each file under <company>/<environment>/<campaign>/ is loaded once (a
+worker job) and moved aside (done/ or failed/) with its report; in a folder and in S3 (moto)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,15 @@ from moto import mock_aws
 from sqlalchemy import select
 
 from app.extensions import db
+from app.jobs import intake as intake_jobs
+from app.jobs.intake import sweep_intake
 from app.models import IntakeLoad
 from app.services.campaigns import find_campaign
 from app.services.intake import watch
 from app.services.intake.watch import FolderDrop, S3Drop, watch_once
 from tests.conftest import make_tenant
 from tests.intake.conftest import tasks_of
+from tests.worker.conftest import run_queued_jobs
 
 STAMPED = re.compile(r"\d{8}T\d{12}Z-(.+)")
 GOOD = "Id,Name\nA,Ann\nB,Bob\nA,Ann 2\n"
@@ -219,3 +222,42 @@ def test_an_s3_drop_without_a_prefix(s3, renewals):
     assert set(tasks_of(renewals)) == {"A"}
     assert [k.split("/")[3] for k in keys_of(s3)] == ["done", "done"]
     assert watch_once(S3Drop(BUCKET, "", s3)) == []
+
+
+@pytest.fixture
+def queued_jobs(settings, tmp_path):
+    """Settings whose jobs wait in a queue for a worker instead of running in the caller."""
+    settings.update(WORKER_IMMEDIATE=False, WORKER_DB=str(tmp_path / "worker.db"))
+    return settings
+
+
+def test_a_dropped_files_load_is_a_worker_job_that_moves_it_aside(queued_jobs, renewals, tmp_path):
+    root = tmp_path / "drop"
+    put(root, "Acme/prod/Renewals", "first.csv", GOOD)
+    put(root, "Acme/prod/Nope", "lost.csv", GOOD)
+    outcomes = outcomes_by_file(watch_once(FolderDrop(root)))
+    assert outcomes == {
+        "first.csv": ("queued", None),
+        "lost.csv": ("refused", "no campaign Acme/prod/Nope"),
+    }
+    assert aside(root / "Acme/prod/Nope/failed")["lost.csv"] == GOOD  # no load: aside at once
+    campaign_dir = root / "Acme/prod/Renewals"
+    assert [p.name for p in campaign_dir.iterdir()] == [".first.csv.loading"]  # claimed
+    assert tasks_of(renewals) == {}
+    assert watch_once(FolderDrop(root)) == []  # a claimed file is not loaded twice
+
+    assert run_queued_jobs() == 1  # the worker
+    assert set(aside(campaign_dir / "done")) == {"first.csv", "first.csv.report.csv"}
+    assert set(tasks_of(renewals)) == {"A", "B"}
+
+
+def test_the_sweep_moves_aside_a_file_whose_load_ended_without_it(renewals, tmp_path, monkeypatch):
+    """A worker killed between a load's end and moving its file: the next sweep moves it."""
+    root = tmp_path / "drop"
+    put(root, "Acme/prod/Renewals", "first.csv", GOOD)
+    monkeypatch.setattr(intake_jobs, "move_aside", lambda load_id: False)
+    assert outcomes_by_file(watch_once(FolderDrop(root))) == {"first.csv": ("done", None)}
+    assert not (root / "Acme/prod/Renewals/done").exists()
+    monkeypatch.undo()
+    assert sweep_intake() == {"requeued": 0, "moved_aside": 1}
+    assert set(aside(root / "Acme/prod/Renewals/done")) == {"first.csv", "first.csv.report.csv"}

@@ -15,7 +15,7 @@ from app.models import User
 from app.services.errors import InvalidInput
 from app.services.tenants import TemplateSettings, set_instance
 from tests.api.users_support import count, stored_user, users_api
-from tests.conftest import make_tenant
+from tests.conftest import SETUP, make_tenant
 
 INSTANCE_ID = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
 REGION = "eu-west-2"
@@ -73,7 +73,7 @@ def connect(app):
 def connect_tenant(client, auth_mode="directory", template=SOFT):
     """Acme/prod (service region us-east-1) pointed at a Connect instance in eu-west-2."""
     tenant, key = make_tenant(auth_mode=auth_mode)
-    set_instance(tenant, "amazon-connect", INSTANCE_ID, REGION)
+    set_instance(tenant, "amazon-connect", INSTANCE_ID, REGION, actor=SETUP)
     return tenant, users_api(client, tenant, key, settings=template)
 
 
@@ -292,7 +292,7 @@ def test_a_template_incomplete_for_connect_answers_fail_without_calling_connect(
 def test_set_instance_refuses_an_incomplete_or_bad_configuration(app, kind, instance_id, region):
     tenant, _key = make_tenant()
     with pytest.raises(InvalidInput):
-        set_instance(tenant, kind, instance_id, region)
+        set_instance(tenant, kind, instance_id, region, actor=SETUP)
     assert (tenant.instance_kind, tenant.connect_instance_id, tenant.connect_region) == (
         "local",
         None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from functools import partial
 
 import pytest
@@ -12,27 +13,37 @@ from jinja2 import BytecodeCache
 from werkzeug.datastructures import MultiDict
 from werkzeug.security import generate_password_hash
 
+from app.admin.sessions import TOKEN_KEY
 from app.extensions import db
 from app.models import Campaign
 from app.services import supervisors
+from app.services.sessions import SessionLimits, start_session
 from app.services.tasks import add_or_update_task
 from app.services.validation import ItemInput
+from tests.conftest import SETUP
 
-PASSWORD = "correct horse battery"
+PASSWORD = "correct horse battery"  # 21 characters, on no list of common passwords
 BOSS = "boss@example.com"
 
 
 class RequestClient(FlaskClient):
-    """A test client whose every request starts with an empty `g`, as it does when served.
+    """A test client whose every request starts with an empty `g` and a database session
+    in no transaction, as it does when served.
 
     The `app` fixture keeps one app context pushed for the whole test, and each test request
-    reuses it; without this, the user Flask-Login caches in `g` would leak between requests.
+    reuses it; without this, the user Flask-Login caches in `g` would leak between requests,
+    and a transaction left open by the test or the last request would still hold SQLite's
+    write lock when the next one counts a rate limit or stamps its session aside.
     """
 
     def open(self, *args, **kwargs):
+        db.session.commit()  # what the test set up, as a server would see it
         for name in list(g):
             g.pop(name)
-        return super().open(*args, **kwargs)
+        try:
+            return super().open(*args, **kwargs)
+        finally:
+            db.session.rollback()  # as the end of a served request does
 
 
 @pytest.fixture
@@ -79,7 +90,7 @@ def client(app):
 
 
 def make_supervisor(email: str = BOSS, tenants=None):
-    supervisor = supervisors.create_supervisor(email, PASSWORD, tenants)
+    supervisor = supervisors.create_supervisor(email, PASSWORD, tenants, actor=SETUP)
     db.session.commit()
     return supervisor
 
@@ -105,9 +116,12 @@ def sign_in(client, email: str = BOSS, password: str = PASSWORD, next_: str | No
 
 
 def session_for(client, supervisor):
-    """Sign the client in as Flask-Login does, without the cost of the login form."""
+    """Sign the client in as the login form does (a session kept on the server, its token
+    in the cookie), without the cost of the form."""
+    token = start_session(supervisor, SessionLimits(timedelta(hours=1), timedelta(hours=12)))
+    db.session.commit()
     with client.session_transaction() as session:
-        session["_user_id"] = str(supervisor.id)
+        session[TOKEN_KEY] = token
         session["_fresh"] = True
     return client
 
@@ -123,7 +137,7 @@ def add_task(campaign: Campaign, client_id: str, data=None, **options):
     data = {"Name": f"Customer {client_id}"} if data is None else data
     if isinstance(data, dict):
         data = [ItemInput(k, v) for k, v in data.items()]
-    task, _ = add_or_update_task(campaign, client_id, list(data), **options)
+    task, _ = add_or_update_task(campaign, client_id, list(data), actor=SETUP, **options)
     db.session.commit()
     return task
 

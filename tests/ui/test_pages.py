@@ -13,6 +13,7 @@ from app.services.search import SYSTEM_KEYS, Condition
 from app.services.tasks import Locator, TaskChanges, change_status
 from app.services.tenants import list_skill_queues
 from app.services.validation import ItemInput
+from tests.conftest import SETUP
 from tests.ui.conftest import add_task, find_form, page, refusal, submit
 
 STATES = ["NOTWORKED", "WORKED", "COMPLETED", "REMOVED"]
@@ -21,7 +22,11 @@ NEXT_MS = 1893573000000  # 2030-01-02 08:30:00 UTC
 
 def set_state(campaign, client_id: str, state: str) -> None:
     change_status(
-        campaign, Locator(client_id=client_id), state, TaskChanges(next_earliest_ms=NEXT_MS)
+        campaign,
+        Locator(client_id=client_id),
+        state,
+        TaskChanges(next_earliest_ms=NEXT_MS),
+        actor=SETUP,
     )
     db.session.commit()
 

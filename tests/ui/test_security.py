@@ -10,6 +10,7 @@ import pytest
 from app.extensions import db
 from app.services.tenants import create_user_template
 from app.services.users import NewUser, add_user
+from tests.conftest import SETUP
 from tests.ui.conftest import BOSS, PASSWORD, add_task, csrf_token, find_form, form_values, soup
 
 CSRF_ON = pytest.mark.parametrize(
@@ -38,9 +39,11 @@ def urls(signed_in, acme, renewals) -> dict[str, str]:
         "C1",
         {"Name": "Ann", "Phone": "+14155550123", "Docs_link": "https://example.com/", "X": "<b>"},
     )
-    create_user_template(acme, "Agent")
+    create_user_template(acme, "Agent", actor=SETUP)
     db.session.commit()
-    add_user(acme, NewUser("alice", "Alice", "Smith", "Agent", create_in_instance=True))
+    add_user(
+        acme, NewUser("alice", "Alice", "Smith", "Agent", create_in_instance=True), actor=SETUP
+    )
     return {p: p.format(t=acme.id, c=renewals.id, r=task.record_id) for p in PAGES}
 
 

@@ -134,13 +134,16 @@ def test_a_row_with_empty_key_and_value_is_dropped(signed_in, task, task_url):
 
 
 @pytest.mark.parametrize(
-    ("row", "field", "value", "reason"),
+    ("row", "field", "value", "reason", "at_fault"),
     [
-        ("Phone", "value", "555-1234", "is not an E.164 number"),
-        ("City", "display_order", "0", "displayOrder must be greater than zero"),
-        ("City", "key", "Id", "is the clientId field name"),
-        ("City", "key", "Plan", "is sent twice"),
-        ("City", "key", "SkillQueue", "is not a skill queue"),
+        ("Phone", "value", "555-1234",
+         "Row 3: value '555-1234' of phone key 'Phone' is not an E.164 number", "2-value"),
+        ("City", "display_order", "0", "Row 2: order must be greater than zero", "1-display_order"),
+        ("City", "key", "Id", "Row 2: key 'Id' is the clientId field name", "1-key"),
+        # The second Plan is the one refused: the task's own Plan row, row 4.
+        ("City", "key", "Plan", "Row 4: key 'Plan' is sent twice", "3-key"),
+        ("City", "key", "SkillQueue",
+         "Row 2: SkillQueue 'Oslo' is not a skill queue", "1-value"),
     ],
     ids=[
         "bad-phone",
@@ -149,15 +152,22 @@ def test_a_row_with_empty_key_and_value_is_dropped(signed_in, task, task_url):
         "duplicate-key",
         "bad-queue",
     ],
-)
+)  # fmt: skip
 def test_a_refused_edit_shows_the_reason_and_changes_nothing(
-    signed_in, task, task_url, row, field, value, reason
+    signed_in, task, task_url, row, field, value, reason, at_fault
 ):
+    """The reason speaks the form's words (row numbers, column names) and marks the input."""
     before = stored(task.record_id)
     typed = f"data-items-{ROWS[row]}-{field}"
     response = submit(signed_in, task_url, "/items", {typed: value})
     assert reason in refusal(response)
-    assert form_values(find_form(soup(response), "/items"))[typed] == value  # it stays typed
+    assert "previewRecordData" not in alert(soup(response))
+    form = find_form(soup(response), "/items")
+    assert form_values(form)[typed] == value  # it stays typed
+    marked = [i["name"] for i in form.select("[aria-invalid=true]")]
+    assert marked == [f"data-items-{at_fault}"]
+    described = form.find(attrs={"name": marked[0]})["aria-describedby"]
+    assert reason.split(": ", 1)[1][1:] in form.find(id=described).get_text(" ", strip=True)
     assert stored(task.record_id) == before
 
 
@@ -307,10 +317,10 @@ def test_delete_asks_for_confirmation_then_deletes(signed_in, acme, renewals, ta
     record_id = task.record_id
     link = page(signed_in, task_url).find("a", string=lambda s: s and s.startswith("Delete"))
     confirm = page(signed_in, link["href"])
-    assert link["href"] == task_url + "/delete"
+    assert link["href"] == task_url + f"/delete?version={task.version}"
     assert stored(record_id) is not None  # asking deletes nothing
-    form = confirm.find("form", method="post")
-    assert form.find("button", type="submit") is not None
+    form = find_form(confirm, None)
+    assert form.find("button", type="submit").get_text() == "Delete task"
     response = signed_in.post(task_url + "/delete", data=form_values(form))
     assert (response.status_code, response.location) == (
         302, f"/tenants/{acme.id}/campaigns/{renewals.id}"

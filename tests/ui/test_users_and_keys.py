@@ -14,7 +14,7 @@ from app.models.types import utcnow
 from app.services import keys as key_service
 from app.services.tenants import TemplateSettings, create_user_template, list_user_templates
 from app.services.users import NewUser, add_user, find_user, list_users
-from tests.conftest import make_tenant
+from tests.conftest import SETUP, make_tenant
 from tests.ui.conftest import find_form, form_values, page, refusal, soup, submit
 
 
@@ -25,7 +25,9 @@ def users_url(acme) -> str:
 
 @pytest.fixture
 def agent_template(acme):
-    template = create_user_template(acme, "Agent", TemplateSettings(routing_profile_id="rp-1"))
+    template = create_user_template(
+        acme, "Agent", TemplateSettings(routing_profile_id="rp-1"), actor=SETUP
+    )
     db.session.commit()
     return template
 
@@ -50,8 +52,10 @@ def instance_users(tenant) -> list[str]:
 def test_users_are_listed_with_instance_status_and_connect_user_id(
     signed_in, acme, users_url, agent_template
 ):
-    add_user(acme, NewUser("alice", "Alice", "Smith", "Agent", create_in_instance=True))
-    add_user(acme, NewUser("bob", "Bob", "Jones", "Agent"))
+    add_user(
+        acme, NewUser("alice", "Alice", "Smith", "Agent", create_in_instance=True), actor=SETUP
+    )
+    add_user(acme, NewUser("bob", "Bob", "Jones", "Agent"), actor=SETUP)
     connect_id = find_user(acme, "alice").connect_user_id
     assert user_rows(signed_in, users_url) == {
         "alice": ["Alice Smith", "Agent", "EXISTS", connect_id],
@@ -64,7 +68,9 @@ def test_users_are_paged_and_a_user_gone_from_the_instance_shows_not_found(
 ):
     app.config["PAGE_SIZE"] = 2
     for login in ("ann", "ben", "cy"):
-        add_user(acme, NewUser(login, login.title(), "X", "Agent", create_in_instance=True))
+        add_user(
+            acme, NewUser(login, login.title(), "X", "Agent", create_in_instance=True), actor=SETUP
+        )
     db.session.execute(db.delete(LocalInstanceUser).filter_by(username="cy"))
     db.session.commit()
     assert list(user_rows(signed_in, users_url)) == ["ann", "ben"]
@@ -113,7 +119,7 @@ def test_add_a_user_only_in_the_service(signed_in, acme, users_url, agent_templa
     [
         ({"user-template": "Nope"}, "Not a valid choice."),
         ({"user-secondary_email": "not-an-email"}, "is not a valid e-mail address"),
-        ({"user-login_user_id": "alice"}, "user 'alice' already exists"),
+        ({"user-login_user_id": "alice"}, "'alice' already exists"),
         ({"user-first_name": ""}, "This field is required."),
         (
             {"user-login_user_id": "has space", "user-create_in_instance": "y"},
@@ -125,7 +131,7 @@ def test_add_a_user_only_in_the_service(signed_in, acme, users_url, agent_templa
 def test_a_refused_user_shows_the_reason_and_adds_nothing(
     signed_in, acme, users_url, agent_template, changes, reason
 ):
-    add_user(acme, NewUser("alice", "Alice", "Smith", "Agent"))
+    add_user(acme, NewUser("alice", "Alice", "Smith", "Agent"), actor=SETUP)
     fields = {
         "user-login_user_id": "erin",
         "user-first_name": "Erin",
@@ -140,26 +146,76 @@ def test_a_refused_user_shows_the_reason_and_adds_nothing(
 
 def test_a_directory_tenant_needs_a_primary_email(signed_in, app):
     tenant, _ = make_tenant("Initech", "prod", auth_mode="directory")
-    create_user_template(tenant, "Agent")
+    create_user_template(tenant, "Agent", actor=SETUP)
     db.session.commit()
     url = f"/tenants/{tenant.id}/users"
     fields = {"user-login_user_id": "f", "user-first_name": "F", "user-last_name": "G"}
     response = submit(signed_in, url, url, {**fields, "user-template": "Agent"})
-    assert "primaryEmailAddr is required" in refusal(response)
+    assert "is required for directory-linked environments" in refusal(response)
     assert list_users(tenant) == []
 
 
-def test_delete_a_user_from_the_service_and_the_instance(
+def delete_link(client, users_url: str, login: str) -> str:
+    """The Users page's Delete link for this user: a page that asks, not a form that acts."""
+    (link,) = page(client, users_url).select(f'a[aria-label="Delete user {login}"]')
+    return link["href"]
+
+
+def test_delete_a_user_from_the_service_and_the_instance_after_confirming(
     signed_in, acme, users_url, agent_template
 ):
-    add_user(acme, NewUser("alice", "Alice", "Smith", "Agent", create_in_instance=True))
-    add_user(acme, NewUser("bob", "Bob", "Jones", "Agent"))
+    add_user(
+        acme, NewUser("alice", "Alice", "Smith", "Agent", create_in_instance=True), actor=SETUP
+    )
+    add_user(acme, NewUser("bob", "Bob", "Jones", "Agent"), actor=SETUP)
     alice = find_user(acme, "alice")
-    response = submit(signed_in, users_url, f"/users/{alice.id}/delete")
+    url = delete_link(signed_in, users_url, "alice")
+    assert url == f"{users_url}/{alice.id}/delete"
+    asked = page(signed_in, url)
+    said = asked.find("main").get_text(" ", strip=True)
+    assert "Delete user alice?" in said
+    assert f"the instance user {alice.connect_user_id} is deleted too" in said
+    assert len(list_users(acme)) == 2 and instance_users(acme) == [
+        "alice"
+    ]  # asking deletes nothing
+
+    response = submit(signed_in, url, None)
     assert (response.status_code, response.location) == (302, users_url)
     assert [u.login_user_id for u in list_users(acme)] == ["bob"]
     assert instance_users(acme) == []
     assert list(user_rows(signed_in, users_url)) == ["bob"]
+
+
+def test_the_confirmation_of_a_user_only_in_the_service_says_the_instance_is_untouched(
+    signed_in, acme, users_url, agent_template
+):
+    add_user(acme, NewUser("bob", "Bob", "Jones", "Agent"), actor=SETUP)
+    said = page(signed_in, delete_link(signed_in, users_url, "bob")).find("main").get_text(" ")
+    assert "created no instance user" in " ".join(said.split())
+
+
+@pytest.mark.parametrize("settings", [{"WTF_CSRF_ENABLED": True}], indirect=True, ids=["csrf"])
+def test_deleting_a_user_needs_the_confirmation_forms_csrf_token(
+    signed_in, acme, users_url, agent_template
+):
+    add_user(acme, NewUser("alice", "Alice", "Smith", "Agent"), actor=SETUP)
+    url = f"{users_url}/{find_user(acme, 'alice').id}/delete"
+    assert signed_in.post(url).status_code == 400  # refused by CSRF protection
+    assert [u.login_user_id for u in list_users(acme)] == ["alice"]
+    assert submit(signed_in, url, None).status_code == 302
+    assert list_users(acme) == []
+
+
+def test_a_user_of_another_tenant_cannot_be_deleted_through_this_one(
+    signed_in, acme, users_url, agent_template
+):
+    other, _ = make_tenant("Globex", "prod")
+    create_user_template(other, "Agent", actor=SETUP)
+    stranger = add_user(other, NewUser("zed", "Zed", "Z", "Agent"), actor=SETUP)
+    url = f"{users_url}/{stranger.id}/delete"
+    assert signed_in.get(url).status_code == 404
+    assert signed_in.post(url).status_code == 404
+    assert [u.login_user_id for u in list_users(other)] == ["zed"]
 
 
 def test_create_a_user_template(signed_in, acme, users_url):
@@ -190,7 +246,7 @@ def test_create_a_user_template(signed_in, acme, users_url):
     ("changes", "reason"),
     [
         ({"template-phone_type": "DESK_PHONE"}, "needs an E.164 desk phone number"),
-        ({"template-name": "Agent"}, "user template 'Agent' already exists"),
+        ({"template-name": "Agent"}, "'Agent' already exists"),
         ({"template-routing_profile_id": "bad id!"}, "letters, digits"),
     ],
     ids=["desk-phone-without-number", "duplicate", "bad-profile-id"],
@@ -229,10 +285,37 @@ def test_keys_are_listed_with_age_and_state(signed_in, acme, keys_url):
     ]  # fmt: skip
 
 
+def rotate_link(client, keys_url: str) -> str:
+    (link,) = page(client, keys_url).select("a[href$='/keys/rotate']")
+    return link["href"]
+
+
+@pytest.mark.parametrize(
+    ("settings", "grace"),
+    [
+        ({}, "2 hours"),
+        ({"KEY_GRACE_SECONDS": 3600}, "1 hour"),
+        ({"KEY_GRACE_SECONDS": 36 * 3600}, "36 hours"),
+        ({"KEY_GRACE_SECONDS": 1800}, "0.5 hours"),
+    ],
+    indirect=["settings"],
+    ids=["default", "one-hour", "36-hours", "half-hour"],
+)
+def test_rotation_asks_first_and_says_how_long_the_old_key_keeps_working(
+    signed_in, acme, keys_url, grace
+):
+    asked = page(signed_in, rotate_link(signed_in, keys_url))
+    assert asked.select_one("[data-grace]").get_text(strip=True) == grace
+    said = " ".join(asked.find("main").get_text(" ").split())
+    assert f"The current key keeps working for {grace} , then stops" in said
+    db.session.expire_all()
+    assert len(acme.api_keys) == 1  # asking rotates nothing
+
+
 def test_rotation_shows_the_new_key_once_and_it_works(signed_in, acme, tenant, keys_url):
     _, old_key = tenant
-    form = find_form(page(signed_in, keys_url), "/keys/rotate")
-    response = signed_in.post(form["action"], data=form_values(form))
+    form = find_form(page(signed_in, rotate_link(signed_in, keys_url)), None)
+    response = signed_in.post(f"{keys_url}/rotate", data=form_values(form))
     assert response.status_code == 200
     assert response.headers["Cache-Control"] == "no-store"
     shown = soup(response)
@@ -262,7 +345,12 @@ def test_after_rotation_the_old_key_is_previous_until_its_expiry(signed_in, acme
     assert timedelta(hours=1, minutes=59) < old.expires_at - utcnow() <= timedelta(hours=2)
 
 
-def test_rotation_needs_a_post(signed_in, acme, keys_url):
-    assert signed_in.get(f"{keys_url}/rotate").status_code == 405
+@pytest.mark.parametrize("settings", [{"WTF_CSRF_ENABLED": True}], indirect=True, ids=["csrf"])
+def test_rotation_needs_the_confirmation_forms_csrf_token(signed_in, acme, keys_url):
+    assert signed_in.post(f"{keys_url}/rotate").status_code == 400  # refused by CSRF protection
     db.session.expire_all()
     assert len(acme.api_keys) == 1
+    form = find_form(page(signed_in, f"{keys_url}/rotate"), None)
+    assert signed_in.post(f"{keys_url}/rotate", data=form_values(form)).status_code == 200
+    db.session.expire_all()
+    assert len(acme.api_keys) == 2

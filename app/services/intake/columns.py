@@ -74,7 +74,7 @@ def parse_time(value: str) -> int:
     return to_epoch_ms(moment) + int((match[3] or "0").ljust(3, "0"))
 
 
-def _columns_named(message: str, items: list[ItemInput]) -> str:
+def columns_named(message: str, items: list[ItemInput]) -> str:
     """Speak of columns, not of the API's previewRecordData[n]."""
     return re.sub(
         r"previewRecordData\[(\d+)\](\.\w+)?",
@@ -113,6 +113,6 @@ def plan_row(
                 f"('{plan.skill_queue.name}') name different queues"
             )
     except ServiceError as error:
-        error.message = _columns_named(error.message, items)
+        error.message = columns_named(error.message, items)
         raise
     return plan, queue

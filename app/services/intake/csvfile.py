@@ -1,4 +1,7 @@
-"""Reading an intake file: UTF-8 (BOM or not), any common delimiter, streamed row by row."""
+"""Reading an intake file: UTF-8 (BOM or not), any common delimiter, streamed row by row.
+
+Cells come out with an export's spreadsheet guard taken off (see `cells`).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.services.errors import ServiceError
+from app.services.intake.cells import unguard_row
 
 DELIMITERS = ",;\t|"
 SAMPLE_BYTES = 64 * 1024
@@ -92,7 +96,7 @@ def read_header(path: Path, delimiter: str) -> list[str]:
             raise _refusal(error, 1) from None
     if any("\x00" in name for name in header):
         raise FileRefused("the header holds a NUL character: the file is not text CSV")
-    return header
+    return unguard_row(header)
 
 
 def iter_rows(path: Path, delimiter: str) -> Iterator[Row]:
@@ -105,7 +109,7 @@ def iter_rows(path: Path, delimiter: str) -> Iterator[Row]:
             line = reader.line_num + 1
             for cells in reader:
                 if cells:  # blank lines carry no task
-                    yield Row(line, cells)
+                    yield Row(line, unguard_row(cells))
                 line = reader.line_num + 1
         except (UnicodeDecodeError, csv.Error) as error:
             raise _refusal(error, line) from None

@@ -2,7 +2,8 @@
 
 The clientId column comes first (named as in intake), then every data key, then the
 system fields. Rows are streamed in chunks by id, so a million tasks export in flat
-memory; loading the export back gives the same tasks.
+memory; loading the export back gives the same tasks. Every cell is guarded against
+spreadsheet formulas (see `cells`), which intake undoes.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from sqlalchemy import Select, func, select
 
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem
+from app.services.intake.cells import guard
 from app.services.rules import format_time
 from app.services.search import Criterion, TaskData, filtered, with_data
 
@@ -43,6 +45,10 @@ def data_keys(campaign: Campaign, tasks: Select) -> list[str]:
         .order_by(func.min(TaskItem.position), TaskItem.key)
     )
     return [key for key, _ in rows]
+
+
+def _guarded(cells: list) -> list:
+    return [guard(cell) if isinstance(cell, str) else cell for cell in cells]
 
 
 def _row(data: TaskData, keys: list[str]) -> list:
@@ -76,7 +82,7 @@ def export_csv(campaign: Campaign, criteria: list[Criterion]) -> Iterator[str]:
 def _chunks(campaign: Campaign, tasks: Select, keys: list[str]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow([campaign.client_id_field_name, *keys, *SYSTEM_COLUMNS])
+    writer.writerow(_guarded([campaign.client_id_field_name, *keys, *SYSTEM_COLUMNS]))
     last_id = 0
     while True:
         query = tasks.where(Task.id > last_id).order_by(Task.id)
@@ -84,7 +90,7 @@ def _chunks(campaign: Campaign, tasks: Select, keys: list[str]) -> Iterator[str]
         if not chunk:
             break
         for data in with_data(chunk):
-            writer.writerow(_row(data, keys))
+            writer.writerow(_guarded(_row(data, keys)))
         last_id = chunk[-1].id
         for task in chunk:  # keep the session's identity map small
             db.session.expunge(task)

@@ -6,20 +6,24 @@ rows. With `dry_run` or `all_or_nothing` a second read validates every row witho
 writing. The last read validates and writes the rows in batches, one transaction each,
 and writes the report of rejected rows and of rows superseded by a later row with the
 same clientId. Memory stays flat: rows are streamed, and the clientIds seen so far live
-in a scratch SQLite file.
+in a scratch SQLite file. Each batch writes, with its tasks, an audit record and an event
+per task it adds or updates, as the load's actor; a dry run writes none.
 """
 
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import islice
 from pathlib import Path
 
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
 from app.models import Campaign
+from app.services.actors import Actor
 from app.services.errors import InvalidInput, ServiceError
 from app.services.intake.columns import Layout, plan_row
 from app.services.intake.csvfile import (
@@ -32,9 +36,9 @@ from app.services.intake.csvfile import (
     refuse_nul,
 )
 from app.services.intake.seen import SeenIds
-from app.services.intake.writer import Planned, existing_ids, write_batch
+from app.services.intake.writer import Planned, Written, as_updates, existing_tasks, write_batch
 from app.services.tenants import list_skill_queues
-from app.storage import reading
+from app.storage import private_file, reading
 
 BATCH = 5000
 REPORT_HEADER = ("line", "clientId", "outcome", "reason")
@@ -54,8 +58,8 @@ class Counts:
 
 
 Progress = Callable[[Counts], None]
-# Writes (or, in a dry run, only looks at) a batch; returns the clientIds new to the campaign.
-Writer = Callable[[list[Planned]], set[str]]
+# Writes (or, in a dry run, only looks at) a batch: which clientIds were new, which refused.
+Writer = Callable[[list[Planned]], Written]
 
 
 def refusal_report(path: Path, message: str) -> None:
@@ -64,17 +68,36 @@ def refusal_report(path: Path, message: str) -> None:
         report.add(0, "", "refused", message)
 
 
+def _keep_lines(path: Path, keep: int) -> None:
+    """Cut the report down to its header and first `keep` lines."""
+    kept = private_file(path.with_name(f"{path.name}.kept"))
+    with (
+        path.open(newline="", encoding="utf-8") as old,
+        kept.open("w", newline="", encoding="utf-8") as new,
+    ):
+        csv.writer(new).writerows(islice(csv.reader(old), keep + 1))
+    os.replace(kept, path)
+
+
 class Report:
     """The report file: one line per rejected or superseded row."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, keep: int | None = None) -> None:
+        """A new report; with `keep`, an interrupted load's report, its first `keep` lines
+        (those of the batches it committed) kept and the rest dropped."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = path.open("w", newline="", encoding="utf-8")
+        if keep is not None:
+            _keep_lines(path, keep)
+        self._handle = path.open("a" if keep is not None else "w", newline="", encoding="utf-8")
         self._csv = csv.writer(self._handle)
-        self._csv.writerow(REPORT_HEADER)
+        if keep is None:
+            self._csv.writerow(REPORT_HEADER)
 
     def add(self, line: int, client_id: str, outcome: str, reason: str) -> None:
         self._csv.writerow((line, client_id, outcome, reason))
+
+    def flush(self) -> None:
+        self._handle.flush()
 
     def restart(self) -> None:
         self._handle.seek(0)
@@ -116,9 +139,18 @@ class _Pass:
         self.queues = _queue_lookup(campaign)
         self.counts = Counts(total=total, ignored_columns=list(layout.ignored))
 
-    def run(self, rows: Iterator[Row], write: Writer, progress: Progress | None = None) -> Counts:
+    def run(
+        self, rows: Iterator[Row], write: Writer, progress: Progress | None = None, done: int = 0
+    ) -> Counts:
+        """Check and write the rows; the first `done` (whole batches an interrupted run
+        committed) are only read again, for the clientIds they carried."""
         with SeenIds() as seen:
             for checked in self._checked_batches(rows):
+                if done > 0:
+                    done -= len(checked)
+                    valid = [(r.plan.client_id, n) for n, _, r in checked if isinstance(r, Planned)]
+                    seen.record(valid)
+                    continue
                 batch = []
                 for line, client_id, result in checked:
                     self.counts.rows += 1
@@ -153,11 +185,15 @@ class _Pass:
             for earlier, client_id, later in seen.record(lines):
                 reason = f"clientId repeated on line {later}; the last row wins"
                 self._note(earlier, client_id, "superseded", reason)
-            new = write([planned for _, planned in batch])
+            written = write([planned for _, planned in batch])
+            last_line = dict(lines)
+            for client_id, error in written.refused.items():
+                self._note(last_line[client_id], client_id, "rejected", error.message)
             # A clientId an earlier batch carried was counted there: its row supersedes.
             counted = {client_id for client_id, _ in lines} - seen.earlier_batches
-            self.counts.added += len(counted & new)
-            self.counts.updated += len(counted - new)
+            counted -= written.refused.keys()
+            self.counts.added += len(counted & written.new)
+            self.counts.updated += len(counted - written.new)
         if progress:
             progress(self.counts)
 
@@ -167,27 +203,27 @@ class _Pass:
 
 
 def _looking(campaign: Campaign) -> Writer:
-    """A dry writer: tells which clientIds of a batch are new, writing nothing."""
+    """A dry writer: tells which clientIds of a batch are new or refused, writing nothing."""
 
-    def look(batch: list[Planned]) -> set[str]:
-        client_ids = {planned.plan.client_id for planned in batch}
-        return client_ids - existing_ids(campaign, list(client_ids)).keys()
+    def look(batch: list[Planned]) -> Written:
+        latest = {planned.plan.client_id: planned for planned in batch}
+        existing = existing_tasks(campaign, list(latest))
+        _, refused = as_updates(campaign, latest, existing)
+        return Written(latest.keys() - existing.keys(), refused)
 
     return look
 
 
-def _committing(campaign: Campaign) -> Writer:
-    """Write each batch in its own transaction."""
+def _committing(campaign: Campaign, actor: Actor) -> Writer:
+    """Write each batch (its tasks, records and events); the pass commits it with the
+    load's counts, so a load cut off between batches knows exactly what it wrote."""
 
-    def write(batch: list[Planned]) -> set[str]:
+    def write(batch: list[Planned]) -> Written:
         try:
-            result = write_batch(campaign, batch)
-            db.session.commit()
+            return write_batch(campaign, batch, actor=actor)
         except IntegrityError:  # a request added one of these clientIds meanwhile: again
             db.session.rollback()
-            result = write_batch(campaign, batch)
-            db.session.commit()
-        return result
+            return write_batch(campaign, batch, actor=actor)
 
     return write
 
@@ -211,9 +247,23 @@ def load_file(
     all_or_nothing: bool = False,
     delimiter: str | None = None,
     progress: Progress | None = None,
+    actor: Actor,
+    resume: Counts | None = None,
 ) -> Counts:
-    """Load the file into the campaign; raises FileRefused when nothing may be loaded."""
+    """Load the file into the campaign as `actor` (its load); raises FileRefused when
+    nothing may be loaded. `resume`: the counts an interrupted run of this load committed
+    with its last batch; the load goes on from there."""
     delimiter, layout, total = check_file(campaign, path, delimiter)
+    if resume is not None and resume.rows:
+        with Report(report_path, keep=resume.rejected + resume.superseded) as report:
+            written = _Pass(campaign, layout, report, total)
+            written.counts = replace(resume, total=total, ignored_columns=list(layout.ignored))
+            return written.run(
+                iter_rows(path, delimiter),
+                _committing(campaign, actor),
+                _checkpoint(report, progress),
+                done=resume.rows,
+            )
     with Report(report_path) as report:
         if dry_run or all_or_nothing:
             with reading(db.session):
@@ -230,5 +280,17 @@ def load_file(
                 )
             report.restart()
         return _Pass(campaign, layout, report, total).run(
-            iter_rows(path, delimiter), _committing(campaign), progress
+            iter_rows(path, delimiter), _committing(campaign, actor), _checkpoint(report, progress)
         )
+
+
+def _checkpoint(report: Report, progress: Progress | None) -> Progress:
+    """After each batch: the counts, then one commit of the batch with them."""
+
+    def checkpoint(counts: Counts) -> None:
+        if progress:
+            progress(counts)  # the load's counts, written in the batch's transaction
+        report.flush()  # the batch's report lines reach the file before the batch commits
+        db.session.commit()
+
+    return checkpoint

@@ -1,18 +1,21 @@
-"""Intake loads as records: started from the CLI, the UI (in the background) or the watcher.
+"""Intake loads as records: started from the CLI (run there), or from the UI or the drop
+watcher (handed to the worker).
 
-Each load keeps its file, its report and its progress, so any worker process can show
-how far a load has come.
+Each load keeps its file, its report and its progress, so any process can show how far a
+load has come. A load commits its counts with each batch it writes, so a run cut off
+mid-way (a worker killed) is taken up again from its last batch by the next run.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
-import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
-from flask import Flask, current_app
+from flask import current_app
 from sqlalchemy import select
 
 from app.extensions import db
@@ -20,11 +23,14 @@ from app.models import Campaign, IntakeLoad, LoadStatus
 from app.models.types import utcnow
 from app.services.intake.csvfile import FileRefused
 from app.services.intake.load import Counts, load_file, refusal_report
+from app.services.intake.trail import load_actor, load_finished
+from app.storage import private_file
 
 
 def intake_folder() -> Path:
+    """Where loads keep their files and reports: tenant data, readable by this account only."""
     folder = Path(current_app.instance_path) / "intake"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return folder
 
 
@@ -36,6 +42,16 @@ def report_file(load: IntakeLoad) -> Path:
     return intake_folder() / f"{load.id}-report.csv"
 
 
+ASIDE = ".aside.json"
+UNFINISHED = (LoadStatus.QUEUED, LoadStatus.CHECKING, LoadStatus.LOADING)
+WORKER_SOURCES = ("upload", "watch")  # the CLI runs its loads itself, in the foreground
+
+
+def aside_file(load_id: str) -> Path:
+    """Where a dropped file's load keeps what moving the file aside afterwards needs."""
+    return intake_folder() / f"{load_id}{ASIDE}"
+
+
 def start_load(
     campaign: Campaign,
     file_name: str,
@@ -44,8 +60,12 @@ def start_load(
     *,
     dry_run: bool = False,
     all_or_nothing: bool = False,
+    in_worker: bool = False,
+    aside: Mapping[str, Any] | None = None,
 ) -> IntakeLoad:
-    """Record a new load once `save(path)` has put its file where the load reads it."""
+    """Record a new load once `save(path)` has put its file where the load reads it; with
+    `in_worker`, hand it to the worker to run. `aside`: where the dropped file it came from
+    is, to be moved aside when the load ends."""
     load = IntakeLoad(
         id=str(uuid.uuid4()),
         campaign=campaign,
@@ -61,10 +81,33 @@ def start_load(
         rejected=0,
         superseded=0,
     )
-    save(stored_file(load))
+    save(private_file(stored_file(load)))  # `save` writes into the file made 0600
+    if aside is not None:
+        private_file(aside_file(load.id)).write_text(json.dumps(aside), encoding="utf-8")
     db.session.add(load)
+    load_id = load.id
     db.session.commit()
+    if in_worker:
+        from app.jobs.intake import load_intake  # the job module imports this one
+
+        load_intake(load_id)
     return load
+
+
+def unfinished_loads() -> list[IntakeLoad]:
+    """Loads handed to the worker that have not reached their end."""
+    return list(
+        db.session.scalars(
+            select(IntakeLoad).where(
+                IntakeLoad.status.in_(UNFINISHED), IntakeLoad.source.in_(WORKER_SOURCES)
+            )
+        )
+    )
+
+
+def pending_asides() -> list[str]:
+    """Ids of loads whose dropped file still waits to be moved aside."""
+    return sorted(path.name.removesuffix(ASIDE) for path in intake_folder().glob(f"*{ASIDE}"))
 
 
 def copy_of(source: Path) -> Callable[[Path], object]:
@@ -90,17 +133,36 @@ def _record(load: IntakeLoad, counts: Counts) -> None:
     load.rejected, load.superseded = counts.rejected, counts.superseded
 
 
-def run_load(load_id: str, delimiter: str | None = None) -> IntakeLoad:
-    """Run a recorded load to its end: done, refused (nothing written) or failed."""
+def _committed(load: IntakeLoad) -> Counts | None:
+    """What an interrupted run committed, when it got as far as writing a batch."""
+    if load.status != LoadStatus.LOADING or not load.rows_done:
+        return None
+    return Counts(
+        total=load.rows_total,
+        rows=load.rows_done,
+        added=load.added,
+        updated=load.updated,
+        rejected=load.rejected,
+        superseded=load.superseded,
+    )
+
+
+def run_load(load_id: str, delimiter: str | None = None) -> IntakeLoad | None:
+    """Run a recorded load to its end: done, refused (nothing written) or failed. A load
+    an interrupted run left part-written goes on from its last batch; a finished one (or
+    none) is left as it is."""
     load = db.session.get(IntakeLoad, load_id)
-    load.status = LoadStatus.CHECKING
-    load.report_path = str(report_file(load))
-    db.session.commit()
+    if load is None or load.status not in UNFINISHED:
+        return load
+    resume = _committed(load)
+    if resume is None:  # nothing written yet: from the start
+        load.status = LoadStatus.CHECKING
+        load.report_path = str(private_file(report_file(load)))
+        db.session.commit()
 
     def progress(counts: Counts) -> None:
-        _record(load, counts)
+        _record(load, counts)  # committed by the load with the batch it counts
         load.status = LoadStatus.LOADING
-        db.session.commit()
 
     try:
         counts = load_file(
@@ -111,11 +173,13 @@ def run_load(load_id: str, delimiter: str | None = None) -> IntakeLoad:
             all_or_nothing=load.all_or_nothing,
             delimiter=delimiter,
             progress=progress,
+            actor=load_actor(load),
+            resume=resume,
         )
     except FileRefused as refusal:
         db.session.rollback()
         load.status, load.message = LoadStatus.REFUSED, refusal.message
-        if not report_file(load).exists():  # refused before any row was read
+        if not report_file(load).stat().st_size:  # refused before any row was read
             refusal_report(report_file(load), refusal.message)
         if refusal.counts is not None:
             _record(load, refusal.counts)
@@ -131,18 +195,6 @@ def run_load(load_id: str, delimiter: str | None = None) -> IntakeLoad:
         ignored = ", ".join(counts.ignored_columns)
         load.message = f"ignored columns: {ignored}" if ignored else None
     load.finished_at = utcnow()
+    load_finished(load)  # its record and event, committed with the final status
     db.session.commit()
     return load
-
-
-def run_in_background(app: Flask, load_id: str) -> threading.Thread:
-    """Run the load in a thread of this process; its progress is in the database."""
-
-    def work() -> None:
-        with app.app_context():
-            run_load(load_id)
-            db.session.remove()
-
-    thread = threading.Thread(target=work, name=f"intake-{load_id}", daemon=True)
-    thread.start()
-    return thread

@@ -1,29 +1,32 @@
 """The drop location: files put in a campaign's folder (or S3 prefix) are loaded once.
 
-Layout: `<root>/<company>/<environment>/<campaign>/<file>.csv`. After its load a file
-moves to `<campaign>/done/` (or `<campaign>/failed/` when it was refused or the campaign
-is unknown) under a name stamped with the time, with its report beside it.
+Layout: `<root>/<company>/<environment>/<campaign>/<file>.csv`. The watcher claims a file
+and hands its load to the worker; when the load ends the worker moves the file to
+`<campaign>/done/` (or `<campaign>/failed/` when it was refused), under a name stamped with
+the time, with its report beside it. A file for an unknown campaign goes to `failed/` at once.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from flask import current_app
 
 from app.extensions import db
-from app.models import LoadStatus
+from app.models import IntakeLoad, LoadStatus
 from app.models.types import utcnow
 from app.services.campaigns import find_campaign
 from app.services.intake.load import refusal_report
-from app.services.intake.runs import copy_of, report_file, run_load, start_load
+from app.services.intake.runs import UNFINISHED, aside_file, copy_of, report_file, start_load
 from app.services.tenants import find_tenant
+from app.storage import private_file
 
 DONE, FAILED = "done", "failed"
 ASIDE = frozenset({DONE, FAILED})
@@ -51,6 +54,8 @@ class Outcome:
 class Drop(Protocol):
     def pending(self) -> Iterator[Dropped]: ...
 
+    def where(self, dropped: Dropped) -> dict[str, Any]: ...
+
     def set_aside(self, dropped: Dropped, folder: str, report: Path | None) -> None: ...
 
 
@@ -77,13 +82,17 @@ class FolderDrop:
             company, environment = campaign_dir.parent.parent.name, campaign_dir.parent.name
             yield Dropped(company, environment, campaign_dir.name, path.name, claimed, claimed)
 
+    def where(self, dropped: Dropped) -> dict[str, Any]:
+        """What moving the claimed file aside later needs, as plain values."""
+        return {"kind": "folder", "path": str(dropped.local), "name": dropped.name}
+
     def set_aside(self, dropped: Dropped, folder: str, report: Path | None) -> None:
         target_dir = dropped.local.parent / folder
         target_dir.mkdir(exist_ok=True)
         stamped = _stamped(dropped.name)
         os.rename(dropped.local, target_dir / stamped)
         if report is not None and report.exists():
-            shutil.copyfile(report, target_dir / f"{stamped}.report.csv")
+            shutil.copyfile(report, private_file(target_dir / f"{stamped}.report.csv"))
 
 
 class S3Drop:
@@ -91,7 +100,7 @@ class S3Drop:
 
     def __init__(self, bucket: str, prefix: str, client) -> None:
         self.bucket, self.prefix, self.client = bucket, prefix.strip("/"), client
-        self._scratch = Path(tempfile.mkdtemp(prefix="intake-s3-"))
+        self._scratch: Path | None = None  # made when the first object is downloaded
 
     def _keys(self) -> Iterator[str]:
         pages = self.client.get_paginator("list_objects_v2").paginate(
@@ -107,9 +116,14 @@ class S3Drop:
             parts = key[start:].split("/")
             if len(parts) != 4 or not parts[3] or parts[3].startswith("."):
                 continue
+            if self._scratch is None:
+                self._scratch = Path(tempfile.mkdtemp(prefix="intake-s3-"))
             local = self._scratch / parts[3]
             self.client.download_file(self.bucket, key, str(local))
             yield Dropped(parts[0], parts[1], parts[2], parts[3], local, key)
+
+    def where(self, dropped: Dropped) -> dict[str, Any]:
+        return {"kind": "s3", "bucket": self.bucket, "key": dropped.handle, "name": dropped.name}
 
     def set_aside(self, dropped: Dropped, folder: str, report: Path | None) -> None:
         key = str(dropped.handle)
@@ -120,10 +134,41 @@ class S3Drop:
         self.client.delete_object(Bucket=self.bucket, Key=key)
         if report is not None and report.exists():
             self.client.upload_file(str(report), self.bucket, f"{target}.report.csv")
-        dropped.local.unlink(missing_ok=True)
 
 
-def _load(dropped: Dropped, scratch: Path) -> tuple[Outcome, Path | None]:
+def s3_client() -> Any:
+    """The S3 client the worker moves dropped objects aside with (boto3's defaults)."""
+    import boto3
+
+    return boto3.client("s3")
+
+
+def _drop_at(where: dict[str, Any]) -> tuple[Drop, Dropped]:
+    """The drop and the dropped file that `Drop.where` described."""
+    name = where["name"]
+    if where["kind"] == "s3":
+        drop: Drop = S3Drop(where["bucket"], "", s3_client())
+        return drop, Dropped("", "", "", name, Path(name), where["key"])  # no local copy
+    claimed = Path(where["path"])
+    return FolderDrop(claimed.parent), Dropped("", "", "", name, claimed, claimed)
+
+
+def move_aside(load_id: str) -> bool:
+    """Once a dropped file's load has ended, move the file aside (done/ or failed/) with
+    its report beside it; False when there is nothing (yet) to move."""
+    pending = aside_file(load_id)
+    load = db.session.get(IntakeLoad, load_id)
+    if not pending.exists() or (load is not None and load.status in UNFINISHED):
+        return False
+    drop, dropped = _drop_at(json.loads(pending.read_text(encoding="utf-8")))
+    folder = DONE if load is not None and load.status == LoadStatus.DONE else FAILED
+    drop.set_aside(dropped, folder, report_file(load) if load is not None else None)
+    pending.unlink()
+    return True
+
+
+def _load(drop: Drop, dropped: Dropped, scratch: Path) -> tuple[Outcome, Path | None]:
+    """Hand the file's load to the worker; or, for an unknown campaign, the reason."""
     tenant = find_tenant(current_app.config["PLATFORM_CODE"], dropped.company, dropped.environment)
     campaign = tenant and find_campaign(tenant, dropped.campaign)
     if campaign is None:
@@ -132,19 +177,29 @@ def _load(dropped: Dropped, scratch: Path) -> tuple[Outcome, Path | None]:
         report = scratch / f"{dropped.name}.reason.csv"
         refusal_report(report, reason)
         return Outcome(dropped.name, LoadStatus.REFUSED, reason), report
-    load = start_load(campaign, dropped.name, "watch", copy_of(dropped.local))
-    load = run_load(load.id)
-    return Outcome(dropped.name, load.status, load.message), report_file(load)
+    load = start_load(
+        campaign,
+        dropped.name,
+        "watch",
+        copy_of(dropped.local),
+        in_worker=True,
+        aside=drop.where(dropped),
+    )
+    db.session.refresh(load)  # queued, or already ended when jobs run in this process
+    return Outcome(dropped.name, load.status, load.message), None
 
 
 def watch_once(drop: Drop) -> list[Outcome]:
-    """Load every file waiting in the drop, once, and set each aside with its report."""
+    """Hand every file waiting in the drop to the worker, once; each is moved aside with
+    its report when its load ends (a file for an unknown campaign, at once)."""
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="intake-watch-") as scratch:
         for dropped in drop.pending():
-            outcome, report = _load(dropped, Path(scratch))
+            outcome, reason = _load(drop, dropped, Path(scratch))
             db.session.rollback()  # end the read, so a long watch holds no lock between files
-            folder = DONE if outcome.status == LoadStatus.DONE else FAILED
-            drop.set_aside(dropped, folder, report)
+            if reason is not None:
+                drop.set_aside(dropped, FAILED, reason)
+            if isinstance(drop, S3Drop):
+                dropped.local.unlink(missing_ok=True)  # the download; a load keeps its copy
             outcomes.append(outcome)
     return outcomes

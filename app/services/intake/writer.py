@@ -1,22 +1,46 @@
 """Writing validated plans in bulk: a few set-based statements per batch of rows.
 
-The effect on each task is exactly that of `tasks.add_or_update_task`: a new clientId is
-added with a fresh previewRecordID, an existing one has all its data replaced, and the
-optional fields change only when the row sets them.
+The effect on each task is exactly that of `tasks.add_or_update_task`, because both take
+what to write from `task_writes`: a new clientId is added with a fresh previewRecordID, an
+existing one has all its data replaced (its clientId kept under the key the task was added
+with), and the optional fields change only when the row sets them. Here those values only
+become rows: one INSERT for the new tasks, one UPDATE per set of changed columns.
+
+Each task a batch adds or updates gets its audit record and its event, written with the
+batch (one INSERT of records and one of events, in the batch's transaction). The fields
+before are read in one query per batch; the fields after are what the batch writes, made
+into the search shape by the same `task_wire.task_record` the API answers with.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from operator import itemgetter
+from typing import Any, NamedTuple
 
-from sqlalchemy import Boolean, bindparam, case, delete, func, select, update
+from sqlalchemy import bindparam, delete, select, update
 
 from app.extensions import db
-from app.models import Campaign, SkillQueue, Task, TaskItem, WorkedState
-from app.models.types import UTCDateTime, utcnow
-from app.services.tasks import ITEM_COLUMNS, item_rows, new_record_id
+from app.models import Campaign, SkillQueue, Task, TaskItem
+from app.models.types import utcnow
+from app.services import history
+from app.services.actors import Actor
+from app.services.errors import ServiceError
+from app.services.intake.columns import columns_named
+from app.services.intake.trail import BatchTrail
+from app.services.task_writes import (
+    ITEM_COLUMNS,
+    Defaults,
+    client_id_key,
+    item_rows,
+    keyed,
+    new_task_values,
+    touched_in_sql,
+    update_values,
+)
 from app.services.validation import TaskPlan
-from app.storage import bulk_insert
+from app.storage import bulk_insert, driver_value
 
 
 @dataclass(frozen=True)
@@ -32,109 +56,148 @@ class Planned:
         return queue.id if queue else None
 
 
-def existing_ids(campaign: Campaign, client_ids: list[str], lock: bool = False) -> dict[str, int]:
-    """The ids of the campaign's tasks with these clientIds; `lock` them for writing."""
-    query = select(Task.client_id, Task.id).where(
+class Existing(NamedTuple):
+    """What an update needs to know of a stored task (a named tuple: one per row)."""
+
+    id: int
+    client_id_field: str
+
+
+def existing_tasks(
+    campaign: Campaign, client_ids: list[str], lock: bool = False
+) -> dict[str, Existing]:
+    """The campaign's tasks with these clientIds, by clientId; `lock` them for writing."""
+    query = select(Task.client_id, Task.id, Task.client_id_field).where(
         Task.campaign_id == campaign.id, Task.client_id.in_(client_ids)
     )
     rows = db.session.execute(query.with_for_update(of=Task) if lock else query)
-    return dict(rows.all())
+    return {client_id: Existing(id_, field) for client_id, id_, field in rows}
+
+
+def as_update(plan: TaskPlan, task: Existing, campaign_key: str) -> TaskPlan:
+    """The row's plan as an update of the stored task: the clientId under the task's key.
+
+    A file asks for no clientId key of its own (its first column is always named as the
+    campaign's), so the task keeps the key it was added with; InvalidDataKey when the row
+    has a data column of that name.
+    """
+    key = client_id_key(None, task.client_id_field, campaign_key)
+    try:
+        return keyed(plan, key)
+    except ServiceError as error:
+        error.message = columns_named(error.message, plan.items[1:])
+        raise
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a batch did: the clientIds new to the campaign, and the rows refused on writing."""
+
+    new: set[str]
+    refused: dict[str, ServiceError]
 
 
 TASKS, ITEMS = Task.__table__, TaskItem.__table__
-_UPDATE = (
-    update(TASKS)
-    .where(TASKS.c.id == bindparam("task_id"))
-    .values(
-        client_id_field=bindparam("field"),
-        updated_at=bindparam("now", type_=UTCDateTime()),
-        skill_queue_id=func.coalesce(bindparam("queue_id"), TASKS.c.skill_queue_id),
-        time_zone=func.coalesce(bindparam("zone"), TASKS.c.time_zone),
-        next_earliest_work_at=func.coalesce(
-            bindparam("next_work", type_=UTCDateTime()), TASKS.c.next_earliest_work_at
-        ),
-        preferred_agent=case(
-            (bindparam("agent_set", type_=Boolean()), func.nullif(bindparam("agent"), "")),
-            else_=TASKS.c.preferred_agent,
-        ),
-    )
-)
 
 
-def write_batch(campaign: Campaign, batch: list[Planned]) -> set[str]:
-    """Add or update every plan of the batch (the last plan wins per clientId); returns the
-    clientIds that were new to the campaign."""
+def write_batch(campaign: Campaign, batch: list[Planned], *, actor: Actor) -> Written:
+    """Add or update every plan of the batch (the last plan wins per clientId), with an
+    audit record and an event per task, as `actor` (the load)."""
     latest = {one.plan.client_id: one for one in batch}
-    existing = existing_ids(campaign, list(latest), lock=True)
+    existing = existing_tasks(campaign, list(latest), lock=True)
     now = utcnow()
     new = [one for cid, one in latest.items() if cid not in existing]
-    updates = [one for cid, one in latest.items() if cid in existing]
+    updates, refused = as_updates(campaign, latest, existing)
+    trail = BatchTrail(campaign, now)
+    trail.updating(updates)
+    ids = {cid: task.id for cid, task in existing.items()}
+    plans = {one.plan.client_id: one.plan for one in new}
     if new:
-        when = _time_processor()
-        stamp = when(now)
-        defaults = (campaign.id, campaign.default_skill_queue_id, campaign.default_time_zone)
-        bulk_insert(
-            db.session, TASKS, TASK_COLUMNS, [_new_row(defaults, one, stamp, when) for one in new]
-        )
-        existing.update(existing_ids(campaign, [one.plan.client_id for one in new]))
+        trail.adding(_insert(campaign, new, now))
+        ids.update((cid, task.id) for cid, task in existing_tasks(campaign, list(plans)).items())
     if updates:
-        db.session.execute(
-            _UPDATE, [_update_row(existing[one.plan.client_id], one, now) for one in updates]
-        )
-        updated_ids = [existing[one.plan.client_id] for one in updates]
-        db.session.execute(delete(ITEMS).where(ITEMS.c.task_id.in_(updated_ids)))
+        _update(updates, now)
+        db.session.execute(delete(ITEMS).where(ITEMS.c.task_id.in_([t.id for t, _, _ in updates])))
+        plans.update((plan.client_id, plan) for _, plan, _ in updates)
     campaign_id = campaign.id  # read once: an ORM attribute costs a call per access
     items = [
-        row
-        for cid, one in latest.items()
-        for row in item_rows(existing[cid], campaign_id, one.plan.items)
+        row for cid, plan in plans.items() for row in item_rows(ids[cid], campaign_id, plan.items)
     ]
     bulk_insert(db.session, ITEMS, ITEM_COLUMNS, items)
-    return {one.plan.client_id for one in new}
+    history.record_all(actor, trail.changes, now)
+    return Written({one.plan.client_id for one in new}, refused)
+
+
+Update = tuple[Existing, TaskPlan, Planned]
+
+
+def as_updates(
+    campaign: Campaign, latest: dict[str, Planned], existing: dict[str, Existing]
+) -> tuple[list[Update], dict[str, ServiceError]]:
+    """The plans of stored tasks as updates of them, and the rows that cannot be."""
+    campaign_key = campaign.client_id_field_name
+    updates, refused = [], {}
+    for cid, task in existing.items():
+        one = latest[cid]
+        try:
+            updates.append((task, as_update(one.plan, task, campaign_key), one))
+        except ServiceError as error:
+            refused[cid] = error
+    return updates, refused
 
 
 TASK_COLUMNS = (
-    "record_id", "campaign_id", "client_id", "client_id_field", "preferred_agent",
+    "campaign_id", "record_id", "client_id", "client_id_field", "preferred_agent",
     "skill_queue_id", "time_zone", "worked_state", "work_attempts", "next_earliest_work_at",
-    "created_at", "updated_at",
+    "hold_until", "version", "created_at", "updated_at",
 )  # fmt: skip
+_values_in_order = itemgetter(*TASK_COLUMNS[1:-2])  # those new_task_values gives
+_NEXT_WORK = TASK_COLUMNS[1:-2].index("next_earliest_work_at")
+_HOLD = TASK_COLUMNS[1:-2].index("hold_until")
 
 
-def _time_processor():
-    """How this database's driver is handed a UTC time (a string on SQLite)."""
-    dialect = db.session.connection().dialect
-    column_type = TASKS.c.created_at.type.dialect_impl(dialect)
-    return column_type.bind_processor(dialect) or (lambda value: value)
+def _insert(campaign: Campaign, new: list[Planned], now) -> list[tuple[dict, TaskPlan]]:
+    """One INSERT of the new tasks, as plain rows straight to the driver; the values of
+    each new task, with its plan."""
+    when = driver_value(db.session, TASKS.c.created_at)
+    stamp = when(now)
+    defaults, campaign_id = Defaults.of(campaign), campaign.id
+    rows, added = [], []
+    for one in new:
+        values = new_task_values(one.plan, one.queue_id, defaults, now)
+        added.append((values, one.plan))
+        next_work = values["next_earliest_work_at"]
+        row = _values_in_order(values)
+        if next_work:  # the driver's form of the time, in the row only
+            row = (*row[:_NEXT_WORK], when(next_work), *row[_NEXT_WORK + 1 :])
+        if hold := values["hold_until"]:
+            row = (*row[:_HOLD], when(hold), *row[_HOLD + 1 :])
+        rows.append((campaign_id, *row, stamp, stamp))
+    bulk_insert(db.session, TASKS, TASK_COLUMNS, rows)
+    return added
 
 
-def _new_row(defaults: tuple[int, int, str], one: Planned, stamp, when) -> tuple:
-    campaign_id, default_queue_id, default_zone = defaults
-    plan = one.plan
+def _update(updates: list[Update], now) -> None:
+    """One executemany per set of changed columns (most files have a single set)."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for task, plan, one in updates:
+        values = update_values(plan, one.queue_id, now)
+        params = {f"new_{name}": value for name, value in values.items()}
+        params["task_id"], params["now"] = task.id, now
+        groups.setdefault(tuple(values), []).append(params)
+    for columns, params in groups.items():
+        db.session.execute(_update_statement(columns), params)
+
+
+@cache
+def _update_statement(columns: tuple[str, ...]):
     return (
-        new_record_id(),
-        campaign_id,
-        plan.client_id,
-        plan.field_name,
-        plan.preferred_agent or None,
-        one.queue_id or default_queue_id,
-        plan.time_zone or default_zone,
-        WorkedState.NOTWORKED.value,
-        0,
-        when(plan.next_work) if plan.next_work else None,
-        stamp,
-        stamp,
+        update(TASKS)
+        .where(TASKS.c.id == bindparam("task_id"))
+        .values(
+            {
+                **{name: bindparam(f"new_{name}", type_=TASKS.c[name].type) for name in columns},
+                **touched_in_sql(),
+            }
+        )
     )
-
-
-def _update_row(task_id: int, one: Planned, now) -> dict:
-    plan = one.plan
-    return {
-        "task_id": task_id,
-        "field": plan.field_name,
-        "now": now,
-        "queue_id": one.queue_id,
-        "zone": plan.time_zone,
-        "next_work": plan.next_work,
-        "agent_set": plan.preferred_agent is not None,
-        "agent": plan.preferred_agent or "",
-    }

@@ -1,0 +1,89 @@
+"""A form's problems in the form's own words, each shown by the field at fault.
+
+The services speak the API's language: `previewRecordData[1].displayOrder must be…`,
+`nextEarliestWorkTimeUTC is required…`. A form names its fields by their labels and its item
+rows by their number on the page ("Row 2: order must be…"), so a refusal is translated here
+and attached to the field it is about, where the templates mark it `aria-invalid`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.admin.items import kept_rows
+
+ITEM = re.compile(r"previewRecordData\[(\d+)\](?:\.(\w+)|\s+(\w+))?\s*")
+# An item's API field, by the column of the form's item rows that holds it.
+ITEM_COLUMNS = {"key": "key", "value": "value", "displayOrder": "display_order"}
+SPECIAL_KEYS = frozenset({"SkillQueue", "ItemTimeZone"})  # their value is at fault
+ITEMS = "previewRecordData"
+
+
+def words(field) -> str:
+    """A field's label without its parenthesised hint: "Preferred agent (empty: none)"."""
+    return re.sub(r"\s*\([^)]*\)$", "", field.label.text)
+
+
+def _mark(field, message: str) -> None:
+    # After validation a field's errors are a list; before it, a tuple.
+    field.errors = [*field.errors, message]
+
+
+def _row_refusal(form, message: str) -> str | None:
+    found = ITEM.match(message)
+    rows = getattr(form, "items", None)
+    if found is None or rows is None:
+        return None
+    kept = kept_rows(rows)
+    index = int(found[1])
+    if index >= len(kept):
+        return None
+    row, rest = kept[index], message[found.end() :]
+    number = list(rows).index(row) + 1
+    if found[3] in SPECIAL_KEYS:  # the key is right, the value it holds is not
+        column, said = "value", f"{found[3]} {rest}"
+    elif (column := ITEM_COLUMNS.get(found[2] or "")) is None:
+        return f"Row {number}: {rest}"
+    else:
+        said = f"{words(row[column]).lower()} {rest}"
+    _mark(row[column], said[0].upper() + said[1:])
+    return f"Row {number}: {said}"
+
+
+def _leading_name(form, message: str) -> str | None:
+    names = getattr(form, "api_names", {})
+    for name in sorted(names, key=len, reverse=True):
+        if message.startswith(name) and not message[len(name) : len(name) + 1].isalnum():
+            field = form[names[name]]
+            said = words(field) + message[len(name) :]
+            _mark(field, said)
+            return said
+    return None
+
+
+def refusal_in_form_words(form, message: str) -> str:
+    """The service's refusal told with the form's labels and row numbers; the field it is
+    about gets the message too (the templates show it beside the field, `aria-invalid`)."""
+    said = _row_refusal(form, message) or _leading_name(form, message)
+    if said is not None:
+        return said
+    if message.startswith(ITEMS) and getattr(form, "items", None) is not None:
+        return "Data items" + message[len(ITEMS) :]
+    for mention, name in getattr(form, "api_mentions", {}).items():
+        if mention in message:
+            _mark(form[name], message)
+    return message
+
+
+def form_problems(form) -> str:
+    """What is wrong with a form's fields, named as the form names them, for the alert."""
+    problems = []
+    for name, errors in form.errors.items():
+        if isinstance(errors, list) and errors and isinstance(errors[0], dict):  # item rows
+            for number, row in enumerate(errors, start=1):
+                for field, messages in (row or {}).items():
+                    label = words(form[name][number - 1][field]).lower()
+                    problems.append(f"Row {number}: {label}: {' '.join(messages)}")
+        else:
+            problems.append(f"{words(form[name])}: {' '.join(map(str, errors))}")
+    return "Check the form: " + "; ".join(problems) if problems else "Check the form."

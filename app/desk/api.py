@@ -1,0 +1,142 @@
+"""The Desk API: JSON actions of one agent, for integrations (a softphone, a workspace app).
+
+`POST /desk-api/v1/<action>` with the five X-sc- headers (401 rules of the other APIs); the
+body names the `tenant` (as in the User Provisioning API) and the `agent` (a loginUserId).
+Every answer is HTTP 200 with `result` and `message`. Each action calls one function of
+app/services/delivery, the same ones the desk page calls; a successful action also counts
+as the agent's heartbeat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app.api.auth import Caller
+from app.api.users import json_action
+from app.desk import api_bp
+from app.desk.schemas import (
+    CloseTaskRequest,
+    DeskRequest,
+    NextTaskRequest,
+    ReleaseTaskRequest,
+    SetAgentStateRequest,
+)
+from app.models import Task, User
+from app.services import delivery
+from app.services.actors import Actor
+from app.services.display import agent_view
+from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
+from app.services.rules import to_epoch_ms
+from app.services.search import with_data
+from app.services.task_wire import task_snapshot
+from app.services.users import find_user
+
+PREFIX = api_bp.url_prefix
+# NOT_AVAILABLE, NOT_FOUND (a task the agent does not hold), else INVALID_ARGUMENTS.
+RESULT_OF: tuple[tuple[type[ServiceError], str], ...] = (
+    (NotAvailable, "NOT_AVAILABLE"),
+    (TaskNotFound, "NOT_FOUND"),
+)
+
+
+def _agent(tenant, login_user_id: str) -> User:
+    """The tenant's user acting as agent; an unknown one is INVALID_ARGUMENTS."""
+    agent = find_user(tenant, login_user_id)
+    if agent is None:
+        raise NotFound(f"agent '{login_user_id}' is not a user of this environment")
+    return agent
+
+
+def _run(schema: type[DeskRequest], action: Callable[[User, Any, Actor], dict], **empty: Any):
+    """Validate, act as the agent, count the heartbeat (see json_action)."""
+
+    def act(caller: Caller, body: dict[str, Any]) -> dict:
+        request = schema.model_validate(body)
+        agent = _agent(caller.tenant, request.agent)
+        answer = action(agent, request, Actor.agent(agent.login_user_id))
+        delivery.heartbeat(agent)
+        return {**empty, **answer}
+
+    return json_action(act, RESULT_OF, "INVALID_ARGUMENTS", empty)
+
+
+def offered(task: Task) -> dict[str, Any]:
+    """The task as search returns it, its campaignName, and what the agent sees of it."""
+    view = agent_view(with_data([task])[0].items)
+    return {
+        **task_snapshot(task),
+        "agentView": {
+            "banner": view.banner,
+            "details": [
+                {
+                    "key": d.key,
+                    "label": d.label,
+                    "value": d.value,
+                    "kind": d.kind,
+                    "href": d.href,
+                    "highlighted": d.highlighted,
+                }
+                for d in view.details
+            ],
+        },
+    }
+
+
+@api_bp.post("/setAgentState", provide_automatic_options=False)
+def set_agent_state():
+    """Set the agent's state: AVAILABLE, AWAY or OFFLINE (which releases the agent's task)."""
+
+    def action(agent: User, request: SetAgentStateRequest, actor: Actor) -> dict:
+        delivery.set_agent_state(agent, request.state, actor=actor)
+        return {
+            "message": f"agent '{agent.login_user_id}' is {request.state}",
+            "state": request.state,
+        }
+
+    return _run(SetAgentStateRequest, action, state=None)
+
+
+@api_bp.post("/nextTask", provide_automatic_options=False)
+def next_task():
+    """The agent's task: the one held, else the next deliverable one, else why none."""
+
+    def action(agent: User, _request: NextTaskRequest, actor: Actor) -> dict:
+        offer = delivery.next_task(agent, actor=actor)
+        if offer.task is None:
+            due = offer.next_due and to_epoch_ms(offer.next_due)
+            return {"message": offer.reason, "reason": offer.reason, "nextDueTime": due}
+        return {"message": f"task '{offer.task.record_id}' is yours", "task": offered(offer.task)}
+
+    return _run(NextTaskRequest, action, task=None, reason=None, nextDueTime=None)
+
+
+@api_bp.post("/closeTask", provide_automatic_options=False)
+def close_task():
+    """End the agent's task with an outcome (COMPLETE, RESCHEDULE, REMOVE): one attempt."""
+
+    def action(agent: User, request: CloseTaskRequest, actor: Actor) -> dict:
+        codes = [(code.key, code.value) for code in request.workCodes or ()]
+        task = delivery.close_task(
+            agent,
+            request.previewRecordID,
+            request.outcome,
+            next_earliest_ms=request.nextEarliestWorkTimeUTC,
+            work_codes=codes,
+            actor=actor,
+        )
+        message = f"task '{task.record_id}' closed: {request.outcome}"
+        return {"message": message, "task": task_snapshot(task)}
+
+    return _run(CloseTaskRequest, action, task=None)
+
+
+@api_bp.post("/releaseTask", provide_automatic_options=False)
+def release_task():
+    """Give the task back to the queue without counting an attempt."""
+
+    def action(agent: User, request: ReleaseTaskRequest, actor: Actor) -> dict:
+        task = delivery.release_task(agent, request.previewRecordID, actor=actor)
+        return {"message": f"task '{task.record_id}' released", "task": task_snapshot(task)}
+
+    return _run(ReleaseTaskRequest, action, task=None)

@@ -1,0 +1,153 @@
+"""Agents signing in to the desk, accepting an invitation, and signing out.
+
+The desk keeps its signed-in agent under a session key of its own (`AGENT_TOKEN_KEY`),
+never Flask-Login's: a supervisor's session opens no desk, and an agent's opens no
+supervisor page. The key carries a token of a session kept on the server
+(`agent_sessions`), so signing out really ends it.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from flask import (
+    abort,
+    current_app,
+    flash,
+    g,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+
+from app.desk import bp
+from app.desk.forms import DeskButtonForm, DeskLoginForm, InviteForm
+from app.extensions import db, limiter
+from app.models import AgentState, User
+from app.security import local_path
+from app.services import agents, delivery, sessions
+from app.services.actors import Actor
+from app.services.errors import ServiceError
+from app.services.tenants import find_tenant
+
+AGENT_TOKEN_KEY = "_desk_token"  # noqa: S105 - a key name, not a secret
+FAILED_LOGIN = "Invalid company, environment, login user id or password."
+PUBLIC_ENDPOINTS = frozenset({"desk.login", "desk.invite"})
+
+
+def session_limits() -> sessions.SessionLimits:
+    config = current_app.config
+    return sessions.SessionLimits(
+        idle=timedelta(minutes=config["SESSION_IDLE_MINUTES"]),
+        lifetime=timedelta(hours=config["SESSION_MAX_HOURS"]),
+    )
+
+
+def current_agent() -> User | None:
+    """The agent signed in to the desk in this browser, or None (once per request)."""
+    if "desk_agent" not in g:
+        token = session.get(AGENT_TOKEN_KEY)
+        agent_id = (
+            sessions.live_session(token, session_limits(), sessions.AGENTS) if token else None
+        )
+        g.desk_agent = db.session.get(User, agent_id) if agent_id is not None else None
+    return g.desk_agent
+
+
+def _sign_in(agent: User) -> None:
+    """Start a desk session for this browser (the caller commits), ending the one it had."""
+    sessions.end_session(session.get(AGENT_TOKEN_KEY), sessions.AGENTS)
+    session[AGENT_TOKEN_KEY] = sessions.start_session(agent, session_limits(), sessions.AGENTS)
+    g.desk_agent = agent
+
+
+def safe_next(target: str | None) -> str:
+    """`next` only when it is a desk path on this site; the desk otherwise."""
+    return local_path(target, "/desk") or url_for("desk.home")
+
+
+@bp.before_request
+def _guard():
+    """NUL-free input everywhere; every page but sign-in and invitations needs an agent."""
+    for values in (request.args, request.form):
+        if any("\x00" in key + value for key, value in values.items(multi=True)):
+            abort(400, "A field holds a NUL character, which no field may contain.")
+    if request.endpoint not in PUBLIC_ENDPOINTS and current_agent() is None:
+        return redirect(url_for("desk.login", next=request.full_path.rstrip("?")))
+    return None
+
+
+@bp.after_request
+def _no_store(response):
+    """Desk pages show customers' data and invitation tokens: never cached."""
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _login_limit() -> str:
+    return current_app.config["LOGIN_RATE_LIMIT"]
+
+
+@bp.route("/login", methods=["GET", "POST"])
+@limiter.limit(_login_limit, methods=["POST"])
+def login():
+    """Sign in with the tenant, the login user id and the password; one message for every
+    failure."""
+    form = DeskLoginForm()
+    if form.validate_on_submit():
+        tenant = find_tenant(
+            current_app.config["PLATFORM_CODE"], form.company.data, form.environment.data
+        )
+        agent = agents.authenticate(tenant, form.login_user_id.data, form.password.data)
+        if agent is not None:
+            _sign_in(agent)
+            db.session.commit()
+            return redirect(safe_next(request.args.get("next")))
+        form.password.errors.append(FAILED_LOGIN)
+    return render_template("desk/login.html", form=form), (422 if form.errors else 200)
+
+
+@bp.route("/invite/<token>", methods=["GET", "POST"])
+@limiter.limit(_login_limit, methods=["POST"])
+def invite(token: str):
+    """Choose a password through a one-time invitation; the agent is then signed in."""
+    if agents.invited(token) is None:
+        return _no_referrer(render_template("desk/invite_invalid.html"), 404)
+    form = InviteForm()
+    error = None
+    if form.validate_on_submit():
+        try:
+            agent = agents.accept_invite(token, form.new.data)
+            _sign_in(agent)
+            db.session.commit()
+        except ServiceError as refused:
+            db.session.rollback()
+            error = refused.message
+        else:
+            flash("Your password is set. Welcome to the desk.")
+            return redirect(url_for("desk.home"))
+    status = 422 if error or form.errors else 200
+    return _no_referrer(render_template("desk/invite.html", form=form, error=error), status)
+
+
+def _no_referrer(body: str, status: int):
+    # The token is in this page's address: no link or asset may carry it elsewhere.
+    response = make_response(body, status)
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@bp.post("/logout")
+def logout():
+    """Sign out (a POST with its CSRF token): the agent goes OFFLINE, the session ends."""
+    if DeskButtonForm().validate_on_submit():
+        agent = current_agent()
+        delivery.set_agent_state(agent, AgentState.OFFLINE, actor=Actor.agent(agent.login_user_id))
+        sessions.end_session(session.pop(AGENT_TOKEN_KEY, None), sessions.AGENTS)
+        db.session.commit()
+        flash("You are signed out.")
+        return redirect(url_for("desk.login"))
+    return redirect(url_for("desk.home"))

@@ -1,0 +1,125 @@
+"""The desk page: the agent's state, the task to work, its outcome.
+
+Thin views over the delivery engine (app/services/delivery.py), the one place the rules
+live; the Desk API calls the same functions. Each view of the page is a heartbeat, and while
+the agent is AVAILABLE it asks for the next task (the one the agent already holds comes
+back), so a page left on "nothing to do" picks up work on its next refresh.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from datetime import UTC, datetime
+
+from flask import flash, redirect, render_template, url_for
+
+from app.admin.items import next_time_ms
+from app.desk import auth, bp
+from app.desk.forms import CloseForm, DeskButtonForm, StateForm
+from app.extensions import db
+from app.models import AgentState, Task, User
+from app.services import delivery
+from app.services.actors import Actor
+from app.services.display import agent_view
+from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
+from app.services.tasks import find_tenant_task
+from app.storage import writes
+
+REFRESH_SECONDS = 15
+GONE = "That task is no longer yours: it was released, closed, changed or moved."
+
+
+def _actor(agent: User) -> Actor:
+    return Actor.agent(agent.login_user_id)
+
+
+def _due_text(next_due) -> str | None:
+    """The next due time as the page says it (epoch ms or a datetime, in UTC)."""
+    if next_due is None:
+        return None
+    if isinstance(next_due, int | float):
+        next_due = datetime.fromtimestamp(next_due / 1000, UTC)
+    return next_due.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+@bp.get("")
+@writes  # a heartbeat, and the task it delivers
+def home():
+    """The desk: the state switch and, when AVAILABLE, the task to work or why there is none."""
+    agent = auth.current_agent()
+    delivery.heartbeat(agent)
+    offer = None
+    with suppress(NotAvailable):  # not AVAILABLE: the page offers the state switch only
+        offer = delivery.next_task(agent, actor=_actor(agent))
+    db.session.commit()
+    task: Task | None = offer.task if offer else None
+    view = agent_view(task.items) if task else None
+    phones = [d for d in view.details if d.kind == "phone"] if view else []
+    return render_template(
+        "desk/home.html",
+        agent=agent,
+        states=[s.value for s in AgentState],
+        offer=offer,
+        task=task,
+        view=view,
+        first_phone=phones[0] if phones else None,
+        due=_due_text(offer.next_due) if offer else None,
+        refresh=REFRESH_SECONDS if offer is not None and task is None else None,
+        state_form=StateForm(),
+        close_form=CloseForm(),
+        button_form=DeskButtonForm(),
+    )
+
+
+def _run(action) -> None:
+    """Run one engine call in one transaction; a refusal becomes the page's message."""
+    try:
+        action()
+        db.session.commit()
+    except ServiceError as error:
+        db.session.rollback()
+        flash(GONE if isinstance(error, NotFound | TaskNotFound) else error.message)
+
+
+@bp.post("/state")
+def state():
+    """Switch between AVAILABLE, AWAY and OFFLINE."""
+    agent = auth.current_agent()
+    form = StateForm()
+    if form.validate_on_submit():
+        _run(lambda: delivery.set_agent_state(agent, form.state.data, actor=_actor(agent)))
+    else:
+        flash("Choose AVAILABLE, AWAY or OFFLINE.")
+    return redirect(url_for("desk.home"))
+
+
+@bp.post("/tasks/<record_id>/close")
+def close(record_id: str):
+    """Close the task with an outcome; a reschedule's time is read in the task's time zone."""
+    agent = auth.current_agent()
+    form = CloseForm()
+    if not form.validate_on_submit():
+        flash("Choose an outcome (and, to reschedule, a valid date and time).")
+        return redirect(url_for("desk.home"))
+    task = find_tenant_task(agent.tenant_id, record_id)
+    if task is None:
+        flash(GONE)
+        return redirect(url_for("desk.home"))
+
+    def close_it():
+        when = next_time_ms(form.next_time.data, task.time_zone)
+        delivery.close_task(
+            agent, record_id, form.outcome.data, next_earliest_ms=when, actor=_actor(agent)
+        )
+
+    _run(close_it)
+    return redirect(url_for("desk.home"))
+
+
+@bp.post("/tasks/<record_id>/release")
+def release(record_id: str):
+    """Give the task back without counting an attempt."""
+    agent = auth.current_agent()
+    if DeskButtonForm().validate_on_submit():
+        _run(lambda: delivery.release_task(agent, record_id, actor=_actor(agent)))
+    return redirect(url_for("desk.home"))

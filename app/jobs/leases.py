@@ -1,0 +1,86 @@
+"""Leases: a job that must not run twice at once (an intake load) holds one while it runs,
+kept fresh by a heartbeat, in the queue's own storage (SQLite or Redis).
+
+A lease is dead when its heartbeat is older than its length, or at once when it was held
+by a process of this machine that no longer exists (a worker killed with SIGKILL), so a
+restarted worker takes up what a killed one left without waiting.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from app.jobs.queue import huey
+
+HOST = socket.gethostname()
+
+
+def _key(name: str) -> str:
+    return f"lease.{name}"
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: it exists
+        return True
+    return True
+
+
+def alive(lease: dict[str, Any] | None, now: float) -> bool:
+    """Whether a lease still binds: fresh, and its process not known to be gone."""
+    if not lease or lease["until"] < now:
+        return False
+    return lease["host"] != HOST or _process_exists(lease["pid"])
+
+
+def current(name: str) -> dict[str, Any] | None:
+    return huey.get(_key(name), peek=True)
+
+
+def is_held(name: str, now: float | None = None) -> bool:
+    return alive(current(name), time.time() if now is None else now)
+
+
+def _beat(name: str, mine: dict[str, Any], seconds: float, stop: threading.Event) -> None:
+    while not stop.wait(seconds / 3):
+        huey.put(_key(name), {**mine, "until": time.time() + seconds})
+
+
+@contextmanager
+def held(name: str, seconds: float) -> Iterator[bool]:
+    """Hold the lease `name` for the block: True when taken (a dead holder's lease is
+    taken over), False when a live holder has it and the job must not run."""
+    mine = {"host": HOST, "pid": os.getpid(), "token": uuid.uuid4().hex}
+    lease = {**mine, "until": time.time() + seconds}
+    if not huey.put_if_empty(_key(name), lease):
+        if alive(current(name), time.time()):
+            yield False
+            return
+        huey.put(_key(name), lease)  # its holder died
+        if (current(name) or {}).get("token") != mine["token"]:  # another took it first
+            yield False
+            return
+    stop = threading.Event()
+    heartbeat = None
+    if not huey.immediate:  # in the caller nothing else can take it over
+        heartbeat = threading.Thread(
+            target=_beat, args=(name, mine, seconds, stop), name=f"lease-{name}", daemon=True
+        )
+        heartbeat.start()
+    try:
+        yield True
+    finally:
+        stop.set()
+        if heartbeat is not None:
+            heartbeat.join()
+        huey.delete(_key(name))

@@ -1,0 +1,94 @@
+"""The job queue: a huey instance chosen by the app's settings, and jobs that run inside
+the app.
+
+SQLite in the instance folder (`instance/worker.db`, mode 0600) by default; Redis when
+`REDIS_URL` is set. With `WORKER_IMMEDIATE` (the tests' default) a job runs in the caller,
+to its end, when it is queued.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, current_app, has_app_context
+from huey import Huey
+from huey.storage import BlackHoleStorage, RedisStorage, SqliteStorage
+
+from app.extensions import db
+from app.storage import private_file
+
+
+class AppHuey(Huey):
+    """A huey whose storage the app's settings choose once the app exists."""
+
+    storage_class = BlackHoleStorage  # until `configure`: nothing queued before the app
+
+    def configure(self, name: str, storage_class: type, immediate: bool, **storage: Any) -> None:
+        self.name, self.storage_class, self.storage_kwargs = name, storage_class, storage
+        self._immediate = immediate
+        self.storage = self.create_storage()
+
+
+huey = AppHuey("preview-service", results=False)  # jobs answer through the database
+_app: Flask | None = None
+
+
+def init_app(app: Flask) -> None:
+    """Point the queue at the app's storage; jobs then run inside this app."""
+    global _app
+    config = app.config
+    if config["REDIS_URL"]:
+        storage: dict[str, Any] = {"storage_class": RedisStorage, "url": config["REDIS_URL"]}
+    elif config["WORKER_IMMEDIATE"]:
+        storage = {"storage_class": SqliteStorage}  # not opened: jobs run in memory
+    else:
+        path = Path(config["WORKER_DB"] or Path(app.instance_path) / "worker.db")
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_file(path)  # 0600 before SQLite opens it; its -wal and -shm follow
+        storage = {"storage_class": SqliteStorage, "filename": str(path)}
+    huey.configure(config["WORKER_QUEUE_NAME"], immediate=config["WORKER_IMMEDIATE"], **storage)
+    _app = app
+
+
+def worker_app() -> Flask:
+    """The app jobs run in."""
+    if _app is None:
+        raise RuntimeError("the job queue has no app: create_app() configures it")
+    return _app
+
+
+@contextmanager
+def job_context() -> Iterator[None]:
+    """A job's app context: the caller's when the job runs there (immediate mode), else
+    a fresh one whose session ends with the job."""
+    if has_app_context() and current_app._get_current_object() is _app:
+        yield
+        return
+    with worker_app().app_context():
+        try:
+            yield
+        finally:
+            db.session.remove()
+
+
+def _in_app(function: Callable) -> Callable:
+    @wraps(function)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with job_context():
+            return function(*args, **kwargs)
+
+    return run
+
+
+def job(name: str, **options: Any) -> Callable:
+    """A huey task that runs inside the app: `@job("intake.load")`."""
+    return lambda function: huey.task(name=name, **options)(_in_app(function))
+
+
+def periodic(name: str, when: Callable, **options: Any) -> Callable:
+    """A huey periodic task (per-minute resolution) that runs inside the app."""
+    return lambda function: huey.periodic_task(when, name=name, **options)(_in_app(function))

@@ -1,0 +1,116 @@
+"""Which tasks an agent may receive: the eligibility rules, each a small named function.
+
+Every rule is a SQL condition on `tasks` for one agent at one moment (`Seat`), so the desk
+(`offers.next_task`) and the supervisors' progress counts build their queries from the same
+functions and can never disagree. The next issue's hours of operation plug in by appending a
+rule to `ELIGIBILITY` (e.g. "the task's queue is open now").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from flask import current_app
+from sqlalchemy import ColumnElement, and_, or_, text
+
+from app.models import Task, User
+from app.models.agents import AgentState
+
+# Literal SQL, so that PostgreSQL matches the partial indexes of migration 0009 whatever
+# plan it caches (a bound parameter would not prove the index's predicate).
+NOT_WORKED = text("tasks.worked_state = 'NOTWORKED'")
+RESCHEDULED = text("tasks.worked_state = 'WORKED'")
+OPEN_STATES = ("NOTWORKED", "WORKED")
+
+
+def setting(name: str) -> float:
+    """A delivery setting in seconds (AGENT_IDLE_SECONDS, OFFER_TIMEOUT_SECONDS, ...)."""
+    return float(current_app.config[name])
+
+
+def seconds(name: str) -> timedelta:
+    return timedelta(seconds=setting(name))
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One agent asking at one moment: what every rule is evaluated for."""
+
+    agent_id: int
+    login: str
+    queue_ids: tuple[int, ...]
+    now: datetime
+
+    @classmethod
+    def of(cls, agent: User, now: datetime) -> Seat:
+        return cls(agent.id, agent.login_user_id, tuple(q.id for q in agent.skill_queues), now)
+
+
+# --- the agent -------------------------------------------------------------------------
+
+
+def is_silent(agent: User, now: datetime) -> bool:
+    """No heartbeat for AGENT_IDLE_SECONDS: the agent counts as offline."""
+    seen = agent.last_seen_at
+    return seen is None or seen <= now - seconds("AGENT_IDLE_SECONDS")
+
+
+def effective_state(agent: User, now: datetime) -> str:
+    """The agent's state as delivery sees it: a silent desk is OFFLINE."""
+    if agent.desk_state != AgentState.OFFLINE and is_silent(agent, now):
+        return AgentState.OFFLINE.value
+    return agent.desk_state
+
+
+# --- the task --------------------------------------------------------------------------
+
+
+def in_open_state(_seat: Seat | None = None) -> ColumnElement[bool]:
+    """NOTWORKED or WORKED: completed and removed tasks are never delivered."""
+    return Task.worked_state.in_(OPEN_STATES)
+
+
+def is_due(seat: Seat) -> ColumnElement[bool]:
+    """No next earliest time, or it has passed."""
+    return or_(Task.next_earliest_work_at.is_(None), Task.next_earliest_work_at <= seat.now)
+
+
+def in_agent_queues(seat: Seat) -> ColumnElement[bool]:
+    return Task.skill_queue_id.in_(seat.queue_ids)
+
+
+def reservation_lapsed(now: datetime) -> ColumnElement[bool]:
+    """A reservation without activity for OFFER_TIMEOUT_SECONDS no longer counts."""
+    return Task.reserved_at <= now - seconds("OFFER_TIMEOUT_SECONDS")
+
+
+def is_unreserved(seat: Seat) -> ColumnElement[bool]:
+    """Not reserved for another agent (a lapsed reservation is none)."""
+    return or_(Task.reserved_by_id.is_(None), reservation_lapsed(seat.now))
+
+
+def hold_running(now: datetime) -> ColumnElement[bool]:
+    """The preferred agent's hold has not ended (an ended hold is no hold, clock or not)."""
+    return and_(Task.preferred_agent.is_not(None), Task.hold_until > now)
+
+
+def hold_allows(seat: Seat) -> ColumnElement[bool]:
+    """While the hold runs, only the preferred agent."""
+    return or_(~hold_running(seat.now), Task.preferred_agent == seat.login)
+
+
+def held_for_agent(seat: Seat) -> ColumnElement[bool]:
+    """Held for this agent now: the first tier of the order."""
+    return and_(Task.preferred_agent == seat.login, Task.hold_until > seat.now)
+
+
+Rule = Callable[[Seat], ColumnElement[bool]]
+# Every rule a deliverable task meets. Hours of operation (issue 11) append theirs here.
+ELIGIBILITY: list[Rule] = [in_open_state, is_due, in_agent_queues, is_unreserved, hold_allows]
+
+
+def deliverable(seat: Seat) -> ColumnElement[bool]:
+    """All of ELIGIBILITY for this agent now."""
+    return and_(*(rule(seat) for rule in ELIGIBILITY))

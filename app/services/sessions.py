@@ -1,0 +1,115 @@
+"""Signed-in sessions kept on the server, so that signing out really ends one.
+
+The browser's (signed) cookie carries a random token; the server keeps only its SHA-256
+with its owner, when the session began and when it was last seen. A session is live
+while its row exists, it was seen within the idle limit and began within the lifetime.
+Signing out deletes the row; a new password deletes every row of that owner.
+
+Two kinds of owner keep sessions, each in a table of its own so that one kind's token can
+never open the other's pages: supervisors (`SUPERVISORS`, the default) and agents at the
+desk (`AGENTS`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, or_, select, update
+
+from app.aside import may_write_aside, own_transaction
+from app.extensions import db
+from app.models import AgentSession, LoginSession
+from app.models.types import utcnow
+
+# last_seen_at is written at most this often: a write per page would serialise every
+# request of a busy SQLite file for a stamp that only needs minute precision.
+TOUCH_EVERY = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class SessionKind:
+    """Where one kind of owner's sessions are kept: the model and its owner-id column."""
+
+    model: type
+    owner_column: str
+
+    @property
+    def owner(self):
+        return getattr(self.model, self.owner_column)
+
+
+SUPERVISORS = SessionKind(LoginSession, "supervisor_id")
+AGENTS = SessionKind(AgentSession, "user_id")
+
+
+@dataclass(frozen=True)
+class SessionLimits:
+    """How long a session lives: `idle` without a request, `lifetime` at most."""
+
+    idle: timedelta
+    lifetime: timedelta
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def start_session(owner, limits: SessionLimits, kind: SessionKind = SUPERVISORS) -> str:
+    """A new session for the owner (a supervisor, or an agent with `AGENTS`), in the
+    caller's transaction; the token to hand to the browser. Sessions already past their
+    limits are swept out on the way."""
+    token = secrets.token_urlsafe(32)
+    now = utcnow()
+    model = kind.model
+    db.session.execute(
+        delete(model).where(
+            or_(model.last_seen_at <= now - limits.idle, model.created_at <= now - limits.lifetime)
+        )
+    )
+    db.session.add(
+        model(id=_digest(token), created_at=now, last_seen_at=now, **{kind.owner_column: owner.id})
+    )
+    return token
+
+
+def end_session(token: str | None, kind: SessionKind = SUPERVISORS) -> None:
+    """End the session with this token, if it is one (in the caller's transaction)."""
+    if token:
+        db.session.execute(delete(kind.model).where(kind.model.id == _digest(token)))
+
+
+def end_sessions(owner, kind: SessionKind = SUPERVISORS) -> None:
+    """End every session of the owner (in the caller's transaction)."""
+    db.session.execute(delete(kind.model).where(kind.owner == owner.id))
+
+
+def live_session(token: str, limits: SessionLimits, kind: SessionKind = SUPERVISORS) -> int | None:
+    """The owner id of the live session with this token, or None.
+
+    Read and stamped on a connection of its own, so the stamp is kept whatever becomes of
+    the request's transaction; a session found past its limits is deleted.
+    """
+    key, now = _digest(token), utcnow()
+    table = kind.model.__table__
+    owner = table.c[kind.owner_column]
+    with own_transaction(write=False) as connection:
+        row = connection.execute(
+            select(owner, table.c.created_at, table.c.last_seen_at).where(table.c.id == key)
+        ).one_or_none()
+    if row is None:
+        return None
+    live = _is_live(row.created_at, row.last_seen_at, limits, now)
+    if (not live or now - row.last_seen_at >= TOUCH_EVERY) and may_write_aside():
+        with own_transaction() as connection:
+            if live:
+                connection.execute(update(table).where(table.c.id == key).values(last_seen_at=now))
+            else:
+                connection.execute(delete(table).where(table.c.id == key))
+    return row[0] if live else None
+
+
+def _is_live(created: datetime, seen: datetime, limits: SessionLimits, now: datetime) -> bool:
+    return now - seen < limits.idle and now - created < limits.lifetime

@@ -1,0 +1,42 @@
+"""A task's change in the trail: its audit record and its event, as one call.
+
+The services that change a task one at a time (the API's and the pages' actions, the demo
+seed, later the agents' desk) all record through here; bulk intake makes the same changes
+for a whole batch (`intake.trail`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.models import Task
+from app.services import history
+from app.services.actors import Actor
+
+
+def trace_change(
+    actor: Actor,
+    action: str,
+    task: Task,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+    **extra: Any,
+) -> None:
+    """Add the change's audit record and its event to the session: the event's data is the
+    task as search shows it (after, or as it was when deleted) with `extra`, and it is
+    ordered among the task's events by its previewRecordID."""
+    data = after if after is not None else before
+    history.record(
+        actor,
+        history.Change(
+            action,
+            "task",
+            task.record_id,
+            task.campaign.tenant_id,
+            before,
+            after,
+            event_type=action,
+            event_data={**data, **extra},
+            subject=task.record_id,
+        ),
+    )

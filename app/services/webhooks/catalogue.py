@@ -1,0 +1,45 @@
+"""The event types a webhook endpoint may ask for: the one list the services, the UI and
+the CLI check against, with what each one tells."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from app.services.errors import InvalidInput
+
+EVENT_TYPES: dict[str, str] = {
+    "task.added": "A task was added (API, intake file or web UI).",
+    "task.updated": "A task's data, skill queue, preferred agent or times changed.",
+    "task.status_changed": "A task's workedState changed.",
+    "task.transferred": "A task moved to another campaign.",
+    "task.deleted": "A task was deleted.",
+    "task.delivered": "A task was delivered to an agent.",
+    "task.closed": "An agent closed a task: outcome, attempt and work codes (the interaction).",
+    "task.preferred_agent_cleared": "A task's preferred-agent hold ended.",
+    "task.released": "An agent gave a task back without working it.",
+    "task.reservation_lapsed": "A delivered task went back to its queue (no activity, agent gone).",
+    "agent.state_changed": "An agent's state changed.",
+    "intake.load_finished": "An intake file finished loading.",
+    "user.added": "A user (agent) was provisioned.",
+    "user.deleted": "A user (agent) was deleted.",
+}
+
+
+def check_event_types(types: Iterable[str]) -> list[str]:
+    """The types, each once and in the catalogue's order; refuses a type it does not know.
+
+    An empty list means every type, including those added later.
+    """
+    wanted = {t.strip() for t in types if t.strip()}
+    unknown = sorted(wanted - EVENT_TYPES.keys())
+    if unknown:
+        raise InvalidInput(
+            f"event type {', '.join(repr(t) for t in unknown)} is unknown; "
+            f"known types: {', '.join(EVENT_TYPES)}"
+        )
+    return [t for t in EVENT_TYPES if t in wanted]
+
+
+def wants(event_types: list[str] | None, event_type: str) -> bool:
+    """Whether an endpoint asking for `event_types` (empty: all) wants this event."""
+    return not event_types or event_type in event_types

@@ -1,0 +1,107 @@
+"""How gunicorn serves the app: `gunicorn -c python:app.serving wsgi:app`.
+
+`make run` and the tests' live servers load these settings, so what is tested is what runs.
+The command line may still override one (`--bind`, `--workers`, `--timeout`).
+
+The worker is gunicorn's threaded one (gthread): an idle kept-alive connection waits in
+the worker's poller, not in a thread, and a request that takes long (a slow client's body,
+a long CSV download) occupies one thread while the others keep answering. The worker's
+main loop keeps telling the arbiter it is alive, so `timeout` never kills a long response.
+An async worker (gevent) would block its whole event loop whenever SQLite waits on its
+write lock, so threads it is.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+
+from gunicorn.workers.gthread import ThreadWorker
+
+from app.errors import error_body, is_api_path
+
+workers = int(os.environ.get("WEB_CONCURRENCY", 2))
+worker_class = "app.serving.ApiThreadWorker"
+# Requests in progress per worker; a slow client holds one until CLIENT_IDLE_SECONDS.
+threads = int(os.environ.get("GUNICORN_THREADS", 16))
+# Open connections per worker, kept-alive ones included (they hold no thread).
+worker_connections = 1000
+# The arbiter restarts a worker whose main loop is stuck this long (not a request limit).
+timeout = 30
+# After SIGTERM, requests in progress get this long to finish.
+graceful_timeout = 30
+# A kept-alive connection closes after this long without a new request.
+keepalive = 5
+# gunicorn's defaults, stated: longer lines answer 414, more or longer headers 431.
+limit_request_line = 4094
+limit_request_fields = 100
+limit_request_field_size = 8190
+accesslog = "-"
+
+# A client that sends or takes nothing for this long, mid-request, is dropped: its thread
+# is freed (a body read stops with 400, a stalled download is cut).
+CLIENT_IDLE_SECONDS = float(os.environ.get("CLIENT_IDLE_SECONDS", 30))
+
+_STATUS_LINE = re.compile(rb"HTTP/1\.[01] (\d{3}) ([^\r\n]*)")
+_MESSAGE = re.compile(rb"</h1>\s*(.*?)\s*</body>", re.DOTALL)
+
+
+class _Captured:
+    """Stands in for the client socket while gunicorn writes its HTML error page."""
+
+    def __init__(self) -> None:
+        self.data = b""
+
+    def gettimeout(self) -> float:
+        return 0.0
+
+    def sendall(self, data: bytes) -> None:
+        self.data += data
+
+
+def json_error(page: bytes) -> tuple[int, str, str]:
+    """Status, reason and message of one of gunicorn's HTML error answers."""
+    status = _STATUS_LINE.match(page)
+    if status is None:
+        return 400, "Bad Request", "The request is malformed."
+    reason = status.group(2).decode("latin-1")
+    message = _MESSAGE.search(page)
+    text = html.unescape(message.group(1).decode("latin-1")) if message else ""
+    return int(status.group(1)), reason, text or reason
+
+
+class ApiThreadWorker(ThreadWorker):
+    """gthread, with JSON errors on the API paths and an idle limit on every request."""
+
+    def handle_request(self, req, conn):
+        # gunicorn reads the body and writes the answer on a blocking socket with no time
+        # limit; bound each wait, so a stalled client cannot keep a thread for ever.
+        conn.sock.settimeout(CLIENT_IDLE_SECONDS)
+        return super().handle_request(req, conn)
+
+    def handle_error(self, req, client, addr, exc):
+        """gunicorn's answer to a request it could not serve (431, 414, 400, ...), as JSON
+        on an API path, or whenever the request line was not read and the path is unknown.
+
+        gunicorn logs and sizes the answer as usual; only the page it writes is replaced.
+        """
+        captured = _Captured()
+        super().handle_error(req, captured, addr, exc)
+        path = getattr(req, "path", None)
+        page = captured.data
+        if page and (path is None or is_api_path(path)):
+            status, reason, message = json_error(page)
+            body = json.dumps(error_body(status, reason, message, path)).encode()
+            head = (
+                f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+            )
+            page = head.encode("latin-1") + body
+        try:
+            client.setblocking(True)
+            client.settimeout(CLIENT_IDLE_SECONDS)
+            client.sendall(page)
+        except OSError:
+            self.log.debug("Failed to send error message.")

@@ -1,0 +1,176 @@
+"""The Desk API: headers, tenant and agent, the four actions, their answers and spellings."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.models.types import utcnow
+from tests.api.test_openapi import schema_errors
+from tests.conftest import PLATFORM, sc_headers
+from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+    add,
+    make_agent,
+    ms,
+    settings,
+    stored,
+)
+
+DESK = "/desk-api/v1/"
+RESPONSES = {
+    "setAgentState": "AgentStateResponse",
+    "nextTask": "NextTaskResponse",
+    "closeTask": "TaskResponse",
+    "releaseTask": "TaskResponse",
+}
+
+
+@pytest.fixture
+def document(client) -> dict:
+    return client.get("/openapi.json").get_json()
+
+
+@pytest.fixture
+def desk(client, tenant, document):
+    """POST a Desk API action as tenant Acme/prod; the JSON answer, checked against the
+    published schema of the action's answer."""
+    _tenant, key = tenant
+    headers = sc_headers("Acme", "prod", "us-east-1", key)
+    identity = {"platform": PLATFORM, "companyCode": "Acme", "environment": "prod"}
+
+    def call(action: str, **fields) -> dict:
+        body = {"tenant": identity, **fields}
+        response = client.post(DESK + action, json=body, headers=headers)
+        assert response.status_code == 200, response.data
+        answer = response.get_json()
+        assert schema_errors(document, RESPONSES[action], answer) == [], answer
+        return answer
+
+    return call
+
+
+@pytest.fixture
+def ann(acme):
+    return make_agent(acme, "ann")
+
+
+def test_an_agent_becomes_available_receives_a_task_and_completes_it(desk, renewals, ann, api):
+    add(renewals, "c1")
+    assert desk("nextTask", agent="ann")["result"] == "NOT_AVAILABLE"
+    answer = desk("setAgentState", agent="ann", state="AVAILABLE")
+    assert (answer["result"], answer["state"]) == ("SUCCESS", "AVAILABLE")
+    answer = desk("nextTask", agent="ann")
+    assert answer["result"] == "SUCCESS"
+    task = answer["task"]
+    searched = api.find("c1")
+    assert {k: v for k, v in task.items() if k not in ("campaignName", "agentView")} == searched
+    assert task["campaignName"] == "Renewals"
+    assert task["agentView"]["banner"] == "C1"
+    assert task["agentView"]["details"][0]["kind"] in ("phone", "text")
+    assert (answer["reason"], answer["nextDueTime"]) == (None, None)
+    again = desk("nextTask", agent="ann")
+    assert again["task"]["previewRecordID"] == task["previewRecordID"]
+    closed = desk(
+        "closeTask",
+        agent="ann",
+        previewRecordID=task["previewRecordID"],
+        outcome="COMPLETE",
+        workCodes=[{"key": "Outcome", "value": "Sale"}],
+    )
+    assert closed["result"] == "SUCCESS", closed
+    assert closed["task"]["workedState"] == "COMPLETED"
+    shown = api.find("c1")
+    assert (shown["workAttempts"], shown["lastAttemptAgent"]) == (1, "ann")
+    assert shown["workCodes"] == [{"key": "Outcome", "value": "Sale"}]
+
+
+def test_nothing_to_do_answers_a_reason_and_the_next_due_time(desk, renewals, ann):
+    due = ms(utcnow()) + 3_600_000
+    add(renewals, "later", next_earliest_ms=due)
+    desk("setAgentState", agent="ann", state="AVAILABLE")
+    answer = desk("nextTask", agent="ann")
+    assert answer["result"] == "SUCCESS"
+    assert answer["task"] is None
+    assert answer["nextDueTime"] == due
+    assert answer["reason"].startswith("the next task is due at")
+
+
+def test_reschedule_and_release_through_the_api(desk, renewals, ann, api):
+    add(renewals, "c1")
+    desk("setAgentState", agent="ann", state="AVAILABLE")
+    record_id = desk("nextTask", agent="ann")["task"]["previewRecordID"]
+    refused = desk("closeTask", agent="ann", previewRecordID=record_id, outcome="RESCHEDULE")
+    assert refused["result"] == "INVALID_ARGUMENTS"
+    assert "nextEarliestWorkTimeUTC" in refused["message"]
+    released = desk("releaseTask", agent="ann", previewRecordId=record_id)
+    assert released["result"] == "SUCCESS"
+    assert api.find("c1")["workAttempts"] == 0
+    record_id = desk("nextTask", agent="ann")["task"]["previewRecordID"]
+    later = ms(utcnow()) + 86_400_000
+    answer = desk(
+        "closeTask",
+        agent="ann",
+        previewRecordID=record_id,
+        outcome="RESCHEDULE",
+        nextEarliestWorkTimeUTC=later,
+    )
+    assert answer["result"] == "SUCCESS"
+    assert api.find("c1")["workedState"] == "WORKED"
+
+
+@pytest.mark.parametrize("action", ["closeTask", "releaseTask"])
+def test_a_task_the_agent_does_not_hold_is_not_found(desk, renewals, ann, action):
+    task = add(renewals, "c1")
+    desk("setAgentState", agent="ann", state="AVAILABLE")
+    fields = {"outcome": "COMPLETE"} if action == "closeTask" else {}
+    answer = desk(action, agent="ann", previewRecordID=task.record_id, **fields)
+    assert (answer["result"], answer["task"]) == ("NOT_FOUND", None)
+
+
+def test_a_task_deleted_while_held_is_not_found_on_the_next_action(desk, renewals, ann, api):
+    add(renewals, "c1")
+    desk("setAgentState", agent="ann", state="AVAILABLE")
+    record_id = desk("nextTask", agent="ann")["task"]["previewRecordID"]
+    assert api.status("deleteRecordFromCampaign", clientId="c1") == "SUCCESS"
+    answer = desk("closeTask", agent="ann", previewRecordID=record_id, outcome="COMPLETE")
+    assert answer["result"] == "NOT_FOUND"
+
+
+@pytest.mark.parametrize(
+    ("fields", "result"),
+    [
+        ({"agent": "nobody", "state": "AVAILABLE"}, "INVALID_ARGUMENTS"),
+        ({"state": "AVAILABLE"}, "INVALID_ARGUMENTS"),
+        ({"agent": "ann", "state": "BUSY"}, "INVALID_ARGUMENTS"),
+        ({"agent": "ann", "state": 1}, "INVALID_ARGUMENTS"),
+        ({"agent": "ann", "state": "AVAILABLE", "tenant": None}, "INVALID_TENANT"),
+        ({"agent": "ann", "state": "AVAILABLE", "tenant": "Acme"}, "INVALID_TENANT"),
+        (
+            {
+                "agent": "ann",
+                "state": "AVAILABLE",
+                "tenant": {"platform": PLATFORM, "companyCode": "Other", "environment": "prod"},
+            },
+            "UNAUTHORIZED",
+        ),
+    ],
+)
+def test_refusals_name_their_result(desk, ann, fields, result):
+    answer = desk("setAgentState", **fields)
+    assert answer["result"] == result, answer
+    assert answer["message"]
+    assert answer["state"] is None
+
+
+def test_the_desk_api_needs_the_five_headers(client, tenant):
+    response = client.post(DESK + "nextTask", json={"agent": "ann"})
+    assert response.status_code == 401
+    assert response.mimetype == "application/json"
+
+
+def test_an_unknown_action_is_a_json_404(client, tenant):
+    _tenant, key = tenant
+    response = client.post(
+        DESK + "pickTask", json={}, headers=sc_headers("Acme", "prod", "us-east-1", key)
+    )
+    assert response.status_code == 404
+    assert response.mimetype == "application/json"

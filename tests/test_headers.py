@@ -1,0 +1,71 @@
+"""Response headers: HSTS over HTTPS, and no caching of pages that show tenant data."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.services.campaigns import find_campaign
+from tests.conftest import PREVIEW
+from tests.ui.conftest import RequestClient, add_task, make_supervisor, sign_in
+
+HSTS = "max-age=31536000; includeSubDomains"
+
+
+@pytest.fixture
+def settings(settings, request) -> dict:
+    return {**settings, **getattr(request, "param", {})}
+
+
+@pytest.fixture
+def signed_in(app, tenant):
+    app.test_client_class = RequestClient
+    client = app.test_client()
+    make_supervisor()
+    assert sign_in(client).status_code == 302
+    return client
+
+
+@pytest.mark.parametrize(
+    ("base_url", "forwarded"),
+    [("https://localhost", {}), ("http://localhost", {"X-Forwarded-Proto": "https"})],
+)
+@pytest.mark.parametrize("settings", [{"TRUST_PROXY": True}], indirect=True)
+def test_hsts_is_sent_over_https_also_behind_a_trusted_proxy(client, base_url, forwarded):
+    for path in ("/login", "/static/app.css", PREVIEW + "searchPreviewCampaign"):
+        with client.get(path, base_url=base_url, headers=forwarded) as response:
+            assert response.headers["Strict-Transport-Security"] == HSTS, path
+
+
+@pytest.mark.parametrize(
+    ("settings", "forwarded"),
+    [({}, {}), ({}, {"X-Forwarded-Proto": "https"}), ({"TRUST_PROXY": True}, {})],
+    indirect=["settings"],
+)
+def test_no_hsts_over_plain_http_nor_on_an_untrusted_header(client, forwarded):
+    response = client.get("/login", headers=forwarded)
+    assert "Strict-Transport-Security" not in response.headers
+
+
+def test_every_signed_in_page_is_not_stored(app, signed_in, tenant):
+    acme, _key = tenant
+    renewals = find_campaign(acme, "Renewals")
+    task = add_task(renewals, "C1")
+    for path in (
+        "/tenants",
+        f"/tenants/{acme.id}/campaigns",
+        f"/tenants/{acme.id}/campaigns/{renewals.id}",
+        f"/tenants/{acme.id}/campaigns/{renewals.id}/export.csv",
+        f"/tenants/{acme.id}/tasks/{task.record_id}",
+        f"/tenants/{acme.id}/tasks/{task.record_id}/agent",
+        f"/tenants/{acme.id}/users",
+        f"/tenants/{acme.id}/keys",
+        f"/tenants/{acme.id}/tasks/no-such-task",
+    ):
+        response = signed_in.get(path)
+        assert response.headers.get("Cache-Control") == "no-store", (path, response.status)
+
+
+def test_the_sign_in_page_and_static_assets_may_be_cached(client):
+    for path in ("/login", "/static/app.css"):
+        with client.get(path) as response:
+            assert "no-store" not in response.headers.get("Cache-Control", ""), path
