@@ -1,4 +1,4 @@
-"""Operator commands for agents at the desk: `flask --app wsgi agent queues|invite`."""
+"""Operator commands for agents at the desk: `flask --app wsgi agent queues|zone|invite`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from app.services import agents
 from app.services.actors import Actor
 from app.services.users import get_user
 
-agent_group = click.Group("agent", help="Agents: their skill queues and desk invitations.")
+agent_group = click.Group(
+    "agent", help="Agents: their skill queues, time zone and desk invitations."
+)
 
 
 @agent_group.command("queues")
@@ -24,6 +26,24 @@ def set_queues(company: str, environment: str, login_user_id: str, queues: tuple
     agent = get_user(_tenant(company, environment), login_user_id)
     names = agents.set_agent_queues(agent, queues, actor=Actor.operator())
     return f"Agent {agent.login_user_id} now works {', '.join(names)}."
+
+
+@agent_group.command("zone")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("login_user_id")
+@click.argument("zone", required=False)
+@click.option("--none", "clear", is_flag=True, help="No zone of its own: the desk says UTC.")
+@transactional
+def set_zone(
+    company: str, environment: str, login_user_id: str, zone: str | None, clear: bool
+) -> str:
+    """Set the agent's own IANA time zone, in which the desk says times."""
+    if bool(zone) == clear:
+        raise click.UsageError("give either a ZONE or --none")
+    agent = get_user(_tenant(company, environment), login_user_id)
+    agents.set_agent_zone(agent, None if clear else zone, actor=Actor.operator())
+    return f"Agent {agent.login_user_id} reads times in {agent.time_zone or 'UTC'}."
 
 
 @agent_group.command("invite")

@@ -205,6 +205,13 @@ class AgentQueuesForm(FlaskForm):
     )
 
 
+class AgentZoneForm(FlaskForm):
+    """The agent's own time zone, in which the desk says times (none: UTC)."""
+
+    api_mentions: ClassVar = {"time zone '": "time_zone"}
+    time_zone = SelectField("Time zone", choices=[], validate_choice=False)
+
+
 class IntakeForm(FlaskForm):
     file = FileField("Intake file (CSV)", validators=[FileRequired()])
     dry_run = BooleanField("Dry run: check and report, write nothing")

@@ -6,7 +6,7 @@ from flask import abort, current_app, flash, redirect, render_template, request,
 
 from app.admin import bp
 from app.admin.access import attempt, submit, supervisor, tenant_or_404
-from app.admin.forms import AgentQueuesForm, ConfirmForm, TemplateForm, UserForm
+from app.admin.forms import AgentQueuesForm, AgentZoneForm, ConfirmForm, TemplateForm, UserForm
 from app.admin.paging import window
 from app.extensions import db
 from app.models import Tenant, User, UserTemplate
@@ -14,6 +14,7 @@ from app.services import agents as agent_service
 from app.services import tenants as tenant_service
 from app.services import users as user_service
 from app.services.audit import paged_tenant_history
+from app.services.rules import time_zones
 
 # What the Users page's history shows: its users and its user templates.
 HISTORY_KINDS = ("user", "user_template")
@@ -154,12 +155,19 @@ def _queues_form(tenant: Tenant, user: User | None = None) -> AgentQueuesForm:
     return form
 
 
-def _desk_page(tenant: Tenant, user: User, form=None, error=None):
+def _zone_form(user: User | None = None) -> AgentZoneForm:
+    form = AgentZoneForm(prefix="zone", data={"time_zone": user.time_zone or ""} if user else None)
+    form.time_zone.choices = [("", "UTC (none of its own)"), *((z, z) for z in time_zones())]
+    return form
+
+
+def _desk_page(tenant: Tenant, user: User, form=None, error=None, zone_form=None):
     return render_template(
         "admin/user_desk.html",
         tenant=tenant,
         user=user,
         form=form or _queues_form(tenant, user),
+        zone_form=zone_form or _zone_form(user),
         invite_form=ConfirmForm(),
         error=error,
     ), (422 if error else 200)
@@ -183,6 +191,21 @@ def set_user_queues(tenant_id: int, user_id: int):
         lambda: agent_service.set_agent_queues(user, form.queues.data or [], actor=supervisor()),
         lambda error: _desk_page(tenant, user, form, error),
         lambda names: f"{user.login_user_id} now works {', '.join(names) or 'no queue'}.",
+        url_for("admin.user_desk", tenant_id=tenant.id, user_id=user.id),
+    )
+
+
+@bp.post("/tenants/<int:tenant_id>/users/<int:user_id>/desk/zone")
+def set_user_zone(tenant_id: int, user_id: int):
+    """The agent's own time zone."""
+    tenant = tenant_or_404(tenant_id)
+    user = _user_or_404(tenant, user_id)
+    form = _zone_form()
+    return submit(
+        form,
+        lambda: agent_service.set_agent_zone(user, form.time_zone.data, actor=supervisor()),
+        lambda error: _desk_page(tenant, user, error=error, zone_form=form),
+        lambda zone: f"{user.login_user_id} reads times in {zone or 'UTC'}.",
         url_for("admin.user_desk", tenant_id=tenant.id, user_id=user.id),
     )
 

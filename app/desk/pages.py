@@ -20,6 +20,7 @@ from app.extensions import db
 from app.models import AgentState, Task, User
 from app.services import delivery
 from app.services.actors import Actor
+from app.services.delivery.seat import local_text
 from app.services.display import agent_view
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
 from app.services.tasks import find_tenant_task
@@ -33,13 +34,13 @@ def _actor(agent: User) -> Actor:
     return Actor.agent(agent.login_user_id)
 
 
-def _due_text(next_due) -> str | None:
-    """The next due time as the page says it (epoch ms or a datetime, in UTC)."""
+def _due_text(next_due, agent: User) -> str | None:
+    """The next due time as the page says it: in the agent's own zone."""
     if next_due is None:
         return None
     if isinstance(next_due, int | float):
         next_due = datetime.fromtimestamp(next_due / 1000, UTC)
-    return next_due.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return local_text(next_due, agent.time_zone or "UTC")
 
 
 @bp.get("")
@@ -63,7 +64,7 @@ def home():
         task=task,
         view=view,
         first_phone=phones[0] if phones else None,
-        due=_due_text(offer.next_due) if offer else None,
+        due=_due_text(offer.next_due, agent) if offer else None,
         refresh=REFRESH_SECONDS if offer is not None and task is None else None,
         state_form=StateForm(),
         close_form=CloseForm(),

@@ -2,15 +2,25 @@
 
 from app.models.agents import AgentSession, AgentState
 from app.models.campaigns import Campaign, CampaignType, SkillQueue
+from app.models.dnc import DncNumber
 from app.models.history import AuditRecord, Event, WebhookDelivery, WebhookEndpoint
 from app.models.intake import IntakeLoad, LoadStatus
 from app.models.limits import RateLimitCounter
+from app.models.schedules import Schedule, ScheduleException, ScheduleHours
 from app.models.supervisors import LoginSession, Supervisor
 from app.models.tasks import Task, TaskItem, WorkCode, WorkedState
 from app.models.tenants import REGIONS, ApiKey, AuthMode, InstanceKind, Tenant
 from app.models.users import LocalInstanceUser, PhoneType, User, UserTemplate
+from app.models.work_codes import WorkCodeChoice, WorkCodeGroup, queue_work_code_groups
 
 __all__ = [
+    "queue_work_code_groups",
+    "WorkCodeGroup",
+    "WorkCodeChoice",
+    "ScheduleHours",
+    "ScheduleException",
+    "Schedule",
+    "DncNumber",
     "AgentSession",
     "AgentState",
     "REGIONS",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import ForeignKey, String, UniqueConstraint
+from sqlalchemy import ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -30,8 +30,19 @@ class SkillQueue(db.Model):
     tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(text_c(255))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # Hours of operation (app/services/hours.py): none means always open.
+    schedule_id: Mapped[int | None] = mapped_column(
+        ForeignKey("schedules.id", ondelete="SET NULL"), index=True
+    )
 
     tenant: Mapped[Tenant] = relationship()
+    schedule = relationship("Schedule")
+    work_code_groups = relationship(
+        "WorkCodeGroup",
+        secondary="queue_work_code_groups",
+        order_by="WorkCodeGroup.name",
+        viewonly=True,
+    )
 
 
 class Campaign(db.Model):
@@ -53,6 +64,12 @@ class Campaign(db.Model):
     # The desk: when an agent last received one of its tasks; campaigns sharing a queue
     # take turns, least recently delivered from first (app/services/delivery).
     last_delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # A calling window read in each task's own zone (minutes after local midnight; a window
+    # whose end is not after its start crosses midnight); none means any time.
+    window_opens_at: Mapped[int | None] = mapped_column(Integer)
+    window_closes_at: Mapped[int | None] = mapped_column(Integer)
+    # Attempts after which a reschedule closes the task COMPLETED instead; none means no limit.
+    max_attempts: Mapped[int | None] = mapped_column(Integer)
 
     tenant: Mapped[Tenant] = relationship()
     default_skill_queue: Mapped[SkillQueue] = relationship()

@@ -93,6 +93,8 @@ class Task(db.Model):
     # Until when the task is offered only to its preferred agent (set when the task becomes
     # available with a preferred agent); past it, the preference is cleared.
     hold_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Why the service itself closed the task (e.g. "attempt limit reached"); none otherwise.
+    close_reason: Mapped[str | None] = mapped_column(String(255))
 
     campaign: Mapped[Campaign] = relationship()
     skill_queue: Mapped[SkillQueue] = relationship(lazy="joined")

@@ -70,6 +70,8 @@ class User(db.Model):
     desk_state_since: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # The desk's last heartbeat: silent past AGENT_IDLE_SECONDS counts as offline.
     last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The agent's own IANA zone: the desk shows times in it (UTC when none).
+    time_zone: Mapped[str | None] = mapped_column(String(64))
 
     tenant: Mapped[Tenant] = relationship()
     template: Mapped[UserTemplate] = relationship()

@@ -23,6 +23,7 @@ from app.services import sessions
 from app.services.actors import Actor
 from app.services.errors import InvalidInput
 from app.services.history import Change, record
+from app.services.rules import require_time_zone
 from app.services.supervisors import check_password
 from app.services.tenants import get_skill_queue
 
@@ -57,6 +58,17 @@ def set_agent_queues(agent: User, names: Iterable[str], *, actor: Actor) -> list
     db.session.flush()
     _record(actor, agent, "agent.queues_set", {"skillQueues": before}, {"skillQueues": wanted})
     return wanted
+
+
+def set_agent_zone(agent: User, zone: str | None, *, actor: Actor) -> str | None:
+    """The agent's own time zone (an IANA name), in which the desk says times; None: UTC."""
+    zone = zone or None
+    if zone is not None:
+        require_time_zone(zone, "time zone")
+    before = agent.time_zone
+    agent.time_zone = zone
+    _record(actor, agent, "agent.zone_set", {"timeZone": before}, {"timeZone": zone})
+    return zone
 
 
 def invite(agent: User, *, actor: Actor, now: datetime | None = None) -> str:

@@ -21,7 +21,9 @@ from sqlalchemy.orm import selectinload
 
 from app.extensions import db
 from app.models import AuthMode, Tenant, User
+from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.delivery.closing import release_all
 from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
 from app.services.history import Change, record
 from app.services.instance import InstanceError, InstanceUser, instance_for
@@ -275,6 +277,8 @@ def delete_user(tenant: Tenant, login_user_id: str, *, actor: Actor) -> None:
     (in the caller's transaction, with its audit record and its `user.deleted` event)."""
     check_supported(tenant)
     user = get_user(tenant, login_user_id)
+    # A task the agent holds goes back to its queue now, not when the offer times out.
+    release_all(user, actor=actor, now=utcnow())
     record(actor, _change(tenant, "user.deleted", user_fields(user), added=False))
     db.session.delete(user)
     db.session.flush()

@@ -1,12 +1,15 @@
 """Delivery's rules through the other doors: intake files start holds, the worker's clock
-ends them, a deleted agent's reservation returns to the queue."""
+ends them, a deleted agent's reservation returns to the queue at once."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+from sqlalchemy import select
+
 from app.extensions import db
 from app.jobs import clock
+from app.models import AuditRecord
 from app.models.types import utcnow
 from app.services import delivery
 from app.services.intake.load import load_file
@@ -71,6 +74,10 @@ def test_a_deleted_agents_reservation_returns_to_the_queue(renewals, acme):
     offer(ann, now)
     delete_user(acme, "ann", actor=SETUP)
     db.session.commit()
-    assert delivery.expire_reservations(now + S) == 1
-    db.session.commit()
+    # At once, by the deletion's actor: nobody waits for the offer timeout.
     assert stored("c1").reserved_by_id is None
+    released = db.session.scalars(
+        select(AuditRecord).filter_by(action="task.released").order_by(AuditRecord.id)
+    ).all()
+    assert [(r.actor_kind, r.actor_id) for r in released] == [(SETUP.kind.value, SETUP.id)]
+    assert delivery.expire_reservations(now + S) == 0

@@ -28,7 +28,6 @@ from app.services.delivery import rules
 from app.services.delivery.rules import Seat
 from app.services.delivery.sweeps import clear_preference
 from app.services.errors import NotAvailable
-from app.services.rules import format_time
 from app.services.task_trail import trace_change
 from app.services.task_wire import task_snapshot
 from app.services.task_writes import touch
@@ -159,22 +158,27 @@ def deliver(task: Task, agent: User, *, actor: Actor, now: datetime) -> None:
 
 
 def _nothing(seat: Seat) -> Offer:
-    """Why nothing was delivered: held for others, due later, or nothing at all."""
+    """Why nothing was delivered: kept back by hours, window or list; held for others; due
+    later; or nothing at all. Times are said in the agent's zone."""
     in_queues = and_(rules.in_open_state(), rules.in_agent_queues(seat))
-    held_elsewhere = db.session.scalar(
-        select(Task.id)
-        .where(in_queues, rules.is_due(seat), rules.is_unreserved(seat), ~rules.hold_allows(seat))
-        .limit(1)
-    )
     next_due = db.session.scalar(
         select(func.min(Task.next_earliest_work_at)).where(
             in_queues, Task.next_earliest_work_at > seat.now
         )
     )
+    ready = rules.ready(seat)
+    for blocker in rules.BLOCKERS:
+        if (blocked := blocker(seat, ready)) is not None:
+            return Offer(None, blocked.reason, blocked.until)
+    held_elsewhere = db.session.scalar(
+        select(Task.id)
+        .where(in_queues, rules.is_due(seat), rules.is_unreserved(seat), ~rules.hold_allows(seat))
+        .limit(1)
+    )
     if held_elsewhere is not None:
         return Offer(None, ALL_HELD, next_due)
     if next_due is not None:
-        return Offer(None, f"the next task is due at {format_time(next_due)} UTC", next_due)
+        return Offer(None, f"the next task is due at {seat.local(next_due)}", next_due)
     return Offer(None, NO_TASKS)
 
 

@@ -2,14 +2,13 @@
 
 Every rule is a SQL condition on `tasks` for one agent at one moment (`Seat`), so the desk
 (`offers.next_task`) and the supervisors' progress counts build their queries from the same
-functions and can never disagree. The next issue's hours of operation plug in by appending a
-rule to `ELIGIBILITY` (e.g. "the task's queue is open now").
+functions and can never disagree. Hours of operation, calling windows and the do-not-call
+list live in their own services (`hours`, `calling_windows`, `dnc`) and plug in here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flask import current_app
@@ -17,6 +16,8 @@ from sqlalchemy import ColumnElement, and_, or_, text
 
 from app.models import Task, User
 from app.models.agents import AgentState
+from app.services import calling_windows, dnc, hours
+from app.services.delivery.seat import Blocked, Seat
 
 # Literal SQL, so that PostgreSQL matches the partial indexes of migration 0009 whatever
 # plan it caches (a bound parameter would not prove the index's predicate).
@@ -32,20 +33,6 @@ def setting(name: str) -> float:
 
 def seconds(name: str) -> timedelta:
     return timedelta(seconds=setting(name))
-
-
-@dataclass(frozen=True)
-class Seat:
-    """One agent asking at one moment: what every rule is evaluated for."""
-
-    agent_id: int
-    login: str
-    queue_ids: tuple[int, ...]
-    now: datetime
-
-    @classmethod
-    def of(cls, agent: User, now: datetime) -> Seat:
-        return cls(agent.id, agent.login_user_id, tuple(q.id for q in agent.skill_queues), now)
 
 
 # --- the agent -------------------------------------------------------------------------
@@ -107,8 +94,28 @@ def held_for_agent(seat: Seat) -> ColumnElement[bool]:
 
 
 Rule = Callable[[Seat], ColumnElement[bool]]
-# Every rule a deliverable task meets. Hours of operation (issue 11) append theirs here.
-ELIGIBILITY: list[Rule] = [in_open_state, is_due, in_agent_queues, is_unreserved, hold_allows]
+# Every rule a deliverable task meets: the task's own state and time, the agent's queues,
+# other agents' reservations and holds, then when and whom it may be worked: the queue's
+# hours of operation, the campaign's calling window in the customer's zone, and a number
+# that is not on the tenant's do-not-call list.
+TASK_RULES: list[Rule] = [in_open_state, is_due, in_agent_queues, is_unreserved, hold_allows]
+WORK_RULES: list[Rule] = [
+    hours.queue_is_open,
+    calling_windows.in_calling_window,
+    dnc.has_callable_number,
+]
+ELIGIBILITY: list[Rule] = TASK_RULES + WORK_RULES
+# The rules above that depend on the clock or a list rather than on the task's own state:
+# when nothing is deliverable, each says whether it is what keeps tasks back, and until when.
+# `ready` is the condition of TASK_RULES; a blocker finds whether its own rule is what keeps
+# such tasks back.
+Blocker = Callable[[Seat, ColumnElement[bool]], Blocked | None]
+BLOCKERS: list[Blocker] = [hours.closed_queues, calling_windows.outside_window, dnc.all_listed]
+
+
+def ready(seat: Seat) -> ColumnElement[bool]:
+    """The task's own rules: open, due, in the agent's queues, free, and no hold against."""
+    return and_(*(rule(seat) for rule in TASK_RULES))
 
 
 def deliverable(seat: Seat) -> ColumnElement[bool]:
