@@ -217,25 +217,39 @@ def set_supervisor_password(email: str, password: str) -> str:
 @demo_group.command("seed")
 @transactional
 def seed_demo() -> str:
-    """Create the demo tenant, queues, campaigns and tasks (safe to run again)."""
-    key, password = demo.seed(
+    """Create the demo tenant, queues, campaigns, tasks, supervisor and agents (safe to run
+    again); print their sign-ins, and the API key on the last line."""
+    seeded = demo.seed(
         current_app.config["PLATFORM_CODE"], current_app.instance_path, actor=Actor.operator()
     )
-    click.echo(f"Demo tenant {demo.COMPANY}/{demo.ENVIRONMENT} is ready.")
-    click.echo(f"Sign in to the web UI as {demo.SUPERVISOR} with password {password}")
+    tenant = f"{demo.COMPANY}/{demo.ENVIRONMENT}"
+    click.echo(f"Demo tenant {tenant} is ready.")
+    click.echo(
+        f"Sign in to the web UI as {demo.SUPERVISOR} with password {seeded.supervisor_password}"
+    )
+    desk = current_app.config["PUBLIC_BASE_URL"].rstrip("/") + "/desk/login"
+    for login, password in seeded.agent_passwords.items():
+        click.echo(f"Sign in to the desk at {desk} as {tenant}/{login} with password {password}")
     click.echo("Demo API key:")
-    return key
+    return seeded.key
 
 
 def register(app: Flask) -> None:
     from app.cli_agents import agent_group
     from app.cli_audit import audit_group
+    from app.cli_calling import __name__ as _calling  # noqa: F401 - adds `campaign` commands
+    from app.cli_dnc import dnc_group
+    from app.cli_hours import hours_group
     from app.cli_intake import intake_group
     from app.cli_webhooks import webhook_group
+    from app.cli_work_codes import work_codes_group
 
     for group in (
         agent_group,
         audit_group,
+        dnc_group,
+        hours_group,
+        work_codes_group,
         intake_group,
         tenant_group,
         queue_group,

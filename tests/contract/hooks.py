@@ -2,9 +2,9 @@
 
 Generated bodies name random tenants and campaigns, which the service refuses at once with
 a 200 FAILED; so that the fuzzing reaches the task and user rules too, most bodies are made
-to name the tenant, a campaign and the user template of the live server (given in the
-CONTRACT_* variables). Only string values are replaced: a wrong type stays, to be answered
-as such.
+to name the tenant, a campaign, the user template and the agent of the live server (given
+in the CONTRACT_* variables). Only string values are replaced: a wrong type stays, to be
+answered as such.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _real(body: dict[str, Any], names: dict[str, str]) -> None:
 
 @schemathesis.hook
 def map_body(ctx: Any, body: Any) -> Any:
-    """Name the live tenant (and one of its campaigns) in most generated bodies."""
+    """Name the live tenant (one of its campaigns, its agent) in most generated bodies."""
     if not isinstance(body, dict):
         return body
     # Derived from the body, not drawn: Hypothesis must be able to replay and shrink a case.
@@ -47,6 +47,7 @@ def map_body(ctx: Any, body: Any) -> Any:
     _real(body, {"campaignName": campaigns[pick % len(campaigns)]})
     _real(body, {"transferToCampaign": campaigns[(pick // 7) % len(campaigns)]})
     _real(body, {"userTemplateName": os.environ["CONTRACT_USER_TEMPLATE"]})
+    _real(body, {"agent": os.environ["CONTRACT_AGENT"]})
     if ctx.operation.path.endswith("/searchPreviewCampaign") and pick % 3 == 0:
         # A lookup of a seeded task: search answers then hold every field of a task.
         seeded = os.environ["CONTRACT_CLIENT_IDS"].split(",")

@@ -26,8 +26,10 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Task, WorkCode
+from app.services import agents, tenants
+from app.services.users import NewUser, add_user
 from tests.api.users_support import users_api
-from tests.conftest import PLATFORM, Api, make_tenant, sc_headers
+from tests.conftest import PLATFORM, SETUP, Api, make_tenant, sc_headers
 from tests.servers import ROOT, gunicorn
 
 # Bounded: the whole run takes well under a minute per database.
@@ -39,6 +41,7 @@ EXCLUDED = "negative_data_rejection"  # see the module docstring
 COMPANY, ENVIRONMENT, REGION = "Acme", "prod", "us-east-1"
 CAMPAIGNS = ("Renewals", "Winback")
 SEEDED = ("SEED-1", "SEED-2")  # tasks in both campaigns, looked up by the fuzzed searches
+AGENT = "agent.smith"  # the seeded tasks' preferred agent
 
 
 def _seed_tasks(client, key: str) -> None:
@@ -57,6 +60,15 @@ def _seed_tasks(client, key: str) -> None:
     db.session.commit()
 
 
+def _seed_agent(tenant) -> None:
+    """An agent of every queue, named by the Desk API bodies: they reach state changes,
+    deliveries, closings and releases, not only the unknown-agent answer."""
+    agent = add_user(tenant, NewUser(AGENT, "Ann", "Agent", "Agent"), actor=SETUP)
+    names = [queue.name for queue in tenants.list_skill_queues(tenant)]
+    agents.set_agent_queues(agent, names, actor=SETUP)
+    db.session.commit()
+
+
 @pytest.fixture
 def live(app, client, database_uri, tmp_path):
     """A seeded tenant (campaigns, queues, a user template, tasks) and gunicorn on its
@@ -64,6 +76,7 @@ def live(app, client, database_uri, tmp_path):
     tenant, key = make_tenant(COMPANY, ENVIRONMENT, REGION)
     users_api(None, tenant, key)  # the user template "Agent"
     _seed_tasks(client, key)
+    _seed_agent(tenant)
     with gunicorn(database_uri, tmp_path / "gunicorn.log", 2, "contract-test") as server:
         yield server, key
 
@@ -88,6 +101,7 @@ def _schemathesis(url: str, key: str, workdir: Path) -> subprocess.CompletedProc
         "CONTRACT_CAMPAIGNS": ",".join(CAMPAIGNS),
         "CONTRACT_USER_TEMPLATE": "Agent",
         "CONTRACT_CLIENT_IDS": ",".join(SEEDED),
+        "CONTRACT_AGENT": AGENT,
     }
     return subprocess.run(
         command, cwd=workdir, env=env, capture_output=True, text=True, timeout=TIME_LIMIT
