@@ -102,13 +102,19 @@ def accept_invite(token: str, password: str, *, now: datetime | None = None) -> 
     agent = invited(token, now)
     if agent is None:
         raise InvalidInput("this invitation is not valid: it was used, replaced or expired")
+    set_desk_password(agent, password, actor=Actor.agent(agent.login_user_id))
+    return agent
+
+
+def set_desk_password(agent: User, password: str, *, actor: Actor) -> None:
+    """Give the agent this desk password (the supervisors' rules); any open invitation is
+    void and every desk session the agent had ends."""
     check_password(password)
     agent.password_hash = generate_password_hash(password)
     agent.invite_hash = None
     agent.invite_expires_at = None
     sessions.end_sessions(agent, sessions.AGENTS)
-    _record(Actor.agent(agent.login_user_id), agent, "agent.password_set", after={"set": True})
-    return agent
+    _record(actor, agent, "agent.password_set", after={"set": True})
 
 
 def authenticate(tenant: Tenant | None, login_user_id: str, password: str) -> User | None:

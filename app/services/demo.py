@@ -1,13 +1,15 @@
-"""Demo data for a fresh install: one tenant, queues, campaigns and a few dozen tasks.
+"""Demo data for a fresh install: one tenant, queues, campaigns, a few dozen tasks, a
+supervisor and two agents with work waiting at the desk.
 
-Running it again changes nothing. The demo key is kept in the instance folder so that
-every run can print it, while the database holds only its hash.
+Running it again changes nothing. The demo key and passwords are kept in the instance folder
+so that every run can print them, while the database holds only their hashes.
 """
 
 from __future__ import annotations
 
 import random
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -16,13 +18,15 @@ from werkzeug.security import check_password_hash
 
 from app.config import instance_secret
 from app.extensions import db
-from app.models import ApiKey, Supervisor, Task, Tenant, WorkCode, WorkedState
+from app.models import ApiKey, Campaign, Supervisor, Task, Tenant, WorkCode, WorkedState
 from app.models.types import utcnow
-from app.services import campaigns, keys, supervisors, tenants
+from app.services import agents, campaigns, keys, supervisors, tenants
 from app.services.actors import Actor
+from app.services.rules import to_epoch_ms
 from app.services.task_trail import trace_change
 from app.services.task_wire import task_snapshot
 from app.services.tasks import add_or_update_task
+from app.services.users import NewUser, add_user, find_user
 from app.services.validation import ItemInput
 
 COMPANY = "DemoCo"
@@ -36,6 +40,7 @@ CAMPAIGNS = (
 FIRST = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Radia", "Tim")
 LAST = ("Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson")
 PLANS = ("Basic", "Plus", "Premium")
+AGENT_TEMPLATE = "Agent"
 
 
 def _tenant(platform: str, actor: Actor) -> Tenant:
@@ -70,17 +75,23 @@ def _items(rng: random.Random, number: int) -> list[ItemInput]:
     ]
 
 
+def _task(
+    campaign: Campaign, number: int, rng: random.Random, actor: Actor, **options
+) -> Task | None:
+    """Add demo task `number` to the campaign unless it has it already; the new task."""
+    client_id = f"{campaign.name[:3].upper()}-{number:04d}"
+    if db.session.scalar(select(Task.id).filter_by(campaign_id=campaign.id, client_id=client_id)):
+        return None
+    task, _ = add_or_update_task(campaign, client_id, _items(rng, number), actor=actor, **options)
+    return task
+
+
 def _tasks(tenant: Tenant, rng: random.Random, actor: Actor) -> None:
     for name, *_ in CAMPAIGNS:
         campaign = campaigns.get_campaign(tenant, name)
         for number in range(1, 25):
-            client_id = f"{name[:3].upper()}-{number:04d}"
-            if db.session.scalar(
-                select(Task.id).filter_by(campaign_id=campaign.id, client_id=client_id)
-            ):
-                continue
-            task, _ = add_or_update_task(campaign, client_id, _items(rng, number), actor=actor)
-            if number % 4 == 0 or number % 6 == 0:
+            task = _task(campaign, number, rng, actor)
+            if task is not None and (number % 4 == 0 or number % 6 == 0):
                 _worked(task, number, actor)
 
 
@@ -114,8 +125,79 @@ def _supervisor(instance_path: str, actor: Actor) -> str:
     return password
 
 
-def seed(platform: str, instance_path: str, *, actor: Actor) -> tuple[str, str]:
-    """Create whatever demo data is missing; return the demo API key and supervisor password."""
+@dataclass(frozen=True)
+class DemoAgent:
+    """An agent of the demo tenant: a provisioned user with skill queues and a desk password."""
+
+    login: str
+    first_name: str
+    last_name: str
+    queues: tuple[str, ...]
+
+    @property
+    def password_file(self) -> str:
+        return f"demo-agent-{self.first_name.lower()}-password"
+
+
+JANE = DemoAgent("jane@democo.example", "Jane", "Park", ("Sales",))
+RAJ = DemoAgent("raj@democo.example", "Raj", "Patel", ("Retention", "Sales"))
+AGENTS = (JANE, RAJ)
+# Desk work waiting for the agents besides the campaigns' own tasks (numbers 25 and up):
+# tasks whose preferredAgent is one of them, held for that agent for the hold's length ...
+HELD = (("Spring Renewals", 25, JANE), ("Spring Renewals", 26, RAJ), ("Win-back", 25, RAJ))
+# ... and tasks an agent called once and rescheduled, due this many minutes after seeding.
+DUE_SOON = (("Spring Renewals", 27, JANE, 5), ("Win-back", 26, RAJ, 20))
+
+
+def _desk_work(tenant: Tenant, rng: random.Random, actor: Actor) -> None:
+    for name, number, agent in HELD:
+        campaign = campaigns.get_campaign(tenant, name)
+        _task(campaign, number, rng, actor, preferred_agent=agent.login)
+    for name, number, agent, minutes in DUE_SOON:
+        due = to_epoch_ms(utcnow() + timedelta(minutes=minutes))
+        task = _task(campaigns.get_campaign(tenant, name), number, rng, actor, next_earliest_ms=due)
+        if task is not None:
+            _rescheduled(task, agent, actor)
+
+
+def _rescheduled(task: Task, agent: DemoAgent, actor: Actor) -> None:
+    """An earlier call by the agent that ended in a reschedule; the trail says so."""
+    before = task_snapshot(task)
+    task.worked_state = WorkedState.WORKED
+    task.work_attempts = 1
+    task.last_attempt_agent = agent.login
+    task.last_attempt_at = utcnow() - timedelta(hours=3)
+    task.work_codes = [WorkCode(key="Outcome", value="Call back", position=0)]
+    trace_change(actor, "task.updated", task, before, task_snapshot(task))
+
+
+def _agent(tenant: Tenant, demo: DemoAgent, instance_path: str, actor: Actor) -> str:
+    """The demo agent, made as the User Provisioning API makes users, with its queues (given
+    once: a supervisor's later choice stands) and desk password; the password."""
+    password = instance_secret(
+        Path(instance_path) / demo.password_file, lambda: secrets.token_urlsafe(12)
+    )
+    agent = find_user(tenant, demo.login)
+    if agent is None:
+        new = NewUser(demo.login, demo.first_name, demo.last_name, AGENT_TEMPLATE)
+        agent = add_user(tenant, new, actor=actor)  # commits, as for the API
+        agents.set_agent_queues(agent, demo.queues, actor=actor)
+    if not (agent.password_hash and check_password_hash(agent.password_hash, password)):
+        agents.set_desk_password(agent, password, actor=actor)
+    return password
+
+
+@dataclass(frozen=True)
+class Seeded:
+    """What `demo seed` prints: the API key and each sign-in's password."""
+
+    key: str
+    supervisor_password: str
+    agent_passwords: dict[str, str]  # loginUserId: desk password
+
+
+def seed(platform: str, instance_path: str, *, actor: Actor) -> Seeded:
+    """Create whatever demo data is missing; return the demo API key and passwords."""
     rng = random.Random(2026)  # noqa: S311 - demo content, not a secret
     tenant = _tenant(platform, actor)
     key = _demo_key(tenant, instance_path, actor)
@@ -126,8 +208,10 @@ def seed(platform: str, instance_path: str, *, actor: Actor) -> tuple[str, str]:
     for name, queue, zone, kind in CAMPAIGNS:
         if campaigns.find_campaign(tenant, name) is None:
             campaigns.create_campaign(tenant, name, queue, zone, kind, actor=actor)
-    if tenants.find_user_template(tenant, "Agent") is None:
-        tenants.create_user_template(tenant, "Agent", actor=actor)
+    if tenants.find_user_template(tenant, AGENT_TEMPLATE) is None:
+        tenants.create_user_template(tenant, AGENT_TEMPLATE, actor=actor)
     db.session.flush()
     _tasks(tenant, rng, actor)
-    return key, _supervisor(instance_path, actor)
+    _desk_work(tenant, rng, actor)
+    passwords = {agent.login: _agent(tenant, agent, instance_path, actor) for agent in AGENTS}
+    return Seeded(key, _supervisor(instance_path, actor), passwords)

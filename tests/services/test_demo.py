@@ -1,23 +1,138 @@
-"""Demo data: a changed demo password file gives the demo supervisor that password again."""
+"""Demo data: seeding twice changes nothing; the printed sign-ins work (the supervisor's, the
+agents' at the desk, the API key); the agents find work at the desk at once."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import AuditRecord, LoginSession, Supervisor
-from app.services import demo, sessions
+from app.models import AgentState, AuditRecord, LoginSession, Supervisor, Task, User, WorkedState
+from app.models.types import utcnow
+from app.services import agents, delivery, demo, sessions, tenants
 from app.services.actors import Actor
 from app.services.supervisors import authenticate
+from app.services.users import get_user
+from tests.conftest import PLATFORM, sc_headers
+from tests.desk.desk_support import _cheap_agent_hashes, desk_sign_in  # noqa: F401
+from tests.ui.conftest import (  # noqa: F401 - autouse: cheap hashes
+    RequestClient,
+    _cheap_password_hashes,
+    csrf_token,
+    page,
+)
 
-PLATFORM = "AWS Connect"
+DESK_LINE = re.compile(
+    r"Sign in to the desk at (?P<url>\S+) as (?P<company>[^/\s]+)/(?P<environment>[^/\s]+)/"
+    r"(?P<login>\S+) with password (?P<password>\S+)"
+)
+QUEUES = {"jane@democo.example": ["Sales"], "raj@democo.example": ["Retention", "Sales"]}
+
+
+@pytest.fixture
+def browser(app):
+    """A test client that behaves as a browser against a served app (see RequestClient)."""
+    app.test_client_class = RequestClient
+    return app.test_client()
+
+
+def seed_cli(app, runner, instance) -> list[str]:
+    """`flask demo seed` with the instance folder `instance`; its output lines."""
+    app.instance_path = str(instance)
+    result = runner.invoke(args=["demo", "seed"])
+    assert result.exit_code == 0, result.output
+    return result.output.strip().splitlines()
+
+
+def desk_sign_ins(lines: list[str]) -> dict[str, dict[str, str]]:
+    return {m["login"]: m.groupdict() for line in lines if (m := DESK_LINE.fullmatch(line))}
+
+
+def count(model) -> int:
+    return db.session.scalar(select(func.count()).select_from(model))
+
+
+def demo_agent(login: str) -> User:
+    return get_user(tenants.get_tenant(PLATFORM, demo.COMPANY, demo.ENVIRONMENT), login)
+
+
+def test_seeding_again_changes_nothing_and_prints_the_same_sign_ins(app, runner, tmp_path):
+    first = seed_cli(app, runner, tmp_path)
+    counts = [count(model) for model in (User, Task, AuditRecord)]
+    second = seed_cli(app, runner, tmp_path)
+
+    assert second == first
+    assert [count(model) for model in (User, Task, AuditRecord)] == counts
+    assert first[-2:] == ["Demo API key:", (tmp_path / "demo-api-key").read_text().strip()]
+    shown = desk_sign_ins(first)
+    assert set(shown) == set(QUEUES)
+    for login, sign_in in shown.items():
+        assert sign_in["url"] == "http://localhost:9443/desk/login"
+        assert (sign_in["company"], sign_in["environment"]) == (demo.COMPANY, demo.ENVIRONMENT)
+        [agent] = [agent for agent in demo.AGENTS if agent.login == login]
+        assert (tmp_path / agent.password_file).read_text().strip() == sign_in["password"]
+        assert agents.queue_names(demo_agent(login)) == QUEUES[login]
+
+
+def test_agents_sign_in_to_the_desk_with_the_printed_passwords_and_find_work(
+    app, runner, browser, tmp_path
+):
+    lines = seed_cli(app, runner, tmp_path)
+    shown = desk_sign_ins(lines)
+    for login, sign_in in shown.items():
+        wrong = desk_sign_in(browser, login, sign_in["password"] + "x", demo.COMPANY, "demo")
+        assert wrong.status_code == 422
+        response = desk_sign_in(
+            browser, login, sign_in["password"], sign_in["company"], sign_in["environment"]
+        )
+        assert response.status_code == 302 and response.location.endswith("/desk")
+
+    # The browser is now Raj's desk: Available, the task held for him comes at once.
+    token = csrf_token(page(browser, "/desk"))
+    browser.post("/desk/state", data={"state": "AVAILABLE", "csrf_token": token or ""})
+    record_id = page(browser, "/desk").find(class_="desk-task")["data-record-id"]
+    task = db.session.scalar(select(Task).filter_by(record_id=record_id))
+    assert (task.client_id, task.preferred_agent) == ("SPR-0026", demo.RAJ.login)
+
+    # Jane, through the Desk API with the printed key: the task held for her.
+    headers = sc_headers(demo.COMPANY, demo.ENVIRONMENT, demo.REGION, lines[-1])
+    tenant = {"platform": PLATFORM, "companyCode": demo.COMPANY, "environment": "demo"}
+
+    def desk_api(action: str, **fields) -> dict:
+        body = {"tenant": tenant, "agent": demo.JANE.login, **fields}
+        return browser.post(f"/desk-api/v1/{action}", json=body, headers=headers).get_json()
+
+    assert desk_api("setAgentState", state="AVAILABLE")["result"] == "SUCCESS"
+    offered = desk_api("nextTask")["task"]
+    assert (offered["clientId"], offered["preferredAgent"]) == ("SPR-0025", demo.JANE.login)
+    assert offered["agentView"]["banner"]
+
+
+def test_held_tasks_come_first_then_the_reschedules_due_soon(app, tmp_path):
+    seeded_at = utcnow()
+    demo.seed(PLATFORM, str(tmp_path), actor=Actor.operator())
+    db.session.commit()
+    soon = db.session.scalar(select(Task).filter_by(client_id="SPR-0027"))
+    assert soon.worked_state == WorkedState.WORKED
+    assert seeded_at < soon.next_earliest_work_at <= utcnow() + timedelta(minutes=5)
+
+    later = soon.next_earliest_work_at + timedelta(seconds=1)  # the reschedule is due
+    jane = demo_agent(demo.JANE.login)
+    actor = Actor.agent(jane.login_user_id)
+    delivery.set_agent_state(jane, AgentState.AVAILABLE, actor=actor, now=later)
+    held = delivery.next_task(jane, actor=actor, now=later).task
+    assert held.client_id == "SPR-0025"
+    delivery.close_task(jane, held.record_id, "COMPLETE", actor=actor, now=later)
+    assert delivery.next_task(jane, actor=actor, now=later).task is soon
+    assert soon.last_attempt_agent == jane.login_user_id
 
 
 def test_a_new_demo_password_file_resets_the_password_and_ends_sessions(app, tmp_path):
     actor = Actor.operator()
-    _, first = demo.seed(PLATFORM, str(tmp_path), actor=actor)
+    first = demo.seed(PLATFORM, str(tmp_path), actor=actor).supervisor_password
     db.session.commit()
     supervisor = db.session.scalar(select(Supervisor).filter_by(email=demo.SUPERVISOR))
     sessions.start_session(
@@ -26,7 +141,7 @@ def test_a_new_demo_password_file_resets_the_password_and_ends_sessions(app, tmp
     db.session.commit()
 
     (tmp_path / "demo-supervisor-password").write_text("Zq8-correct-horse-staple\n")
-    _, second = demo.seed(PLATFORM, str(tmp_path), actor=actor)
+    second = demo.seed(PLATFORM, str(tmp_path), actor=actor).supervisor_password
     db.session.commit()
 
     assert second == "Zq8-correct-horse-staple" != first
@@ -37,3 +152,18 @@ def test_a_new_demo_password_file_resets_the_password_and_ends_sessions(app, tmp
         select(AuditRecord.action).where(AuditRecord.entity_id == demo.SUPERVISOR)
     ).all()
     assert actions == ["supervisor.added", "supervisor.password_changed"]
+
+
+def test_a_new_agent_password_file_gives_the_agent_that_password(app, tmp_path):
+    actor = Actor.operator()
+    first = demo.seed(PLATFORM, str(tmp_path), actor=actor).agent_passwords[demo.RAJ.login]
+    db.session.commit()
+
+    (tmp_path / demo.RAJ.password_file).write_text("Zq8-correct-horse-staple\n")
+    second = demo.seed(PLATFORM, str(tmp_path), actor=actor).agent_passwords[demo.RAJ.login]
+    db.session.commit()
+
+    assert second == "Zq8-correct-horse-staple" != first
+    raj = demo_agent(demo.RAJ.login)
+    assert agents.authenticate(raj.tenant, raj.login_user_id, second) is raj
+    assert agents.authenticate(raj.tenant, raj.login_user_id, first) is None
