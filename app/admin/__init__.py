@@ -6,6 +6,7 @@ bp = Blueprint("admin", __name__)
 
 from app.admin import (  # noqa: E402,F401 - the views register themselves on bp
     access,
+    agents,
     auth,
     campaigns,
     formatting,

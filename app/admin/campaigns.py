@@ -14,6 +14,7 @@ from app.models import Campaign, Tenant
 from app.services import campaigns as campaign_service
 from app.services import tasks as task_service
 from app.services import tenants as tenant_service
+from app.services.delivery.progress import campaign_progress
 from app.services.display import NAME_KEY
 from app.services.errors import ServiceError
 from app.services.intake.runs import recent_loads
@@ -149,8 +150,22 @@ def campaign(tenant_id: int, campaign_id: int):
         pages=max(1, -(-total // size)),
         intake_form=IntakeForm(),
         loads=recent_loads(campaign),
+        progress=campaign_progress(campaign),
         error=error,
     ), (422 if error else 200)
+
+
+@bp.get("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/progress")
+def campaign_progress_panel(tenant_id: int, campaign_id: int):
+    """The campaign page's Progress panel alone, as it is now (the page fetches it again)."""
+    tenant = tenant_or_404(tenant_id)
+    campaign = campaign_or_404(tenant, campaign_id)
+    return render_template(
+        "admin/_progress.html",
+        tenant=tenant,
+        campaign=campaign,
+        progress=campaign_progress(campaign),
+    )
 
 
 def _name(items) -> str:

@@ -24,6 +24,7 @@ from app.admin.access import (
     task_or_404,
     tenant_or_404,
 )
+from app.admin.agents import release
 from app.admin.forms import (
     BLANK_ROWS,
     OUT_OF_DATE,
@@ -38,6 +39,7 @@ from app.models import Task, Tenant
 from app.services import campaigns as campaign_service
 from app.services import tasks as task_service
 from app.services import tenants as tenant_service
+from app.services.delivery.progress import holder
 from app.services.display import agent_view
 from app.services.rules import time_zones
 from app.services.task_audit import task_history
@@ -144,6 +146,7 @@ def _task_page(tenant: Tenant, task: Task, error: str | None = None, unsaved=Non
         tenant=tenant,
         task=task,
         view=agent_view(task.items),
+        holding=holder(task),
         error=error,
         unsaved=unsaved,
         history=task_history(tenant.id, task.record_id, request.args.get("history", 1, type=int)),
@@ -250,6 +253,17 @@ def transfer(tenant_id: int, record_id: str):
         )
 
     return _submit(tenant_id, record_id, "transfer_form", action, "Task moved.")
+
+
+@bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/release")
+def release_task(tenant_id: int, record_id: str):
+    """Take the task back from the agent who holds it: it returns to its queue."""
+    tenant = tenant_or_404(tenant_id)
+    return release(
+        task_or_404(tenant, record_id),
+        lambda error: _task_page(tenant, task_or_404(tenant, record_id), error),
+        url_for("admin.task", tenant_id=tenant.id, record_id=record_id),
+    )
 
 
 @bp.route("/tenants/<int:tenant_id>/tasks/<record_id>/delete", methods=["GET", "POST"])

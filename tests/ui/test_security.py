@@ -27,6 +27,7 @@ PAGES = [
     "/tenants/{t}/tasks/{r}/delete",
     "/tenants/{t}/users",
     "/tenants/{t}/keys",
+    "/tenants/{t}/agents",
     "/tenants/{t}/tasks/no-such-task",  # 404
 ]
 

@@ -1,0 +1,84 @@
+"""The Agents page: each agent's state, time in state and task, and releasing a held task."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from flask import render_template, url_for
+from flask_wtf import FlaskForm
+
+from app.admin import bp
+from app.admin.access import submit, supervisor, task_or_404, tenant_or_404
+from app.admin.forms import TaskVersion
+from app.admin.paging import window
+from app.models import Task, Tenant
+from app.models.types import utcnow
+from app.services.delivery import progress
+
+
+class ReleaseForm(FlaskForm, TaskVersion):
+    """Release a held task, as of the version the page showed: a task closed and delivered
+    again since is not taken from its new agent."""
+
+
+@bp.app_template_filter("duration")
+def duration(span: timedelta | None) -> str:
+    """A time in state, short: "under a minute", "12 min", "3 h 5 min", "2 d 4 h"."""
+    if span is None:
+        return "—"
+    minutes = int(span.total_seconds()) // 60
+    if minutes < 1:
+        return "under a minute"
+    days, hours, minutes = minutes // 1440, minutes // 60 % 24, minutes % 60
+    if days:
+        return f"{days} d {hours} h" if hours else f"{days} d"
+    if hours:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    return f"{minutes} min"
+
+
+def _board_page(tenant: Tenant, error: str | None = None):
+    now = utcnow()
+    shown = window(progress.count_agents(tenant, now))
+    return render_template(
+        "admin/agents.html",
+        tenant=tenant,
+        rows=progress.agent_board(tenant, now, shown.limit, shown.offset),
+        page=shown.page,
+        pages=shown.pages,
+        error=error,
+    ), (422 if error else 200)
+
+
+@bp.get("/tenants/<int:tenant_id>/agents")
+def agents(tenant_id: int):
+    """The tenant's agents: state as delivery sees it, for how long, queues, task held."""
+    return _board_page(tenant_or_404(tenant_id))
+
+
+def release(task: Task, page, target: str):
+    """Release the task from its agent (the form's version), flash who had it, go to `target`."""
+    form = ReleaseForm()
+    return submit(
+        form,
+        lambda: progress.release_by_supervisor(
+            task, actor=supervisor(), expected_version=form.version.data
+        ),
+        page,
+        lambda agent: (
+            f"Task '{task.client_id}' released from {agent.login_user_id}: it is back in its queue."
+        ),
+        target,
+    )
+
+
+@bp.post("/tenants/<int:tenant_id>/agents/tasks/<record_id>/release")
+def release_from_board(tenant_id: int, record_id: str):
+    """Release a task from the Agents page; back to that page."""
+    tenant = tenant_or_404(tenant_id)
+    task = task_or_404(tenant, record_id)
+    return release(
+        task,
+        lambda error: _board_page(tenant, error),
+        url_for("admin.agents", tenant_id=tenant.id),
+    )

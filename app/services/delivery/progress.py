@@ -1,0 +1,259 @@
+"""What supervisors watch: a campaign's progress, the agents' board, and releasing a task.
+
+Every count is built from the eligibility rules (`rules`) and `offers.in_work`, the same
+conditions `next_task` delivers by, so the dashboard and the desk never disagree: a task
+counted deliverable now is one an AVAILABLE agent of its queue would be given.
+
+The open tasks (NOTWORKED, WORKED) fall into five buckets, each task in exactly one:
+in work (reserved, not lapsed); else waiting for their time (next earliest time ahead);
+else held for a preferred agent (its hold running); else deliverable now, when it meets
+every rule of ELIGIBILITY that holds for any agent of its queue; else kept back (a closed
+queue, the calling window, the do-not-call list: the rules that say when and whom).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import ColumnElement, and_, case, exists, func, or_, select
+from sqlalchemy.orm import joinedload, selectinload
+
+from app.extensions import db
+from app.models import Task, Tenant, User, WorkedState
+from app.models.agents import agent_skill_queues
+from app.models.campaigns import Campaign
+from app.models.types import utcnow
+from app.services.actors import Actor
+from app.services.delivery import rules
+from app.services.delivery.closing import release
+from app.services.delivery.offers import in_work
+from app.services.delivery.seat import Seat
+from app.services.errors import InvalidInput, StaleTask
+
+# The rules that depend on who asks; the rest of ELIGIBILITY holds for any agent of the queue.
+PER_AGENT = (rules.in_agent_queues, rules.hold_allows)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A campaign's tasks by worked state, and its open tasks by what delivery does with them."""
+
+    by_state: dict[str, int]
+    deliverable: int
+    waiting: int
+    held: int
+    in_work: int
+    now: datetime
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_state.values())
+
+    @property
+    def open(self) -> int:
+        return sum(self.by_state[state] for state in rules.OPEN_STATES)
+
+    @property
+    def kept_back(self) -> int:
+        """Open, due, free and unheld, yet not deliverable now: a rule of when and whom
+        (hours of operation, calling window, do-not-call) keeps them back."""
+        return self.open - self.deliverable - self.waiting - self.held - self.in_work
+
+
+def anyone(tenant_id: int, now: datetime) -> Seat:
+    """Any agent of the tenant at `now`: no queues of its own (the rules then ask about
+    every queue) and no login (no hold is for it)."""
+    return Seat(agent_id=0, login="", queue_ids=(), now=now, tenant_id=tenant_id)
+
+
+def buckets(tenant_id: int, now: datetime) -> dict[str, ColumnElement[bool]]:
+    """The buckets of the tenant's open tasks at `now` (all but `kept_back`, the rest), as
+    SQL conditions on `tasks`."""
+    seat = anyone(tenant_id, now)
+    free = and_(rules.in_open_state(seat), rules.is_unreserved(seat))
+    due = and_(free, rules.is_due(seat))
+    for_any_agent = [rule(seat) for rule in rules.ELIGIBILITY if rule not in PER_AGENT]
+    return {
+        "in_work": and_(rules.in_open_state(seat), in_work(now)),
+        "waiting": and_(free, ~rules.is_due(seat)),
+        "held": and_(due, rules.hold_running(now)),
+        "deliverable": and_(*for_any_agent, ~rules.hold_running(now)),
+    }
+
+
+def _count(condition: ColumnElement[bool]):
+    return func.count(case((condition, 1)))
+
+
+def campaign_progress(campaign: Campaign, now: datetime | None = None) -> Progress:
+    """The campaign's counts at `now`, in one aggregate query over its tasks (after the
+    few look-ups the rules of when and whom make, whatever the number of tasks)."""
+    now = now or utcnow()
+    states = list(WorkedState)
+    conditions = buckets(campaign.tenant_id, now)
+    row = db.session.execute(
+        select(
+            *(_count(Task.worked_state == state.value) for state in states),
+            *(_count(condition) for condition in conditions.values()),
+        ).where(Task.campaign_id == campaign.id)
+    ).one()
+    by_state = {state.value: row[i] for i, state in enumerate(states)}
+    counted = dict(zip(conditions, row[len(states) :], strict=True))
+    return Progress(by_state=by_state, now=now, **counted)
+
+
+# --- the agents' board -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AgentRow:
+    """One agent as supervisors see it: the state delivery sees, since when, the task held."""
+
+    agent: User
+    state: str
+    since: datetime | None
+    queues: list[str]
+    task: Task | None
+    now: datetime
+
+    @property
+    def in_state(self) -> timedelta | None:
+        return None if self.since is None else max(self.now - self.since, timedelta(0))
+
+
+def is_agent():
+    """A user who works at the desk: has a desk password or skill queues.
+
+    The Desk API acts for any user of the tenant, but a user without queues is never given
+    a task, and one without a password never signs in to the desk page.
+    """
+    works_a_queue = exists().where(agent_skill_queues.c.user_id == User.id)
+    return or_(User.password_hash.is_not(None), works_a_queue)
+
+
+def held_now(now: datetime) -> ColumnElement[bool]:
+    """Tasks held now: open, reserved and not lapsed.
+
+    Reserved tasks are few, found by the index on `reserved_by_id`; asked for by their ids,
+    because SQLite's statistics count that column's many NULLs as one common value and would
+    otherwise read every task.
+    """
+    reserved = select(Task.id).where(Task.reserved_by_id.is_not(None))
+    return and_(Task.id.in_(reserved), rules.in_open_state(), in_work(now))
+
+
+def _agents_query(tenant: Tenant, now: datetime):
+    # Whoever holds a task is listed too (queues taken away since), so it can be released.
+    holders = select(Task.reserved_by_id).where(held_now(now))
+    return select(User).where(User.tenant_id == tenant.id, or_(is_agent(), User.id.in_(holders)))
+
+
+def count_agents(tenant: Tenant, now: datetime | None = None) -> int:
+    query = _agents_query(tenant, now or utcnow()).with_only_columns(func.count(User.id))
+    return db.session.scalar(query) or 0
+
+
+def state_since(agent: User, now: datetime) -> datetime | None:
+    """Since when the agent is in the state delivery sees: a silent desk became OFFLINE
+    when its silence passed AGENT_IDLE_SECONDS."""
+    if rules.effective_state(agent, now) != agent.desk_state and agent.last_seen_at:
+        return max(agent.last_seen_at + rules.seconds("AGENT_IDLE_SECONDS"), *_known(agent))
+    return agent.desk_state_since
+
+
+def _known(agent: User) -> list[datetime]:
+    return [agent.desk_state_since] if agent.desk_state_since else []
+
+
+def held_tasks(agent_ids: list[int], now: datetime) -> dict[int, Task]:
+    """The open task each of these agents holds now (reserved, not lapsed), by agent id."""
+    if not agent_ids:
+        return {}
+    tasks = db.session.scalars(
+        select(Task)
+        .options(joinedload(Task.campaign))
+        .where(held_now(now), Task.reserved_by_id.in_(agent_ids))
+        .order_by(Task.reserved_at)
+    )
+    return {task.reserved_by_id: task for task in tasks}  # the latest reservation wins
+
+
+def agent_board(
+    tenant: Tenant, now: datetime | None = None, limit: int | None = None, offset: int = 0
+) -> list[AgentRow]:
+    """The tenant's agents by loginUserId (a page when `limit` is given), in three queries:
+    the agents, their queues, the tasks they hold."""
+    now = now or utcnow()
+    agents = list(
+        db.session.scalars(
+            _agents_query(tenant, now)
+            .options(selectinload(User.skill_queues))
+            .order_by(User.login_user_id)
+            .limit(limit)
+            .offset(offset)
+        )
+    )
+    held = held_tasks([agent.id for agent in agents], now)
+    return [
+        AgentRow(
+            agent=agent,
+            state=rules.effective_state(agent, now),
+            since=state_since(agent, now),
+            queues=[queue.name for queue in agent.skill_queues],
+            task=held.get(agent.id),
+            now=now,
+        )
+        for agent in agents
+    ]
+
+
+# --- who holds a task, and releasing it --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Holding:
+    """The agent holding a task now, and since when (the delivery of this attempt)."""
+
+    agent: User
+    since: datetime
+
+
+def holder(task: Task, now: datetime | None = None) -> Holding | None:
+    """Who holds the task now (reserved, not lapsed), or None."""
+    now = now or utcnow()
+    agent = db.session.scalar(
+        select(User)
+        .join(Task, Task.reserved_by_id == User.id)
+        .where(Task.id == task.id, held_now(now))
+    )
+    if agent is None:
+        return None
+    delivered = task.last_attempt_at if task.last_attempt_agent == agent.login_user_id else None
+    return Holding(agent, delivered or task.reserved_at)
+
+
+def release_by_supervisor(
+    task: Task, *, actor: Actor, now: datetime | None = None, expected_version: int | None = None
+) -> User:
+    """A supervisor gives a held task back to its queue (no attempt counted); the agent who
+    held it. Refused when nobody holds it, or (`expected_version`) when it changed since the
+    page was shown, e.g. closed and delivered again to someone else."""
+    now = now or utcnow()
+    held = db.session.execute(
+        select(Task, User)
+        .join(User, User.id == Task.reserved_by_id)
+        .where(Task.id == task.id, held_now(now))
+        .with_for_update(of=Task)
+        .execution_options(populate_existing=True)
+    ).first()
+    if held is None:
+        raise InvalidInput(f"nobody holds task '{task.client_id}': it is not reserved now")
+    task, agent = held
+    if expected_version is not None and task.version != expected_version:
+        raise StaleTask(
+            f"task '{task.client_id}' changed since the page was shown (version "
+            f"{task.version}, the page showed {expected_version}); nothing was released"
+        )
+    release(task, actor=actor, now=now)
+    return agent
