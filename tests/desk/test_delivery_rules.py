@@ -235,16 +235,26 @@ def test_order_held_then_due_reschedules_oldest_time_first_then_new_oldest_first
             TaskChanges(next_earliest_ms=ms(now + seconds * S)),
             actor=SETUP,
         )
+    # WORKED without a next time: no door makes one (a WORKED state needs a time), but a
+    # stored one is still delivered, after the timed reschedules.
+    add(renewals, "worked-no-time").worked_state = "WORKED"
     add(renewals, "held-for-ann", preferred_agent="ann")
     db.session.commit()
     when = now + 30 * S
     available(ann, when)
     order = []
-    for step in range(5):
+    for step in range(6):
         found = offer(ann, when + step * S)
         order.append(client_id(found))
         close(ann, found.task, now=when + step * S)
-    assert order == ["held-for-ann", "resched-early", "resched-late", "new-1", "new-2"]
+    assert order == [
+        "held-for-ann",
+        "resched-early",
+        "resched-late",
+        "worked-no-time",
+        "new-1",
+        "new-2",
+    ]
 
 
 def test_campaigns_sharing_an_agent_take_turns(renewals, winback, acme):

@@ -1,9 +1,10 @@
 """The next task for an agent: pick, reserve and record one, or say why there is none.
 
 Order: tasks held for this agent first, then due reschedules (WORKED, oldest next earliest
-time first), then NOTWORKED tasks oldest first. Within a tier, campaigns sharing the agent's
-queues take turns: the campaign delivered from least recently (`campaigns.last_delivered_at`,
-never first) goes first, so a large campaign never starves a small one.
+time first, then any WORKED without a time), then NOTWORKED tasks oldest first. Within a
+tier, campaigns sharing the agent's queues take turns: the campaign delivered from least
+recently (`campaigns.last_delivered_at`, never first) goes first, so a large campaign never
+starves a small one.
 
 Two agents never receive the same task: on PostgreSQL candidates are read `FOR UPDATE SKIP
 LOCKED` (a task another request is delivering is passed over, not waited on) and the agent's
@@ -63,7 +64,20 @@ class Tier:
 ROTATION = (Campaign.last_delivered_at.is_not(None), Campaign.last_delivered_at, Campaign.id)
 TIERS = (
     Tier("held", rules.held_for_agent, (Task.id,), per_campaign=False),
-    Tier("rescheduled", lambda _seat: rules.RESCHEDULED, (Task.next_earliest_work_at, Task.id)),
+    # A bounded range of the WORKED index: without the bound, `is_due`'s OR would read every
+    # WORKED task of the campaign when none is due yet.
+    Tier(
+        "rescheduled",
+        lambda seat: and_(rules.RESCHEDULED, Task.next_earliest_work_at <= seat.now),
+        (Task.next_earliest_work_at, Task.id),
+    ),
+    # WORKED without a next earliest time (no door stores one, but a row may hold it): due
+    # at once, after those that waited for their time.
+    Tier(
+        "worked",
+        lambda _seat: and_(rules.RESCHEDULED, Task.next_earliest_work_at.is_(None)),
+        (Task.id,),
+    ),
     Tier("new", lambda _seat: rules.NOT_WORKED, (Task.id,)),
 )
 
