@@ -28,6 +28,8 @@ PAGES = [
     "/tenants/{t}/users",
     "/tenants/{t}/keys",
     "/tenants/{t}/agents",
+    "/tenants/{t}/hours",
+    "/tenants/{t}/campaigns/{c}/delivery",
     "/tenants/{t}/tasks/no-such-task",  # 404
 ]
 

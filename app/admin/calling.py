@@ -1,0 +1,155 @@
+"""A campaign's delivery settings: its calling window and its limit on attempts."""
+
+from __future__ import annotations
+
+from datetime import time
+from typing import ClassVar
+
+from flask import render_template, url_for
+from flask_wtf import FlaskForm
+from wtforms import IntegerField, RadioField, TimeField
+from wtforms.fields.choices import SelectChoice
+from wtforms.validators import Optional
+
+from app.admin import bp
+from app.admin.access import campaign_or_404, submit, supervisor, tenant_or_404
+from app.models import Campaign, Tenant
+from app.models.types import utcnow
+from app.services import calling_windows
+from app.services.delivery.seat import local_text
+
+ANY_TIME, WINDOW = "any", "window"
+
+
+class CallingWindowForm(FlaskForm):
+    """Any time, or a window of two local times (the second not after the first: past
+    midnight)."""
+
+    api_names: ClassVar = {"opening time": "opens_at", "closing time": "closes_at"}
+    when = RadioField(
+        "Calling window",
+        choices=[SelectChoice(ANY_TIME, "Any time"), SelectChoice(WINDOW, "Only inside a window")],
+        default=ANY_TIME,
+    )
+    opens_at = TimeField("Opening time", validators=[Optional()])
+    closes_at = TimeField("Closing time", validators=[Optional()])
+
+    def validate(self, extra_validators=None) -> bool:
+        valid = super().validate(extra_validators)
+        if self.when.data == WINDOW:
+            for field in (self.opens_at, self.closes_at):
+                if field.data is None and not field.errors:
+                    field.errors.append("Required for a window.")
+                    valid = False
+        return valid
+
+    def minutes(self) -> tuple[int | None, int | None]:
+        if self.when.data != WINDOW:
+            return None, None
+        opens, closes = self.opens_at.data, self.closes_at.data
+        return opens.hour * 60 + opens.minute, closes.hour * 60 + closes.minute
+
+
+class MaxAttemptsForm(FlaskForm):
+    api_names: ClassVar = {"maximum attempts": "max_attempts"}
+    max_attempts = IntegerField(
+        "Maximum attempts",
+        validators=[Optional()],
+        render_kw={"min": 1, "max": calling_windows.MAX_ATTEMPTS},
+    )
+
+
+def _window_form(campaign: Campaign) -> CallingWindowForm:
+    form = CallingWindowForm(prefix="window")
+    window = calling_windows.window_of(campaign)
+    if not form.is_submitted() and window is not None:
+        form.when.data = WINDOW
+        form.opens_at.data = _time(window.opens)
+        form.closes_at.data = _time(window.closes)
+    return form
+
+
+def _time(minutes: int) -> time:
+    return time(minutes // 60, minutes % 60)
+
+
+def _attempts_form(campaign: Campaign) -> MaxAttemptsForm:
+    form = MaxAttemptsForm(prefix="attempts")
+    if not form.is_submitted():
+        form.max_attempts.data = campaign.max_attempts
+    return form
+
+
+def _now_in_default_zone(campaign: Campaign) -> dict:
+    """How the window stands now in the campaign's default zone, for the page."""
+    now, zone = utcnow(), campaign.default_time_zone
+    opens = calling_windows.next_window_opening(campaign, zone, now)
+    return {"local": local_text(now, zone), "open": opens == now, "opens": local_text(opens, zone)}
+
+
+def _page(tenant: Tenant, campaign: Campaign, error=None, window_form=None, attempts_form=None):
+    return render_template(
+        "admin/campaign_delivery.html",
+        tenant=tenant,
+        campaign=campaign,
+        window_text=calling_windows.window_text(campaign),
+        now=_now_in_default_zone(campaign),
+        window_form=window_form or _window_form(campaign),
+        attempts_form=attempts_form or _attempts_form(campaign),
+        max_attempts=calling_windows.MAX_ATTEMPTS,
+        error=error,
+    ), (422 if error else 200)
+
+
+def _window_said(campaign: Campaign, window) -> str:
+    if window is None:
+        return f"Campaign '{campaign.name}' may call its tasks at any time."
+    said = calling_windows.window_text(campaign)
+    return f"Campaign '{campaign.name}' calls its tasks {said}, in each task's time zone."
+
+
+def _target(tenant: Tenant, campaign: Campaign) -> str:
+    return url_for("admin.campaign_delivery", tenant_id=tenant.id, campaign_id=campaign.id)
+
+
+@bp.get("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/delivery")
+def campaign_delivery(tenant_id: int, campaign_id: int):
+    """The campaign's calling window and limit on attempts."""
+    tenant = tenant_or_404(tenant_id)
+    return _page(tenant, campaign_or_404(tenant, campaign_id))
+
+
+@bp.post("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/delivery/window")
+def set_calling_window(tenant_id: int, campaign_id: int):
+    """Set the calling window, or none (any time)."""
+    tenant = tenant_or_404(tenant_id)
+    campaign = campaign_or_404(tenant, campaign_id)
+    form = _window_form(campaign)
+    return submit(
+        form,
+        lambda: calling_windows.set_calling_window(campaign, *form.minutes(), actor=supervisor()),
+        lambda error: _page(tenant, campaign, error, window_form=form),
+        lambda window: _window_said(campaign, window),
+        _target(tenant, campaign),
+    )
+
+
+@bp.post("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/delivery/max-attempts")
+def set_max_attempts(tenant_id: int, campaign_id: int):
+    """Set the limit on attempts, or none."""
+    tenant = tenant_or_404(tenant_id)
+    campaign = campaign_or_404(tenant, campaign_id)
+    form = _attempts_form(campaign)
+    return submit(
+        form,
+        lambda: calling_windows.set_max_attempts(
+            campaign, form.max_attempts.data, actor=supervisor()
+        ),
+        lambda error: _page(tenant, campaign, error, attempts_form=form),
+        lambda limit: (
+            f"Campaign '{campaign.name}' allows {limit} attempts per task."
+            if limit
+            else f"Campaign '{campaign.name}' has no limit on attempts."
+        ),
+        _target(tenant, campaign),
+    )
