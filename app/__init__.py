@@ -16,6 +16,8 @@ from app.security import register_security
 from app.storage import register_storage
 
 ROOT = Path(__file__).resolve().parent.parent
+# Form posts that carry a file: they may exceed MAX_CONTENT_LENGTH (INTAKE_MAX_UPLOAD_BYTES).
+UPLOADS = frozenset({"admin.upload_intake", "admin.dnc_import"})
 
 
 def create_app(config: dict | None = None) -> Flask:
@@ -44,9 +46,10 @@ def create_app(config: dict | None = None) -> Flask:
 def register_extensions(app: Flask) -> None:
     @app.before_request
     def _upload_limit() -> None:
-        # Runs before CSRF reads the form: intake files may be far larger than API bodies.
+        # Runs before CSRF reads the form: intake and do-not-call files may be far larger
+        # than API bodies.
         # Only for a signed-in supervisor: nobody else makes the server read a large body.
-        if request.endpoint == "admin.upload_intake" and current_user.is_authenticated:
+        if request.endpoint in UPLOADS and current_user.is_authenticated:
             request.max_content_length = app.config["INTAKE_MAX_UPLOAD_BYTES"]
 
     db.init_app(app)

@@ -10,6 +10,7 @@ from app.admin import (  # noqa: E402,F401 - the views register themselves on bp
     auth,
     calling,
     campaigns,
+    dnc,
     formatting,
     hours,
     intake,

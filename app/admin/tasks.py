@@ -40,7 +40,7 @@ from app.services import campaigns as campaign_service
 from app.services import tasks as task_service
 from app.services import tenants as tenant_service
 from app.services.delivery.progress import holder
-from app.services.display import agent_view
+from app.services.display import agent_view_of
 from app.services.rules import time_zones
 from app.services.task_audit import task_history
 from app.services.tasks import Locator, TaskChanges
@@ -145,7 +145,7 @@ def _task_page(tenant: Tenant, task: Task, error: str | None = None, unsaved=Non
         "admin/task.html",
         tenant=tenant,
         task=task,
-        view=agent_view(task.items),
+        view=agent_view_of(task),
         holding=holder(task),
         error=error,
         unsaved=unsaved,
@@ -167,7 +167,7 @@ def agent(tenant_id: int, record_id: str):
     tenant = tenant_or_404(tenant_id)
     task = task_or_404(tenant, record_id)
     return render_template(
-        "admin/agent.html", tenant=tenant, task=task, view=agent_view(task.items)
+        "admin/agent.html", tenant=tenant, task=task, view=agent_view_of(task)
     )
 
 

@@ -25,7 +25,7 @@ from app.desk.schemas import (
 from app.models import Task, User
 from app.services import delivery
 from app.services.actors import Actor
-from app.services.display import agent_view
+from app.services.display import agent_view_of
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
 from app.services.rules import to_epoch_ms
 from app.services.search import with_data
@@ -63,7 +63,7 @@ def _run(schema: type[DeskRequest], action: Callable[[User, Any, Actor], dict], 
 
 def offered(task: Task) -> dict[str, Any]:
     """The task as search returns it, its campaignName, and what the agent sees of it."""
-    view = agent_view(with_data([task])[0].items)
+    view = agent_view_of(task, with_data([task])[0].items)
     return {
         **task_snapshot(task),
         "agentView": {

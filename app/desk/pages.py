@@ -21,7 +21,7 @@ from app.models import AgentState, Task, User
 from app.services import delivery
 from app.services.actors import Actor
 from app.services.delivery.seat import local_text
-from app.services.display import agent_view
+from app.services.display import agent_view_of
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
 from app.services.tasks import find_tenant_task
 from app.storage import writes
@@ -54,7 +54,7 @@ def home():
         offer = delivery.next_task(agent, actor=_actor(agent))
     db.session.commit()
     task: Task | None = offer.task if offer else None
-    view = agent_view(task.items) if task else None
+    view = agent_view_of(task) if task else None
     phones = [d for d in view.details if d.kind == "phone"] if view else []
     return render_template(
         "desk/home.html",

@@ -107,7 +107,9 @@ class ViewDetail(Answer):
     key: str
     label: str = Field(description="What to show: the key without `_link`/`_button`.")
     value: str
-    kind: Literal["text", "phone", "link", "button"]
+    kind: Literal["text", "phone", "blocked", "link", "button"] = Field(
+        description="`blocked`: a phone number on the tenant's do-not-call list (no href)."
+    )
     href: str | None = Field(description="`tel:` for a phone, the http(s) URL of a link/button.")
     highlighted: bool
 

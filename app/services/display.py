@@ -2,17 +2,22 @@
 
 `Name` is the banner; `Highlight` and `Hidden` (pipe lists) mark and hide items;
 phone keys dial; `*_link` and `*_button` open http(s) URLs in a new window. The
-`Highlight`, `Hidden` and `SkillQueue` items themselves are never shown.
+`Highlight`, `Hidden` and `SkillQueue` items themselves are never shown. A phone number
+on the tenant's do-not-call list is shown but never dials: kind "blocked", no href.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
+from app.services import dnc
 from app.services.rules import is_e164, is_phone_key
+
+if TYPE_CHECKING:
+    from app.models import Task
 
 NAME_KEY = "Name"
 HIGHLIGHT_KEY = "Highlight"
@@ -34,8 +39,8 @@ class Detail:
     key: str
     label: str
     value: str
-    kind: str  # "text", "phone", "link" or "button"
-    href: str | None
+    kind: str  # "text", "phone", "blocked" (a listed phone number), "link" or "button"
+    href: str | None  # never set for "blocked": no tel: link
     highlighted: bool
 
 
@@ -61,7 +66,7 @@ def _names(value: str | None) -> set[str]:
     return {name.strip() for name in (value or "").split("|") if name.strip()}
 
 
-def _detail(item: Item, highlighted: bool) -> Detail:
+def _detail(item: Item, highlighted: bool, listed: Collection[str]) -> Detail:
     key, value = item.key, item.value
     for suffix, kind in (("_link", "link"), ("_button", "button")):
         if key.endswith(suffix) and len(key) > len(suffix):
@@ -69,6 +74,8 @@ def _detail(item: Item, highlighted: bool) -> Detail:
             href = web_url(value)
             return Detail(key, label, value, kind if href else "text", href, highlighted)
     if is_phone_key(key) and is_e164(value):
+        if value in listed:
+            return Detail(key, key, value, "blocked", None, highlighted)
         return Detail(key, key, value, "phone", f"tel:{value}", highlighted)
     return Detail(key, key, value, "text", None, highlighted)
 
@@ -81,16 +88,25 @@ def _ordered(items: list[Item]) -> list[Item]:
     return ranked + [i for i in items if i.display_order is None]
 
 
-def agent_view(items: Iterable[Item]) -> AgentView:
-    """What the agent sees of a task with these data items."""
+def agent_view(items: Iterable[Item], listed: Collection[str] = frozenset()) -> AgentView:
+    """What the agent sees of a task with these data items; numbers in `listed` (the
+    tenant's do-not-call entries) are shown as not callable."""
     items = list(items)
     values = {item.key: item.value for item in items}
     hidden = _names(values.get(HIDDEN_KEY))
     highlight = _names(values.get(HIGHLIGHT_KEY))
     everything = HIGHLIGHT_ALL in highlight
     details = [
-        _detail(item, everything or item.key in highlight)
+        _detail(item, everything or item.key in highlight, listed)
         for item in _ordered(items)
         if item.key not in NEVER_SHOWN and item.key != NAME_KEY and item.key not in hidden
     ]
     return AgentView(values.get(NAME_KEY), details)
+
+
+def agent_view_of(task: Task, items: Iterable[Item] | None = None) -> AgentView:
+    """What the agent sees of the task (of `items` when given, e.g. rows already read),
+    its numbers looked up on its tenant's do-not-call list (one query, none without one)."""
+    items = list(task.items if items is None else items)
+    listed = dnc.listed_numbers(task.campaign.tenant_id, dnc.task_numbers(items))
+    return agent_view(items, listed)

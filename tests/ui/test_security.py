@@ -29,6 +29,7 @@ PAGES = [
     "/tenants/{t}/keys",
     "/tenants/{t}/agents",
     "/tenants/{t}/hours",
+    "/tenants/{t}/dnc",
     "/tenants/{t}/campaigns/{c}/delivery",
     "/tenants/{t}/tasks/no-such-task",  # 404
 ]

@@ -1,0 +1,131 @@
+"""The tenant's do-not-call list: search (paged), add, remove, CSV import with its report,
+export, and the list's history."""
+
+from __future__ import annotations
+
+from flask import Response, flash, redirect, render_template, request, stream_with_context, url_for
+
+from app.admin import bp
+from app.admin.access import attempt, submit, supervisor, tenant_or_404
+from app.admin.dnc_forms import DncAddForm, DncImportForm, DncRemoveForm
+from app.admin.paging import window
+from app.admin.problems import form_problems
+from app.models import Tenant
+from app.services import dnc
+from app.services.audit import paged_tenant_history
+from app.services.dnc_csv import ImportReport, export_csv, import_numbers
+from app.services.errors import ServiceError
+
+BASE = "/tenants/<int:tenant_id>/dnc"
+HISTORY_KINDS = ("dnc_number", "dnc_import")
+# Rows of an import's report the page lists, per kind; the counts tell the rest.
+SHOWN_ROWS = 200
+
+
+def _search() -> tuple[str, bool]:
+    return request.args.get("q", "").strip()[:64], request.args.get("exact") == "1"
+
+
+def _page(tenant: Tenant, add_form=None, import_form=None, report=None, error=None):
+    query, exact = _search()
+    try:
+        total = dnc.count_numbers(tenant, query, exact=exact)
+    except ServiceError as refusal:
+        error, query, exact = error or refusal.message, "", False
+        total = dnc.count_numbers(tenant)
+    shown = window(total)
+    found = dnc.search_numbers(tenant, query, exact=exact, limit=shown.limit, offset=shown.offset)
+    history = paged_tenant_history(
+        tenant.id, HISTORY_KINDS, request.args.get("history", 1, type=int), shown.limit
+    )
+    return render_template(
+        "admin/dnc.html",
+        tenant=tenant,
+        entries=found.entries,
+        total=total,
+        query=query,
+        exact=exact,
+        page=shown.page,
+        pages=shown.pages,
+        add_form=add_form or DncAddForm(prefix="add"),
+        import_form=import_form or DncImportForm(prefix="import"),
+        report=report,
+        shown_rows=SHOWN_ROWS,
+        history=history,
+        error=error,
+    ), (422 if error else 200)
+
+
+@bp.get(BASE)
+def dnc_list(tenant_id: int):
+    """The list: search by prefix or exact number, a page at a time; the forms; history."""
+    return _page(tenant_or_404(tenant_id))
+
+
+@bp.post(BASE + "/add")
+def dnc_add(tenant_id: int):
+    """List the typed numbers (all or none)."""
+    tenant = tenant_or_404(tenant_id)
+    form = DncAddForm(prefix="add")
+
+    def said(done: dnc.Added) -> str:
+        text = f"Added {len(done.added)} to the do-not-call list."
+        return text + (f" Already listed: {', '.join(done.already)}." if done.already else "")
+
+    return submit(
+        form,
+        lambda: dnc.add_numbers(
+            tenant, form.typed_numbers(), form.note.data or "supervisor", actor=supervisor()
+        ),
+        lambda error: _page(tenant, add_form=form, error=error),
+        said,
+        url_for("admin.dnc_list", tenant_id=tenant.id),
+    )
+
+
+@bp.post(BASE + "/remove")
+def dnc_remove(tenant_id: int):
+    """Take one number off the list (a row's Remove button)."""
+    tenant = tenant_or_404(tenant_id)
+    form = DncRemoveForm()
+    if not form.validate_on_submit():
+        flash(form_problems(form))
+        return redirect(url_for("admin.dnc_list", tenant_id=tenant.id))
+    number = form.number.data
+    done, error = attempt(lambda: dnc.remove_numbers(tenant, [number], actor=supervisor()))
+    if error:
+        flash(error)
+    elif done.removed:
+        flash(f"{number} removed from the do-not-call list.")
+    else:
+        flash(f"{number} was not on the do-not-call list.")
+    return redirect(url_for("admin.dnc_list", tenant_id=tenant.id, q=form.q.data or None))
+
+
+@bp.post(BASE + "/import")
+def dnc_import(tenant_id: int):
+    """Import a CSV file in one transaction; the page shows its report."""
+    tenant = tenant_or_404(tenant_id)
+    form = DncImportForm(prefix="import")
+    if not form.validate_on_submit():
+        return _page(tenant, import_form=form, error=form_problems(form))
+    upload = form.file.data
+    name = upload.filename or "upload.csv"
+
+    def run() -> ImportReport:
+        data = upload.read()
+        return import_numbers(tenant, data, name, actor=supervisor(), note=form.note.data or "")
+
+    report, error = attempt(run)
+    if error:
+        return _page(tenant, import_form=form, error=f"{name}: {error}")
+    return _page(tenant, report=report)
+
+
+@bp.get(BASE + "/export.csv")
+def dnc_export(tenant_id: int):
+    """The whole list as CSV (number, note, added), streamed."""
+    tenant = tenant_or_404(tenant_id)
+    response = Response(stream_with_context(export_csv(tenant)), mimetype="text/csv")
+    response.headers["Content-Disposition"] = 'attachment; filename="do-not-call.csv"'
+    return response
