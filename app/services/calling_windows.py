@@ -24,9 +24,9 @@ from sqlalchemy import ColumnElement, and_, bindparam, or_, select, text, true
 from app.extensions import db
 from app.models import Campaign, Task
 from app.services.actors import Actor
-from app.services.delivery.seat import Blocked, Seat
 from app.services.errors import InvalidInput
 from app.services.history import Change, record
+from app.services.seat import Blocked, Seat
 from app.services.window_clock import DAY, Window, opening_in, parse_window, zones_inside
 
 __all__ = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 from sqlalchemy import select
@@ -20,7 +20,7 @@ from app.config import instance_secret
 from app.extensions import db
 from app.models import ApiKey, Campaign, Supervisor, Task, Tenant, WorkCode, WorkedState
 from app.models.types import utcnow
-from app.services import agents, campaigns, keys, supervisors, tenants
+from app.services import agents, calling_windows, campaigns, dnc, hours, keys, supervisors, tenants
 from app.services.actors import Actor
 from app.services.rules import to_epoch_ms
 from app.services.task_trail import trace_change
@@ -196,6 +196,35 @@ class Seeded:
     agent_passwords: dict[str, str]  # loginUserId: desk password
 
 
+RETENTION_HOURS = "Retention desk"
+DNC_NUMBER = "+14155550003"  # SPR-0003 and WIN-0003 have only this number
+
+
+def _when_worked(tenant: Tenant, actor: Actor) -> None:
+    """Hours of operation on the Retention queue, a calling window and an attempt limit on
+    Win-back, one number on the do-not-call list. Sales has no hours: the demo agents always
+    have some work, and out of hours Retention's tasks wait with a reason."""
+    if hours.find_schedule(tenant, RETENTION_HOURS) is None:
+        desk = hours.create_schedule(
+            tenant,
+            RETENTION_HOURS,
+            "Europe/London",
+            ["mon-fri 08:00-20:00", "sat 10:00-14:00"],
+            holidays="GB-ENG",
+            actor=actor,
+        )
+        today = utcnow().date()
+        hours.set_exception(desk, date(today.year, 12, 24), "09:00-13:00", actor=actor)
+        hours.set_queue_schedule(tenants.get_skill_queue(tenant, "Retention"), desk, actor=actor)
+    winback = campaigns.get_campaign(tenant, "Win-back")
+    if calling_windows.window_of(winback) is None:
+        calling_windows.set_calling_window(winback, 8 * 60, 21 * 60, actor=actor)
+    if winback.max_attempts is None:
+        calling_windows.set_max_attempts(winback, 5, actor=actor)
+    if not dnc.listed_numbers(tenant.id, [DNC_NUMBER]):
+        dnc.add_numbers(tenant, [DNC_NUMBER], "demo: asked not to be called", actor=actor)
+
+
 def seed(platform: str, instance_path: str, *, actor: Actor) -> Seeded:
     """Create whatever demo data is missing; return the demo API key and passwords."""
     rng = random.Random(2026)  # noqa: S311 - demo content, not a secret
@@ -213,5 +242,6 @@ def seed(platform: str, instance_path: str, *, actor: Actor) -> Seeded:
     db.session.flush()
     _tasks(tenant, rng, actor)
     _desk_work(tenant, rng, actor)
+    _when_worked(tenant, actor)
     passwords = {agent.login: _agent(tenant, agent, instance_path, actor) for agent in AGENTS}
     return Seeded(key, _supervisor(instance_path, actor), passwords)

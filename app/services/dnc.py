@@ -34,7 +34,7 @@ from app.services.rules import is_e164, is_phone_key
 from app.storage import driver_value
 
 if TYPE_CHECKING:  # the delivery package imports this module while it loads
-    from app.services.delivery.seat import Blocked, Seat
+    from app.services.seat import Blocked, Seat
 
 MAX_NOTE = 255
 # Rows per INSERT: under both databases' limits on bound parameters.
@@ -300,7 +300,7 @@ def has_callable_number(seat: Seat) -> ColumnElement[bool]:
 def all_listed(seat: Seat, ready: ColumnElement[bool]) -> Blocked | None:
     """When tasks are ready and every one of them is kept back by the list: say so (the
     clock never ends it: None for when)."""
-    from app.services.delivery.seat import Blocked
+    from app.services.seat import Blocked
 
     if not _list_in_use(seat.tenant_id):
         return None

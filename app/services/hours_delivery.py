@@ -16,9 +16,9 @@ from sqlalchemy import ColumnElement, and_, false, select, true
 
 from app.extensions import db
 from app.models import Schedule, ScheduleException, ScheduleHours, SkillQueue, Task
-from app.services.delivery.seat import Blocked, Seat
 from app.services.hours_calendar import Calendar
 from app.services.opening_hours import Range
+from app.services.seat import Blocked, Seat
 
 
 @dataclass

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AgentState, AuditRecord, LoginSession, Supervisor, Task, User, WorkedState
 from app.models.types import utcnow
-from app.services import agents, delivery, demo, sessions, tenants
+from app.services import agents, campaigns, delivery, demo, dnc, sessions, tenants
 from app.services.actors import Actor
 from app.services.supervisors import authenticate
 from app.services.users import get_user
@@ -167,3 +167,28 @@ def test_a_new_agent_password_file_gives_the_agent_that_password(app, tmp_path):
     raj = demo_agent(demo.RAJ.login)
     assert agents.authenticate(raj.tenant, raj.login_user_id, second) is raj
     assert agents.authenticate(raj.tenant, raj.login_user_id, first) is None
+
+
+def test_the_demo_shows_hours_a_calling_window_and_the_do_not_call_list_at_work(app, tmp_path):
+    demo.seed(PLATFORM, str(tmp_path), actor=Actor.operator())
+    db.session.commit()
+    tenant = tenants.find_tenant(PLATFORM, demo.COMPANY, demo.ENVIRONMENT)
+    assert tenants.get_skill_queue(tenant, "Retention").schedule.name == demo.RETENTION_HOURS
+    assert tenants.get_skill_queue(tenant, "Sales").schedule is None  # the agents' sure work
+    winback = campaigns.get_campaign(tenant, "Win-back")
+    assert (winback.window_opens_at, winback.window_closes_at, winback.max_attempts) == (
+        8 * 60,
+        21 * 60,
+        5,
+    )
+    assert dnc.listed_numbers(tenant.id, [demo.DNC_NUMBER]) == {demo.DNC_NUMBER}
+    # SPR-0003 has only the listed number: Jane, who works Sales, is never given it.
+    jane = demo_agent(demo.JANE.login)
+    actor = Actor.agent(jane.login_user_id)
+    now = utcnow() + timedelta(hours=1)  # SPR-0027 is due too
+    delivery.set_agent_state(jane, AgentState.AVAILABLE, actor=actor, now=now)
+    given = []
+    while (task := delivery.next_task(jane, actor=actor, now=now).task) is not None:
+        given.append(task.client_id)
+        delivery.close_task(jane, task.record_id, "COMPLETE", actor=actor, now=now)
+    assert "SPR-0003" not in given and "SPR-0001" in given

@@ -1,49 +1,6 @@
-"""One agent asking for work at one moment: what every eligibility rule is evaluated for."""
+"""The seat delivery's rules are evaluated for (kept in app/services/seat.py, so that the
+services plugging rules into delivery import it without importing delivery itself)."""
 
-from __future__ import annotations
+from app.services.seat import Blocked, Seat, local_text
 
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from zoneinfo import ZoneInfo
-
-from app.models import User
-
-
-@dataclass(frozen=True)
-class Seat:
-    agent_id: int
-    login: str
-    queue_ids: tuple[int, ...]
-    now: datetime
-    tenant_id: int = 0
-    # The agent's own zone: times the desk says ("due at ...") are read in it.
-    zone: str = "UTC"
-
-    @classmethod
-    def of(cls, agent: User, now: datetime) -> Seat:
-        return cls(
-            agent.id,
-            agent.login_user_id,
-            tuple(q.id for q in agent.skill_queues),
-            now,
-            agent.tenant_id,
-            agent.time_zone or "UTC",
-        )
-
-    def local(self, moment: datetime) -> str:
-        """A moment as the agent reads it: `2026-11-23 08:00 America/New_York`."""
-        return local_text(moment, self.zone)
-
-
-def local_text(moment: datetime, zone: str) -> str:
-    shown = moment.astimezone(ZoneInfo(zone) if zone != "UTC" else UTC)
-    return f"{shown:%Y-%m-%d %H:%M} {zone}"
-
-
-@dataclass(frozen=True)
-class Blocked:
-    """Why tasks otherwise ready are kept back (queue closed, outside the calling window,
-    every number on the do-not-call list), and when that ends (None: not by the clock)."""
-
-    reason: str
-    until: datetime | None = None
+__all__ = ["Blocked", "Seat", "local_text"]
