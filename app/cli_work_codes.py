@@ -4,4 +4,155 @@ from __future__ import annotations
 
 import click
 
+from app.cli import _tenant, transactional
+from app.services import work_codes
+from app.services.actors import Actor
+from app.services.tenants import list_skill_queues
+
 work_codes_group = click.Group("work-codes", help="Work-code groups, their codes and queues.")
+
+
+@work_codes_group.command("group-create")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("name")
+@click.option("--required", is_flag=True, help="Closing a task needs a code of this group.")
+@click.option("--multiple", is_flag=True, help="Several codes at once (else exactly one).")
+@transactional
+def group_create(company: str, environment: str, name: str, required: bool, multiple: bool):
+    """Create a work-code group (assign it to queues with `work-codes assign`)."""
+    group = work_codes.create_group(
+        _tenant(company, environment),
+        name,
+        required=required,
+        multiple=multiple,
+        actor=Actor.operator(),
+    )
+    return f"Created work code group '{group.name}' ({_kind(group)})."
+
+
+@work_codes_group.command("add")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("group")
+@click.argument("code")
+@click.option("--description", default="", help="Shown to the agent beside the code.")
+@click.option(
+    "--outcome",
+    type=click.Choice(work_codes.OUTCOMES),
+    help="The outcome the code implies (none: a plain label).",
+)
+@click.option(
+    "--delay-minutes", type=int, help="RESCHEDULE: the default delay (the agent may change it)."
+)
+@click.option("--adds-to-dnc", is_flag=True, help="Put the task's numbers on the DNC list.")
+@click.option("--order", type=int, default=0, show_default=True, help="Lower comes first.")
+@transactional
+def add(
+    company: str,
+    environment: str,
+    group: str,
+    code: str,
+    description: str,
+    outcome: str | None,
+    delay_minutes: int | None,
+    adds_to_dnc: bool,
+    order: int,
+):
+    """Add a code to a group."""
+    found = work_codes.get_group(_tenant(company, environment), group)
+    settings = work_codes.CodeSettings(
+        description=description,
+        sort_order=order,
+        outcome=outcome,
+        reschedule_minutes=delay_minutes,
+        adds_to_dnc=adds_to_dnc,
+    )
+    added = work_codes.add_code(found, code, settings, actor=Actor.operator())
+    return f"Added work code '{added.name}' to group '{found.name}'{_effect(added)}."
+
+
+def _switch(company: str, environment: str, group: str, code: str, enabled: bool) -> str:
+    found = work_codes.get_group(_tenant(company, environment), group)
+    choice = work_codes.get_code(found, code)
+    work_codes.set_code_enabled(choice, enabled, actor=Actor.operator())
+    said = "enabled" if enabled else "disabled (tasks closed with it keep it)"
+    return f"Work code '{choice.name}' of group '{found.name}' is {said}."
+
+
+@work_codes_group.command("disable")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("group")
+@click.argument("code")
+@transactional
+def disable(company: str, environment: str, group: str, code: str) -> str:
+    """No longer offer a code; tasks closed with it keep it."""
+    return _switch(company, environment, group, code, False)
+
+
+@work_codes_group.command("enable")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("group")
+@click.argument("code")
+@transactional
+def enable(company: str, environment: str, group: str, code: str) -> str:
+    """Offer a disabled code again."""
+    return _switch(company, environment, group, code, True)
+
+
+@work_codes_group.command("assign")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("queue")
+@click.argument("groups", nargs=-1)
+@click.option("--none", "clear", is_flag=True, help="No group: the queue's codes are free.")
+@transactional
+def assign(company: str, environment: str, queue: str, groups: tuple[str, ...], clear: bool):
+    """Give a skill queue exactly these work-code groups."""
+    if bool(groups) == clear:
+        raise click.UsageError("give either GROUP names or --none")
+    names = work_codes.set_queue_groups(
+        _tenant(company, environment), queue, groups, actor=Actor.operator()
+    )
+    return f"Skill queue '{queue}' now offers {', '.join(names) or 'no work code group'}."
+
+
+@work_codes_group.command("list")
+@click.argument("company")
+@click.argument("environment")
+@transactional
+def list_groups(company: str, environment: str) -> str:
+    """The groups with their codes (in the order agents see them) and their queues."""
+    tenant = _tenant(company, environment)
+    groups = work_codes.list_groups(tenant)
+    lines = [] if groups else ["No work code group yet."]
+    for group in groups:
+        queues = ", ".join(queue.name for queue in group.skill_queues) or "no queue"
+        lines.append(f"{group.name} ({_kind(group)}) · queues: {queues}")
+        for code in group.codes:
+            state = "" if code.enabled else " [disabled]"
+            lines.append(f"  {code.sort_order:>4}  {code.name}{_effect(code)}{state}")
+            if code.description:
+                lines.append(f"        {code.description}")
+    without = [q.name for q in list_skill_queues(tenant) if not q.work_code_groups]
+    if without:
+        lines.append(f"Queues without work codes (free labels): {', '.join(without)}")
+    return "\n".join(lines)
+
+
+def _kind(group) -> str:
+    return f"{'required' if group.required else 'optional'}, " + (
+        "multiple choice" if group.multiple else "single choice"
+    )
+
+
+def _effect(code) -> str:
+    effects = []
+    if code.outcome:
+        delay = work_codes.delay_words(code.reschedule_minutes)
+        effects.append(f"{code.outcome}{f' in {delay}' if delay else ''}")
+    if code.adds_to_dnc:
+        effects.append("adds to DNC")
+    return f" → {', '.join(effects)}" if effects else ""

@@ -88,7 +88,9 @@ def test_slow_clients_do_not_stall_a_normal_request(live, api):
             sock.close()
     assert response.status_code == 200
     assert response.json()["previewResult"]["previewResultStatus"] == "NORECORDFOUND"
-    assert elapsed < 1, f"a normal request waited {elapsed:.1f}s behind slow clients"
+    # Stalled, it waited 12.7 s; unstalled it answers in milliseconds. The bound leaves room
+    # for a machine loaded by other work, where scheduling alone took 2 s.
+    assert elapsed < 5, f"a normal request waited {elapsed:.1f}s behind slow clients"
 
 
 @pytest.fixture

@@ -18,4 +18,5 @@ from app.admin import (  # noqa: E402,F401 - the views register themselves on bp
     people,
     tasks,
     webhooks,
+    work_codes,
 )

@@ -31,8 +31,13 @@ from app.services.rules import to_epoch_ms
 from app.services.search import with_data
 from app.services.task_wire import task_snapshot
 from app.services.users import find_user
+from app.services.work_code_offers import offered as offered_work_codes
 
 PREFIX = api_bp.url_prefix
+# The outcome a closing applied, as the task's state tells it.
+CLOSED_BY_STATE = {"COMPLETED": "COMPLETE", "WORKED": "RESCHEDULE", "REMOVED": "REMOVE"}
+# closeTask's and releaseTask's answer when nothing was closed.
+CLOSED_NOTHING = {"task": None, "outcome": None, "closeReason": None}
 # NOT_AVAILABLE, NOT_FOUND (a task the agent does not hold), else INVALID_ARGUMENTS.
 RESULT_OF: tuple[tuple[type[ServiceError], str], ...] = (
     (NotAvailable, "NOT_AVAILABLE"),
@@ -83,6 +88,28 @@ def offered(task: Task) -> dict[str, Any]:
     }
 
 
+def offered_codes(task: Task) -> list[dict[str, Any]]:
+    """The work-code groups closing the task offers, as a softphone renders them."""
+    return [
+        {
+            "name": group.name,
+            "required": group.required,
+            "multiple": group.multiple,
+            "codes": [
+                {
+                    "name": code.name,
+                    "description": code.description,
+                    "outcome": code.outcome,
+                    "rescheduleMinutes": code.reschedule_minutes,
+                    "addsToDnc": code.adds_to_dnc,
+                }
+                for code in group.codes
+            ],
+        }
+        for group in offered_work_codes(task.skill_queue)
+    ]
+
+
 @api_bp.post("/setAgentState", provide_automatic_options=False)
 def set_agent_state():
     """Set the agent's state: AVAILABLE, AWAY or OFFLINE (which releases the agent's task)."""
@@ -106,14 +133,21 @@ def next_task():
         if offer.task is None:
             due = offer.next_due and to_epoch_ms(offer.next_due)
             return {"message": offer.reason, "reason": offer.reason, "nextDueTime": due}
-        return {"message": f"task '{offer.task.record_id}' is yours", "task": offered(offer.task)}
+        return {
+            "message": f"task '{offer.task.record_id}' is yours",
+            "task": offered(offer.task),
+            "workCodeGroups": offered_codes(offer.task),
+        }
 
-    return _run(NextTaskRequest, action, task=None, reason=None, nextDueTime=None)
+    return _run(
+        NextTaskRequest, action, task=None, reason=None, nextDueTime=None, workCodeGroups=None
+    )
 
 
 @api_bp.post("/closeTask", provide_automatic_options=False)
 def close_task():
-    """End the agent's task with an outcome (COMPLETE, RESCHEDULE, REMOVE): one attempt."""
+    """End the agent's task with an outcome (COMPLETE, RESCHEDULE, REMOVE), named or implied
+    by its work codes: one attempt."""
 
     def action(agent: User, request: CloseTaskRequest, actor: Actor) -> dict:
         codes = [(code.key, code.value) for code in request.workCodes or ()]
@@ -125,10 +159,18 @@ def close_task():
             work_codes=codes,
             actor=actor,
         )
-        message = f"task '{task.record_id}' closed: {request.outcome}"
-        return {"message": message, "task": task_snapshot(task)}
+        outcome = CLOSED_BY_STATE.get(task.worked_state)
+        message = f"task '{task.record_id}' closed: {outcome}"
+        if task.close_reason:
+            message += f" ({task.close_reason})"
+        return {
+            "message": message,
+            "task": task_snapshot(task),
+            "outcome": outcome,
+            "closeReason": task.close_reason,
+        }
 
-    return _run(CloseTaskRequest, action, task=None)
+    return _run(CloseTaskRequest, action, **CLOSED_NOTHING)
 
 
 @api_bp.post("/releaseTask", provide_automatic_options=False)
@@ -139,4 +181,4 @@ def release_task():
         task = delivery.release_task(agent, request.previewRecordID, actor=actor)
         return {"message": f"task '{task.record_id}' released", "task": task_snapshot(task)}
 
-    return _run(ReleaseTaskRequest, action, task=None)
+    return _run(ReleaseTaskRequest, action, **CLOSED_NOTHING)

@@ -56,8 +56,26 @@ class StateForm(FlaskForm):
 
 
 class CloseForm(FlaskForm):
-    outcome = RadioField("Outcome", choices=OUTCOMES, validators=[DataRequired()])
+    """Closing a task. No outcome: the work codes' (or, with a time, RESCHEDULE)."""
+
+    outcome = RadioField("Outcome", choices=OUTCOMES, validators=[Optional()])
     next_time = DateTimeLocalField("Next attempt (customer's time)", validators=[Optional()])
+
+
+# The close form has one field per work-code group of the task's queue, named by the group
+# (radios for a single-choice group, checkboxes for a multiple one), whose values are codes.
+WORK_CODE_FIELD = "wc:"
+
+
+def chosen_work_codes(formdata) -> list[tuple[str, str]]:
+    """The (group, code) pairs the close form sent, in the order sent."""
+    return [
+        (name.removeprefix(WORK_CODE_FIELD), value)
+        for name in formdata
+        if name.startswith(WORK_CODE_FIELD)
+        for value in formdata.getlist(name)
+        if value
+    ]
 
 
 class DeskButtonForm(FlaskForm):

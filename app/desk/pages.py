@@ -11,11 +11,11 @@ from __future__ import annotations
 from contextlib import suppress
 from datetime import UTC, datetime
 
-from flask import flash, redirect, render_template, url_for
+from flask import flash, redirect, render_template, request, url_for
 
 from app.admin.items import next_time_ms
 from app.desk import auth, bp
-from app.desk.forms import CloseForm, DeskButtonForm, StateForm
+from app.desk.forms import CloseForm, DeskButtonForm, StateForm, chosen_work_codes
 from app.extensions import db
 from app.models import AgentState, Task, User
 from app.services import delivery
@@ -24,6 +24,7 @@ from app.services.delivery.seat import local_text
 from app.services.display import agent_view_of
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
 from app.services.tasks import find_tenant_task
+from app.services.work_code_offers import offered
 from app.storage import writes
 
 REFRESH_SECONDS = 15
@@ -41,6 +42,16 @@ def _due_text(next_due, agent: User) -> str | None:
     if isinstance(next_due, int | float):
         next_due = datetime.fromtimestamp(next_due / 1000, UTC)
     return local_text(next_due, agent.time_zone or "UTC")
+
+
+def work_code_choices(task: Task | None) -> dict:
+    """What desk/_work_codes.html needs: the groups closing the task offers, and whether
+    any code implies an outcome (then "Close" may leave the outcome to the codes)."""
+    groups = offered(task.skill_queue) if task else []
+    return {
+        "work_code_groups": groups,
+        "codes_decide": any(code.outcome for group in groups for code in group.codes),
+    }
 
 
 @bp.get("")
@@ -64,6 +75,7 @@ def home():
         task=task,
         view=view,
         first_phone=phones[0] if phones else None,
+        **work_code_choices(task),
         due=_due_text(offer.next_due, agent) if offer else None,
         refresh=REFRESH_SECONDS if offer is not None and task is None else None,
         state_form=StateForm(),
@@ -72,14 +84,16 @@ def home():
     )
 
 
-def _run(action) -> None:
+def _run(action):
     """Run one engine call in one transaction; a refusal becomes the page's message."""
     try:
-        action()
+        result = action()
         db.session.commit()
     except ServiceError as error:
         db.session.rollback()
         flash(GONE if isinstance(error, NotFound | TaskNotFound) else error.message)
+        return None
+    return result
 
 
 @bp.post("/state")
@@ -96,7 +110,8 @@ def state():
 
 @bp.post("/tasks/<record_id>/close")
 def close(record_id: str):
-    """Close the task with an outcome; a reschedule's time is read in the task's time zone."""
+    """Close the task with an outcome, or the one its work codes imply; a time (read in the
+    task's time zone) with no outcome chosen reschedules, so Enter in it never completes."""
     agent = auth.current_agent()
     form = CloseForm()
     if not form.validate_on_submit():
@@ -109,12 +124,30 @@ def close(record_id: str):
 
     def close_it():
         when = next_time_ms(form.next_time.data, task.time_zone)
-        delivery.close_task(
-            agent, record_id, form.outcome.data, next_earliest_ms=when, actor=_actor(agent)
+        return delivery.close_task(
+            agent,
+            record_id,
+            form.outcome.data or None,
+            next_earliest_ms=when,
+            work_codes=chosen_work_codes(request.form),
+            actor=_actor(agent),
         )
 
-    _run(close_it)
+    closed = _run(close_it)
+    if closed is not None:
+        flash(_closed_text(closed, agent))
     return redirect(url_for("desk.home"))
+
+
+def _closed_text(task: Task, agent: User) -> str:
+    """What the agent is told of the task just closed: its outcome, and why if not chosen."""
+    said = {"COMPLETED": "completed", "REMOVED": "removed", "WORKED": "rescheduled"}
+    text = f"Task closed: {said.get(task.worked_state, task.worked_state)}"
+    if task.close_reason:
+        text += f", {task.close_reason}"
+    elif task.worked_state == "WORKED" and task.next_earliest_work_at:
+        text += f"; next attempt {_due_text(task.next_earliest_work_at, agent)}"
+    return text + "."
 
 
 @bp.post("/tasks/<record_id>/release")

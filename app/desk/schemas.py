@@ -58,11 +58,24 @@ class CloseTaskRequest(DeskRequest):
     )
 
     previewRecordID: Name = RECORD_ID
-    outcome: Name = Field(description="COMPLETE, RESCHEDULE (with a future time) or REMOVE.")
-    nextEarliestWorkTimeUTC: int | None = Field(
-        None, description=EPOCH_MS + " Required with RESCHEDULE, in the future."
+    outcome: Name | None = Field(
+        None,
+        description="COMPLETE, RESCHEDULE or REMOVE; wins over the work codes. Left out: "
+        "RESCHEDULE when nextEarliestWorkTimeUTC is sent, else the strongest outcome a work "
+        "code chosen implies (REMOVE, then COMPLETE, then RESCHEDULE).",
     )
-    workCodes: list[DeskWorkCode] | None = Field(None, max_length=50)
+    nextEarliestWorkTimeUTC: int | None = Field(
+        None,
+        description=EPOCH_MS + " For RESCHEDULE, in the future; may be left out when a "
+        "RESCHEDULE work code chosen has a default delay (now + the longest such delay).",
+    )
+    workCodes: list[DeskWorkCode] | None = Field(
+        None,
+        max_length=50,
+        description="When the task's queue has work-code groups: a code of every required "
+        "group, one only of a single-choice group, enabled codes of the queue's groups only "
+        "(see nextTask's workCodeGroups). Otherwise free labels.",
+    )
 
 
 class ReleaseTaskRequest(DeskRequest):
@@ -123,8 +136,31 @@ class OfferedTask(DeskTask):
     agentView: AgentViewAnswer
 
 
+class OfferedWorkCode(Answer):
+    name: str
+    description: str = Field(description="What the code means, shown to the agent.")
+    outcome: Literal["COMPLETE", "RESCHEDULE", "REMOVE"] | None = Field(
+        description="The outcome the code implies; null for a plain label."
+    )
+    rescheduleMinutes: int | None = Field(
+        description="RESCHEDULE: the default delay in minutes (the agent may send a time)."
+    )
+    addsToDnc: bool = Field(description="Closing with it puts the task's numbers on the DNC list.")
+
+
+class OfferedWorkCodeGroup(Answer):
+    name: str = Field(description="The group: a work code's `key`.")
+    required: bool = Field(description="Closing needs a code of this group.")
+    multiple: bool = Field(description="Several codes of it may be chosen, else one.")
+    codes: list[OfferedWorkCode] = Field(description="Its enabled codes, in sort order.")
+
+
 class NextTaskResponse(DeskResponse):
     task: OfferedTask | None = Field(description="The agent's task; null when there is none.")
+    workCodeGroups: list[OfferedWorkCodeGroup] | None = Field(
+        description="The work-code groups closing this task offers (its queue's; empty when "
+        "none: codes are then free labels); null when there is no task."
+    )
     reason: str | None = Field(description="Why there is no task (null when there is one).")
     nextDueTime: int | None = Field(
         description="When the next task of the agent's queues is due (epoch ms), else null."
@@ -133,3 +169,11 @@ class NextTaskResponse(DeskResponse):
 
 class TaskResponse(DeskResponse):
     task: DeskTask | None = Field(description="The task as it is now; null when refused.")
+    outcome: Literal["COMPLETE", "RESCHEDULE", "REMOVE"] | None = Field(
+        description="closeTask: the outcome applied (the one sent, else the work codes'; "
+        "COMPLETE when the attempt limit was reached); otherwise null."
+    )
+    closeReason: str | None = Field(
+        description="closeTask: why the outcome applied is not the one chosen, e.g. "
+        "`attempt limit reached (5 attempts)`; otherwise null."
+    )

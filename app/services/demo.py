@@ -20,7 +20,17 @@ from app.config import instance_secret
 from app.extensions import db
 from app.models import ApiKey, Campaign, Supervisor, Task, Tenant, WorkCode, WorkedState
 from app.models.types import utcnow
-from app.services import agents, calling_windows, campaigns, dnc, hours, keys, supervisors, tenants
+from app.services import (
+    agents,
+    calling_windows,
+    campaigns,
+    dnc,
+    hours,
+    keys,
+    supervisors,
+    tenants,
+    work_codes,
+)
 from app.services.actors import Actor
 from app.services.rules import to_epoch_ms
 from app.services.task_trail import trace_change
@@ -28,6 +38,7 @@ from app.services.task_wire import task_snapshot
 from app.services.tasks import add_or_update_task
 from app.services.users import NewUser, add_user, find_user
 from app.services.validation import ItemInput
+from app.services.work_codes import CodeSettings
 
 COMPANY = "DemoCo"
 ENVIRONMENT = "demo"
@@ -225,6 +236,40 @@ def _when_worked(tenant: Tenant, actor: Actor) -> None:
         dnc.add_numbers(tenant, [DNC_NUMBER], "demo: asked not to be called", actor=actor)
 
 
+WORK_CODES = (
+    ("Outcome", True, False, (
+        ("Renewed", "The customer renewed or bought.", "COMPLETE", None, False),
+        ("Call back", "The customer asks to be called later.", "RESCHEDULE", None, False),
+        ("No answer", "Nobody picked up; try again in an hour.", "RESCHEDULE", 60, False),
+        ("Not interested", "The customer declined.", "COMPLETE", None, False),
+        ("Wrong number", "The number is not the customer's.", "REMOVE", None, False),
+        ("Do not call", "Never call again: lists the numbers.", "REMOVE", None, True),
+    )),
+    ("Topics", False, True, (
+        ("Price", "The price came up.", None, None, False),
+        ("Coverage", "What the plan covers came up.", None, None, False),
+        ("Competitor offer", "The customer mentioned a competitor's offer.", None, None, False),
+    )),
+)  # fmt: skip
+# Retention asks for an outcome code; Sales keeps free labels (and the demo's quick flows).
+WORK_CODE_QUEUES = ("Retention",)
+
+
+def _work_codes(tenant: Tenant, actor: Actor) -> None:
+    """Two work-code groups, a required single choice and an optional multiple one."""
+    for name, required, multiple, codes in WORK_CODES:
+        group = work_codes.find_group(tenant, name) or work_codes.create_group(
+            tenant, name, required=required, multiple=multiple, actor=actor
+        )
+        for order, (code, about, outcome, minutes, adds_to_dnc) in enumerate(codes, start=1):
+            if work_codes.find_code(group, code) is None:
+                settings = CodeSettings(about, order, outcome, minutes, adds_to_dnc)
+                work_codes.add_code(group, code, settings, actor=actor)
+    for queue in WORK_CODE_QUEUES:
+        if not tenants.get_skill_queue(tenant, queue).work_code_groups:
+            work_codes.set_queue_groups(tenant, queue, [n for n, *_ in WORK_CODES], actor=actor)
+
+
 def seed(platform: str, instance_path: str, *, actor: Actor) -> Seeded:
     """Create whatever demo data is missing; return the demo API key and passwords."""
     rng = random.Random(2026)  # noqa: S311 - demo content, not a secret
@@ -243,5 +288,6 @@ def seed(platform: str, instance_path: str, *, actor: Actor) -> Seeded:
     _tasks(tenant, rng, actor)
     _desk_work(tenant, rng, actor)
     _when_worked(tenant, actor)
+    _work_codes(tenant, actor)
     passwords = {agent.login: _agent(tenant, agent, instance_path, actor) for agent in AGENTS}
     return Seeded(key, _supervisor(instance_path, actor), passwords)

@@ -317,6 +317,7 @@ def change_status(
     before = task_snapshot(task)
     apply_changes(task, changes)
     task.worked_state = state
+    task.close_reason = None  # a reason the service closed it no longer holds
     end_reservation(task)
     trace_change(actor, "task.status_changed", task, before, task_snapshot(task))
     return task

@@ -182,6 +182,11 @@ def test_the_demo_shows_hours_a_calling_window_and_the_do_not_call_list_at_work(
         5,
     )
     assert dnc.listed_numbers(tenant.id, [demo.DNC_NUMBER]) == {demo.DNC_NUMBER}
+    retention = tenants.get_skill_queue(tenant, "Retention")
+    assert [(g.name, g.required, g.multiple) for g in retention.work_code_groups] == [
+        ("Outcome", True, False),
+        ("Topics", False, True),
+    ]
     # SPR-0003 has only the listed number: Jane, who works Sales, is never given it.
     jane = demo_agent(demo.JANE.login)
     actor = Actor.agent(jane.login_user_id)

@@ -3,20 +3,32 @@
 Only the agent holding the task may close or release it; any other task, or one whose
 reservation ended (deleted, transferred, its status changed elsewhere, taken by another
 agent after it lapsed), is TaskNotFound, which the desk shows as "no longer yours".
+
+Work codes (app/services/work_code_offers.py): when the task's queue has work-code groups, the
+codes must be the queue's (`check_choice`). The outcome may then be left out if
+the codes imply one: the strongest wins (REMOVE > COMPLETE > RESCHEDULE), and a RESCHEDULE
+without a time takes the longest default delay of the chosen RESCHEDULE codes. What the
+agent chooses wins over the codes: an outcome named, or a time alone (a RESCHEDULE). The
+agent heard the customer, and an integration that always names its outcome keeps working
+when a supervisor later gives one of its codes an outcome.
+
+The campaign's attempt limit (`max_attempts`): a RESCHEDULE that brings `workAttempts` to
+the limit closes the task COMPLETED instead, with `close_reason` saying so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Campaign, Task, User, WorkCode, WorkedState
+from app.models import Campaign, Task, User, WorkCode, WorkCodeChoice, WorkedState
 from app.models.types import utcnow
+from app.services import dnc
 from app.services.actors import Actor
 from app.services.delivery import rules
 from app.services.errors import InvalidInput, TaskNotFound
@@ -24,12 +36,18 @@ from app.services.rules import format_time, from_epoch_ms
 from app.services.task_trail import trace_change
 from app.services.task_wire import task_snapshot
 from app.services.task_writes import hold_end, touch
+from app.services.work_code_offers import check_choice
 
 
 class Outcome(StrEnum):
     COMPLETE = "COMPLETE"
     RESCHEDULE = "RESCHEDULE"
     REMOVE = "REMOVE"
+
+
+# The outcome the chosen codes imply when the agent names none: the first of these any
+# code implies.
+STRONGEST_FIRST = (Outcome.REMOVE, Outcome.COMPLETE, Outcome.RESCHEDULE)
 
 
 @dataclass(frozen=True)
@@ -40,10 +58,13 @@ class Closing:
     next_work: datetime | None
     work_codes: tuple[tuple[str, str], ...]
     now: datetime
+    # The codes as the queue's groups define them (none: the queue has no groups).
+    chosen: tuple[WorkCodeChoice, ...] = ()
+    # Why the outcome differs from the one chosen (the attempt limit), else None.
+    reason: str | None = None
 
 
 # Checks every closing passes before it is applied, each raising a ServiceError to refuse.
-# Work-code groups (issue 11: codes required, single or multiple choice) append theirs here.
 OUTCOME_RULES: list[Callable[[Task, Closing], None]] = []
 
 
@@ -67,25 +88,77 @@ def held_task(agent: User, record_id: str) -> Task:
     return task
 
 
-def _closing(
-    outcome: str, next_earliest_ms: int | None, work_codes: Sequence, now: datetime
-) -> Closing:
+def _asked(outcome: str | None) -> Outcome | None:
+    if outcome is None:
+        return None
     if outcome not in set(Outcome):
         raise InvalidInput(f"outcome '{outcome}' is not one of {', '.join(Outcome)}")
+    return Outcome(outcome)
+
+
+def implied_outcome(codes: Sequence[WorkCodeChoice]) -> Outcome | None:
+    """The strongest outcome the codes imply (REMOVE > COMPLETE > RESCHEDULE), or None."""
+    implied = {code.outcome for code in codes}
+    return next((outcome for outcome in STRONGEST_FIRST if outcome in implied), None)
+
+
+def _next_work(
+    next_earliest_ms: int | None, codes: Sequence[WorkCodeChoice], now: datetime
+) -> datetime:
+    """A RESCHEDULE's time: the one sent, else now plus the longest delay of the chosen
+    RESCHEDULE codes (so no code's wait is cut short)."""
+    if next_earliest_ms is None:
+        delays = [
+            c.reschedule_minutes
+            for c in codes
+            if c.outcome == Outcome.RESCHEDULE and c.reschedule_minutes
+        ]
+        if delays:
+            return now + timedelta(minutes=max(delays))
+        raise InvalidInput("nextEarliestWorkTimeUTC is required to RESCHEDULE")
+    next_work = from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
+    if next_work <= now:
+        raise InvalidInput(
+            f"nextEarliestWorkTimeUTC must be in the future (now {format_time(now)} UTC)"
+        )
+    return next_work
+
+
+def _closing(
+    task: Task,
+    asked: Outcome | None,
+    next_earliest_ms: int | None,
+    sent: Sequence,
+    now: datetime,
+) -> Closing:
+    pairs = tuple((str(key), str(value)) for key, value in sent)
+    chosen = tuple(check_choice(task.skill_queue, pairs) or ())
+    if asked is None and next_earliest_ms is not None:
+        asked = Outcome.RESCHEDULE  # a time chosen is a reschedule chosen
+    outcome = asked or implied_outcome(chosen)
+    if outcome is None:
+        raise InvalidInput(
+            f"outcome is required: one of {', '.join(Outcome)}"
+            + (", as no work code chosen implies one" if chosen else "")
+        )
     next_work = None
     if outcome == Outcome.RESCHEDULE:
-        if next_earliest_ms is None:
-            raise InvalidInput("nextEarliestWorkTimeUTC is required to RESCHEDULE")
-        next_work = from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
-        if next_work <= now:
-            raise InvalidInput(
-                f"nextEarliestWorkTimeUTC must be in the future (now {format_time(now)} UTC)"
-            )
-    codes = tuple((str(key), str(value)) for key, value in work_codes)
-    return Closing(Outcome(outcome), next_work, codes, now)
+        next_work = _next_work(next_earliest_ms, chosen, now)
+    return Closing(outcome, next_work, pairs, now, chosen)
+
+
+def attempt_limit(task: Task, closing: Closing) -> Closing:
+    """A RESCHEDULE that brings the attempts to the campaign's limit completes the task."""
+    limit = task.campaign.max_attempts
+    if closing.outcome != Outcome.RESCHEDULE or not limit or task.work_attempts < limit:
+        return closing
+    attempts = task.work_attempts
+    reason = f"attempt limit reached ({attempts} attempt{'' if attempts == 1 else 's'})"
+    return replace(closing, outcome=Outcome.COMPLETE, next_work=None, reason=reason)
 
 
 def _apply(task: Task, closing: Closing) -> None:
+    task.close_reason = closing.reason
     if closing.outcome == Outcome.COMPLETE:
         task.worked_state = WorkedState.COMPLETED
     elif closing.outcome == Outcome.REMOVE:
@@ -108,35 +181,43 @@ def _store_work_codes(task: Task, codes: tuple[tuple[str, str], ...]) -> None:
 def close_task(
     agent: User,
     record_id: str,
-    outcome: str,
+    outcome: str | None = None,
     *,
     next_earliest_ms: int | None = None,
     work_codes: Sequence[tuple[str, str]] = (),
     actor: Actor,
     now: datetime | None = None,
 ) -> Task:
-    """End the agent's attempt with an outcome: one more work attempt, reservation ended."""
+    """End the agent's attempt: one more work attempt, reservation ended. The outcome is
+    the one named, else the one the work codes imply; see the module's docstring."""
     now = now or utcnow()
-    closing = _closing(outcome, next_earliest_ms, work_codes, now)
+    asked = _asked(outcome)
     task = held_task(agent, record_id)
+    closing = _closing(task, asked, next_earliest_ms, work_codes, now)
     for rule in OUTCOME_RULES:
         rule(task, closing)
     before = task_snapshot(task)
-    _apply(task, closing)
     task.work_attempts = (task.work_attempts or 0) + 1
+    closing = attempt_limit(task, closing)
+    _apply(task, closing)
     _store_work_codes(task, closing.work_codes)
+    if any(code.adds_to_dnc for code in closing.chosen):
+        dnc.add_task_numbers(task, actor=actor)
     end_reservation(task)
     touch(task, now)
-    codes = [{"key": key, "value": value} for key, value in closing.work_codes]
+    after = task_snapshot(task)
+    if closing.reason:
+        after["closeReason"] = closing.reason
     trace_change(
         actor,
         "task.closed",
         task,
         before,
-        task_snapshot(task),
+        after,
         outcome=closing.outcome.value,
         attempt=task.work_attempts,
-        workCodes=codes,
+        workCodes=[{"key": key, "value": value} for key, value in closing.work_codes],
+        closeReason=closing.reason,
     )
     return task
 

@@ -14,7 +14,10 @@ EVENT_TYPES: dict[str, str] = {
     "task.transferred": "A task moved to another campaign.",
     "task.deleted": "A task was deleted.",
     "task.delivered": "A task was delivered to an agent.",
-    "task.closed": "An agent closed a task: outcome, attempt and work codes (the interaction).",
+    "task.closed": (
+        "An agent closed a task: outcome applied, attempt, work codes and closeReason "
+        "(the interaction)."
+    ),
     "task.preferred_agent_cleared": "A task's preferred-agent hold ended.",
     "task.released": "An agent gave a task back without working it.",
     "task.reservation_lapsed": "A delivered task went back to its queue (no activity, agent gone).",

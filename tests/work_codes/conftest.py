@@ -1,0 +1,22 @@
+"""Work codes' tests run on the web UI's fixtures (the desk's), with the groups of `cases`."""
+
+import pytest
+
+from tests.browser.conftest import browser, chromium_executable, live_server, tab  # noqa: F401
+from tests.desk.desk_support import _cheap_agent_hashes  # noqa: F401
+from tests.ui.conftest import (  # noqa: F401
+    _cheap_password_hashes,
+    app,
+    boss,
+    client,
+    settings,
+    signed_in,
+)
+from tests.work_codes.cases import make_groups
+
+
+@pytest.fixture
+def groups(acme):
+    """Sales offers Result (required, single) and Topics (optional, multiple); Elsewhere
+    belongs to the tenant but to no queue of Sales."""
+    return make_groups(acme)
