@@ -447,3 +447,13 @@ def test_outcome_rules_may_refuse_a_closing(renewals, ann, monkeypatch):
     available(ann, now)
     with pytest.raises(InvalidInput):
         close(ann, offer(ann, now).task, now=now)
+
+
+def test_a_status_change_clears_why_the_service_closed_the_task(renewals):
+    task = add(renewals, "c1")
+    task.worked_state, task.close_reason = "COMPLETED", "attempt limit reached (5 attempts)"
+    db.session.commit()
+    locator = Locator(client_id="c1")
+    tasks.change_status(renewals, locator, "NOTWORKED", TaskChanges(), actor=SETUP)
+    db.session.commit()
+    assert stored("c1").close_reason is None
