@@ -166,9 +166,7 @@ def agent(tenant_id: int, record_id: str):
     """The task exactly as the agent sees it."""
     tenant = tenant_or_404(tenant_id)
     task = task_or_404(tenant, record_id)
-    return render_template(
-        "admin/agent.html", tenant=tenant, task=task, view=agent_view_of(task)
-    )
+    return render_template("admin/agent.html", tenant=tenant, task=task, view=agent_view_of(task))
 
 
 def _submit(tenant_id: int, record_id: str, form_name: str, action, done: str):
