@@ -1,164 +1,326 @@
-"""Search at scale: a campaign of many tasks, searched through the whole API stack.
+"""Search at scale: each condition on a 10,000- and a 1,000,000-task campaign, beside the
+best hand-written SQL asking the same question of the same database.
 
-make bench                       # SQLite in a temporary folder
-BENCH_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test make bench
-BENCH_TASKS=200000 make bench
+    make bench                            # SQLite, then PostgreSQL when TEST_DATABASE_URL is set
+    python -m bench.search                # the same, search only
+    BENCH_SEARCH_SIZES=10000,100000 …     # other campaign sizes (the first and last compared)
+    BENCH_SEARCH_FOLDER=/var/tmp/bench …  # keep the SQLite file there, and reuse it next time
+    BENCH_DATABASE_URL=postgresql+psycopg://…/bench_search   # this PostgreSQL database
+
+On PostgreSQL the database is BENCH_DATABASE_URL, else TEST_DATABASE_URL's with
+`_search_bench` appended; a database that already holds the generated campaigns is reused
+(loading a million tasks takes minutes). Figures only, nothing asserted but the answers:
+every hand-written variant must find exactly the tasks the service finds.
+
+Per condition: `service` is the SQL that search_tasks sends (the campaign's id range, its
+counts, its query), `hand` the fastest hand-written variant below, both sent again through
+the driver and every row fetched; `ratio` service / hand; `growth` the service's time on
+the large campaign over the small one; `objects` the whole search_tasks call on the large
+campaign: building the statements and the ORM objects of up to 1,000 tasks included.
 """
 
 from __future__ import annotations
 
 import os
-import random
 import statistics
 import tempfile
 import time
-import uuid
+from dataclasses import dataclass
+from pathlib import Path
 
-from sqlalchemy import insert
+from sqlalchemy import create_engine, event, make_url, text
 
 from app import create_app
-from app.config import test_settings
+from app.config import database_url, test_settings
 from app.extensions import db
-from app.models import Task, TaskItem
-from app.models.types import utcnow
-from app.services import campaigns, keys, tenants
-from app.services.actors import Actor
-from app.services.rules import parse_number
-from app.services.tasks import add_or_update_task
-from app.services.validation import ItemInput
+from app.services import search
+from app.services.search import Condition, Criterion
+from bench import search_data
 
-PREVIEW = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal/"
-TASKS = int(os.environ.get("BENCH_TASKS", 100_000))
-PLANS = ("Basic", "Plus", "Premium", "Gold")
-STATES = ("NOTWORKED", "WORKED", "COMPLETED")
+SIZES = tuple(
+    int(size) for size in os.environ.get("BENCH_SEARCH_SIZES", "10000,1000000").split(",")
+)
+LIMIT = 1000
+RUNS = 9
+COLUMNS = "t.*, q.name AS queue"
+TASK = "JOIN tasks t ON t.id = i.task_id JOIN skill_queues q ON q.id = t.skill_queue_id"
+FTS_ITEM = "JOIN task_items i ON i.task_id = f.rowid >> 16 AND i.position = f.rowid & 65535"
 
 
-def _setup():
-    tenant = tenants.create_tenant(
-        "AWS Connect", "Bench", "prod", "us-east-1", "saml", actor=Actor.operator()
+@dataclass(frozen=True)
+class Case:
+    label: str
+    criteria: tuple[tuple[str, str, str], ...]
+    hand: tuple[str, ...]  # SQL variants; :c is the campaign, :first/:last its task id range
+
+    def service_criteria(self) -> list[Criterion]:
+        return [Criterion(k, Condition(c), v) for k, c, v in self.criteria]
+
+
+def _in(items: str) -> str:
+    return (
+        f"SELECT {COLUMNS} FROM tasks t JOIN skill_queues q ON q.id = t.skill_queue_id "
+        f"WHERE t.campaign_id = :c AND t.id IN ({items}) ORDER BY t.id LIMIT {LIMIT}"
     )
-    key = keys.issue_key(tenant, actor=Actor.operator())
-    tenants.create_skill_queue(tenant, "Sales", actor=Actor.operator())
-    db.session.flush()
-    campaign = campaigns.create_campaign(tenant, "Big", "Sales", "UTC", actor=Actor.operator())
-    db.session.commit()
-    return campaign, key
 
 
-def _bulk_load(campaign, count: int) -> float:
-    """Insert `count` tasks of 8 items each with executemany; returns seconds."""
-    rng = random.Random(7)
+def _joined(items_where: str, order: str = "i.task_id") -> str:
+    return (
+        f"SELECT {COLUMNS} FROM task_items i {TASK} WHERE i.campaign_id = :c AND {items_where} "
+        f"ORDER BY {order} LIMIT {LIMIT}"
+    )
+
+
+def _walk(probe: str, extra: str = "") -> str:
+    return (
+        f"SELECT {COLUMNS} FROM tasks t JOIN skill_queues q ON q.id = t.skill_queue_id "
+        f"WHERE t.campaign_id = :c {extra} AND {probe} ORDER BY t.id LIMIT {LIMIT}"
+    )
+
+
+def _exists(where: str) -> str:
+    return f"EXISTS (SELECT 1 FROM task_items i WHERE i.task_id = t.id AND {where})"
+
+
+def _items(where: str) -> str:
+    return f"SELECT task_id FROM task_items WHERE campaign_id = :c AND {where}"
+
+
+def _fts(match: str, where: str) -> str:
+    """SQLite's trigram table, as a person would use it (the rowid encodes the item)."""
+    return (
+        f"SELECT {COLUMNS} FROM task_items_fts f {FTS_ITEM} {TASK} "
+        f"WHERE task_items_fts MATCH '{match}' AND f.rowid BETWEEN :first * 65536 "
+        f"AND :last * 65536 + 65535 AND i.campaign_id = :c AND {where} "
+        f"ORDER BY f.rowid LIMIT {LIMIT}"
+    )
+
+
+def _trigrams(value: str) -> str:
+    grams = sorted({value[n : n + 3] for n in range(len(value) - 2)})
+    return " AND ".join(f'"{gram}"' for gram in grams)
+
+
+def _equal(key: str, value: str) -> tuple[str, ...]:
+    where = f"key = '{key}' AND value = '{value}'"
+    return (
+        _in(_items(where)),
+        _joined(f"i.key = '{key}' AND i.value = '{value}' AND i.number IS NULL"),
+        _walk(_exists(where)),
+    )
+
+
+def _compare(key: str, sign: str, number: int) -> tuple[str, ...]:
+    numeric, textual = f"number {sign} {number}", f"number IS NULL AND value {sign} '{number}'"
+    key_is = f"key = '{key}'"
+    return (
+        _in(f"{_items(f'{key_is} AND {numeric}')} UNION ALL {_items(f'{key_is} AND {textual}')}"),
+        _walk(_exists(f"{key_is} AND ({numeric} OR ({textual}))")),
+        _joined(
+            f"i.key = '{key}' AND (i.{numeric} OR (i.number IS NULL AND i.value {sign} '{number}'))"
+        ),
+    )
+
+
+def _text(key: str, like: str, value: str, prefix: bool, sqlite: bool) -> tuple[str, ...]:
+    where = f"key = '{key}' AND value LIKE '{like}'"
+    variants = [_in(_items(where)), _walk(_exists(where))]
+    if prefix:  # the b-tree range of the prefix
+        after = value[:-1] + chr(ord(value[-1]) + 1)
+        variants.append(_in(_items(f"{where} AND value >= '{value}' AND value < '{after}'")))
+    if sqlite:
+        variants.append(_fts(_trigrams(value), f"i.key = '{key}' AND i.value LIKE '{like}'"))
+    return tuple(variants)
+
+
+def cases(sqlite: bool) -> list[Case]:
+    state = "t.worked_state = 'WORKED'"
+    return [
+        Case(
+            "EQUALS, 1 match",
+            (("Name", "EQUALS", "Customer 4242"),),
+            _equal("Name", "Customer 4242"),
+        ),
+        Case("EQUALS, 20% match", (("City", "EQUALS", "Oslo"),), _equal("City", "Oslo")),
+        Case(
+            "NOTEQUALS, 75% match",
+            (("Plan", "NOTEQUALS", "Basic"),),
+            (_walk("NOT " + _exists("key = 'Plan' AND value = 'Basic'")),),
+        ),
+        Case(
+            "GREATERTHAN, 10 matches",
+            (("Balance", "GREATERTHAN", "9500"),),
+            _compare("Balance", ">", 9500),
+        ),
+        Case(
+            "LESSTHAN, 10 matches", (("Balance", "LESSTHAN", "10"),), _compare("Balance", "<", 10)
+        ),
+        Case(
+            "GREATERTHAN, 10% match",
+            (("Score", "GREATERTHAN", "899"),),
+            _compare("Score", ">", 899),
+        ),
+        Case(
+            "CONTAINS, 1 match",
+            (("Notes", "CONTAINS", "account 4242 "),),
+            _text("Notes", "%account 4242 %", "account 4242 ", False, sqlite),
+        ),
+        Case(
+            "CONTAINS, 11% match",
+            (("Name", "CONTAINS", "mer 1"),),
+            _text("Name", "%mer 1%", "mer 1", False, sqlite),
+        ),
+        Case(
+            "BEGINSWITH, 10 matches",
+            (("Phone", "BEGINSWITH", "+1415000420"),),
+            _text("Phone", "+1415000420%", "+1415000420", True, sqlite),
+        ),
+        Case(
+            "BEGINSWITH, 11% match",
+            (("Name", "BEGINSWITH", "Customer 1"),),
+            _text("Name", "Customer 1%", "Customer 1", True, sqlite),
+        ),
+        Case(
+            "sys_worked_state + EQUALS",
+            (("sys_worked_state", "EQUALS", "WORKED"), ("Plan", "EQUALS", "Gold")),
+            (
+                _joined(f"i.key = 'Plan' AND i.value = 'Gold' AND i.number IS NULL AND {state}"),
+                _walk(_exists("key = 'Plan' AND value = 'Gold'"), f"AND {state}"),
+                _in(_items("key = 'Plan' AND value = 'Gold'")).replace(
+                    "WHERE", f"WHERE {state} AND", 1
+                ),
+            ),
+        ),
+        Case(
+            "sys_worked_attempts GREATERTHAN",
+            (("sys_worked_attempts", "GREATERTHAN", "2"),),
+            (_walk("t.work_attempts > 2"),),
+        ),
+    ]
+
+
+def _captured(run) -> list[tuple[str, object]]:
+    """The statements `run` sends to the database (transaction control left out)."""
+    sent = []
+
+    def record(_conn, _cursor, statement, parameters, _context, _many):
+        if not statement.startswith(("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")):
+            sent.append((statement, parameters))
+
+    event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        run()
+    finally:
+        event.remove(db.engine, "before_cursor_execute", record)
+    return sent
+
+
+def _replay_ms(statements: list[tuple[str, object]]) -> float:
+    """Milliseconds to send the statements again through the driver and fetch every row."""
+    cursor = db.session.connection().connection.driver_connection.cursor()
     started = time.perf_counter()
-    now = utcnow()
-    for first in range(0, count, 5000):
-        rows = range(first, min(first + 5000, count))
-        task_rows = [
-            {
-                "record_id": str(uuid.uuid4()), "campaign_id": campaign.id,
-                "client_id": f"C{n:08d}", "skill_queue_id": campaign.default_skill_queue_id,
-                "time_zone": "UTC", "worked_state": STATES[n % 3], "work_attempts": n % 4,
-                "created_at": now, "updated_at": now,
-            }
-            for n in rows
-        ]  # fmt: skip
-        ids = db.session.scalars(
-            insert(Task).returning(Task.id, sort_by_parameter_order=True), task_rows
-        ).all()
-        items = []
-        for task_id, n in zip(ids, rows, strict=True):
-            values = {
-                "Id": f"C{n:08d}",
-                "Name": f"Customer {n}",
-                "Phone": f"+1415{n:07d}",
-                "Plan": PLANS[n % 4],
-                "Balance": str(rng.randint(0, 10_000)),
-                "City": rng.choice(("Paris", "Lima", "Oslo", "Pune", "Kyiv")),
-                "Notes": f"account {n} note_{n % 100}",
-                "Score": str(n % 1000),
-            }
-            items += [
-                {"task_id": task_id, "campaign_id": campaign.id, "key": k, "value": v,
-                 "number": parse_number(v), "display_order": None, "position": p}
-                for p, (k, v) in enumerate(values.items())
-            ]  # fmt: skip
-        db.session.execute(insert(TaskItem), items)
-        db.session.commit()
-    return time.perf_counter() - started
+    for statement, parameters in statements:
+        cursor.execute(statement, parameters)
+        cursor.fetchall()
+    elapsed = time.perf_counter() - started
+    cursor.close()
+    return elapsed * 1000
 
 
-def _service_adds(campaign, count: int) -> float:
-    started = time.perf_counter()
-    for n in range(count):
-        add_or_update_task(
-            campaign,
-            f"S{n}",
-            [ItemInput("Name", f"N{n}"), ItemInput("Plan", "Plus")],
-            actor=Actor.operator(),
-        )
-        db.session.commit()
-    return time.perf_counter() - started
-
-
-def _timed(client, headers, body, runs: int = 7) -> tuple[float, int]:
-    times, found = [], 0
-    for _ in range(runs):
+def measure(case: Case, campaign) -> dict:
+    """Both sides run by the driver alone, interleaved, so that a busy moment of the machine
+    weighs on both alike: the statements search_tasks sends, and each hand-written variant."""
+    criteria = case.service_criteria()
+    found = [task.id for task in search.search_tasks(campaign, criteria, LIMIT)]
+    service = _captured(lambda: search.search_tasks(campaign, criteria, LIMIT))
+    span = db.session.execute(
+        text("SELECT min(id), max(id) FROM tasks WHERE campaign_id = :c"), {"c": campaign.id}
+    ).one()
+    params = {"c": campaign.id, "first": span[0], "last": span[1]}
+    hands = []
+    for sql in case.hand:
+        ids = [row.id for row in db.session.execute(text(sql), params)]
+        assert ids == found, (case.label, sql, len(ids), len(found))
+        hands.append(_captured(lambda sql=sql: db.session.execute(text(sql), params).all()))
+    times: dict[str, list[float]] = {"service": [], "hand": [], "objects": []}
+    for _ in range(RUNS):
+        times["service"].append(_replay_ms(service))
+        times["hand"].append(min(_replay_ms(hand) for hand in hands))
         started = time.perf_counter()
-        answer = client.post(
-            PREVIEW + "searchPreviewCampaign", json=body, headers=headers
-        ).get_json()
-        times.append(time.perf_counter() - started)
-        assert answer["previewResult"]["previewResultStatus"] == "SUCCESS", answer
-        found = len(answer["previewRecordClientData"])
-    return statistics.median(times) * 1000, found
+        search.search_tasks(campaign, criteria, LIMIT)
+        times["objects"].append((time.perf_counter() - started) * 1000)
+        db.session.rollback()
+    return {"found": len(found), **{name: statistics.median(ms) for name, ms in times.items()}}
+
+
+def report(title: str, app) -> None:
+    with app.app_context():
+        made = search_data.find_campaigns()
+        if made is None or set(made) != set(SIZES) or not search_data.complete(made):
+            db.drop_all()
+            db.create_all()
+            print(f"{title}: loading {', '.join(f'{size:,}' for size in SIZES)} tasks…", flush=True)
+            made = search_data.load(SIZES)
+        small, large = made[min(SIZES)], made[max(SIZES)]
+        sqlite = db.engine.dialect.name == "sqlite"
+        print(
+            f"search, {title}: maxRecords {LIMIT}, median of {RUNS} runs, ms; "
+            f"campaigns of {min(SIZES):,} and {max(SIZES):,} tasks"
+        )
+        head = f"{'condition':34} {'found':>5}"
+        for size in (min(SIZES), max(SIZES)):
+            head += f" | {_short(size):>4}: {'service':>8} {'hand':>7} {'ratio':>5}"
+        print(f"{head} | {'growth':>6} {'objects':>8}")
+        for case in cases(sqlite):
+            row = [measure(case, small), measure(case, large)]
+            line = f"{case.label:34} {row[1]['found']:>5}"
+            for figures in row:
+                ratio = figures["service"] / figures["hand"]
+                line += (
+                    f" | {'':>4}  {figures['service']:>8.2f} {figures['hand']:>7.2f} {ratio:>5.2f}"
+                )
+            growth = row[1]["service"] / row[0]["service"]
+            print(f"{line} | {growth:>6.2f} {row[1]['objects']:>8.2f}", flush=True)
+        db.session.remove()
+        for engine in db.engines.values():
+            engine.dispose()
+
+
+def _short(size: int) -> str:
+    return f"{size // 1_000_000}M" if size >= 1_000_000 else f"{size // 1000}k"
+
+
+def _postgresql_url() -> str | None:
+    if url := os.environ.get("BENCH_DATABASE_URL"):
+        return database_url(url)
+    if not (url := os.environ.get("TEST_DATABASE_URL")):
+        return None
+    server = make_url(database_url(url))
+    name = f"{server.database}_search_bench"
+    engine = create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        if not connection.scalar(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}):
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return server.set(database=name).render_as_string(hide_password=False)
 
 
 def main() -> None:
-    url = os.environ.get("BENCH_DATABASE_URL")
+    kept = os.environ.get("BENCH_SEARCH_FOLDER")
     with tempfile.TemporaryDirectory() as folder:
-        app = create_app(test_settings(url or f"sqlite:///{folder}/bench.db"))
-        with app.app_context():
-            db.drop_all()
-            db.create_all()
-            campaign, key = _setup()
-            print(f"database: {db.engine.dialect.name}; tasks: {TASKS:,} x 8 data items")
-            seconds = _bulk_load(campaign, TASKS)
-            print(f"bulk load (executemany):      {TASKS / seconds:10,.0f} tasks/s")
-            seconds = _service_adds(campaign, 500)
-            print(f"add via service, 1 tx each:   {500 / seconds:10,.0f} tasks/s")
-            headers = {
-                "X-sc-platform-code": "AWS Connect", "X-sc-company-code": "Bench",
-                "X-sc-company-environment": "prod", "X-sc-secrets-region": "us-east-1",
-                "X-sc-company-api-key": key,
-            }  # fmt: skip
-            common = {
-                "platform": "AWS Connect", "companyCode": "Bench", "environment": "prod",
-                "region": "us-east-1", "campaignName": "Big",
-            }  # fmt: skip
-            client = app.test_client()
-            cases = {
-                "lookup by clientId": {"clientId": f"C{TASKS // 2:08d}"},
-                "EQUALS City (1/5 match)": _crit(("City", "EQUALS", "Oslo")),
-                "EQUALS Name (1 match)": _crit(("Name", "EQUALS", f"Customer {TASKS - 3}")),
-                "GREATERTHAN Balance 9990": _crit(("Balance", "GREATERTHAN", "9990")),
-                "BEGINSWITH Name 'Customer 99'": _crit(("Name", "BEGINSWITH", "Customer 99")),
-                "CONTAINS Notes 'note_42'": _crit(("Notes", "CONTAINS", "note_42")),
-                "sys_worked_state + Plan": _crit(
-                    ("sys_worked_state", "EQUALS", "WORKED"), ("Plan", "EQUALS", "Gold")
-                ),
-                "NOTEQUALS Plan Basic": _crit(("Plan", "NOTEQUALS", "Basic")),
-            }
-            print(f"{'search (maxRecords 1000, median of 7)':40} {'ms':>8} {'found':>6}")
-            for label, fields in cases.items():
-                ms, found = _timed(client, headers, {**common, **fields})
-                print(f"{label:40} {ms:8.1f} {found:6}")
-            db.session.remove()
-            db.drop_all()
-            for engine in db.engines.values():
-                engine.dispose()
-
-
-def _crit(*criteria: tuple[str, str, str]) -> dict:
-    return {"previewRecordData": [{"key": k, "condition": c, "value": v} for k, c, v in criteria]}
+        path = Path(kept or folder) / "search-bench.db"
+        report("SQLite", create_app(test_settings(f"sqlite:///{path}")))
+        if url := _postgresql_url():
+            print()
+            app = create_app(test_settings(url))
+            with app.app_context():
+                version = db.session.scalar(text("SHOW server_version"))
+                settings = ", ".join(
+                    f"{name} {db.session.scalar(text(f'SHOW {name}'))}"
+                    for name in ("jit", "max_parallel_workers_per_gather", "work_mem")
+                )
+                db.session.remove()
+            report(f"PostgreSQL {version} ({settings})", app)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
 """Searching a campaign's tasks by data items and system keys.
 
-Every criterion narrows the set (criteria are AND-ed). A custom-key criterion becomes
-`tasks.id IN (SELECT task_id FROM task_items WHERE campaign, key, value ...)`, which the
-(campaign_id, key, value) and (campaign_id, key, number) indexes answer directly.
+Every criterion narrows the set (criteria are AND-ed). Each becomes a Finder
+(search_plan): a test of a task (its columns, or a probe of its items by the task's id)
+and, for a data item criterion, the index reads that find its matching tasks: the
+(campaign_id, key, value) index, the numeric values' (campaign_id, key, number) index, the
+text values' index, the trigram index (app/models/search_index.py). search_plan decides
+which of them a search reads, and in what order.
 """
 
 from __future__ import annotations
@@ -10,16 +13,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import partial
 from itertools import groupby
 from operator import itemgetter
 
 from flask import current_app
-from sqlalchemy import ColumnElement, Row, Select, func, or_, select
+from sqlalchemy import ColumnElement, Row, Select, and_, func, or_, select
 
 from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem, WorkCode
+from app.services import search_trigrams
 from app.services.errors import InvalidInput
 from app.services.rules import from_epoch_ms, parse_number
+from app.services.search_plan import FOLLOWED, Finder, Scope, plan, scope_of
 from app.services.validation import MAX_INT
 
 
@@ -56,35 +62,123 @@ def _text_test(column, condition: Condition, value: str) -> ColumnElement[bool]:
             return column.startswith(value, autoescape=True)
 
 
-def _items_where(campaign: Campaign, key: str, *conditions) -> Select:
+def _items(scope: Scope, key: str, *conditions) -> Select:
+    """The task ids of the campaign's `key` items meeting the conditions (an index range)."""
     return select(TaskItem.task_id).where(
-        TaskItem.campaign_id == campaign.id, TaskItem.key == key, *conditions
+        TaskItem.campaign_id == scope.campaign.id, TaskItem.key == key, *conditions
     )
 
 
-def _custom_key(campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
+def _has(scope: Scope, key: str, *conditions) -> ColumnElement[bool]:
+    """The task has a `key` item meeting the conditions: a probe of its items, once per
+    task the plan reads (the plan chooses which tasks, and in what order)."""
+    # By the task's id alone: its items sit together under the table's key. Given the
+    # campaign too, a database may instead read the campaign's index of the key's values,
+    # every one of them, for every task.
+    probe = (
+        select(TaskItem.task_id)
+        .where(
+            TaskItem.task_id == Task.id,
+            TaskItem.key == key,
+            *[condition(TaskItem) for condition in conditions],
+        )
+        .correlate(Task)
+    )
+    if scope.dialect == "postgresql":
+        # OFFSET 0 keeps PostgreSQL from turning the probe into a join that it would plan
+        # from its own (here poor) estimate of how many items match.
+        probe = probe.offset(0)
+    return probe.exists()
+
+
+def _starts(column, prefix: str) -> ColumnElement[bool]:
+    """BEGINSWITH as a range of the value's index: the strings from the prefix up to the
+    least string above every string that starts with it are exactly those that start with
+    it, in the code point order both databases compare in (SQLite's binary, PostgreSQL's C)."""
+    after = _after(prefix)
+    if after is None:  # empty, or only U+10FFFF characters: no string above; LIKE decides
+        return and_(column >= prefix, column.startswith(prefix, autoescape=True))
+    return and_(column >= prefix, column < after)
+
+
+def _after(prefix: str) -> str | None:
+    """The least string above every string that starts with `prefix` (None: there is none)."""
+    while prefix:
+        last = ord(prefix[-1]) + 1
+        if last == 0xD800:  # surrogates are no characters of a stored value
+            last = 0xE000
+        if last <= 0x10FFFF:
+            return prefix[:-1] + chr(last)
+        prefix = prefix[:-1]
+    return None
+
+
+def _custom_key(scope: Scope, criterion: Criterion) -> Finder:
     """A criterion on a data item: numbers compare as numbers when both sides are numbers."""
     key, condition, value = criterion.key, criterion.condition, criterion.value
     number = parse_number(value)
     if condition in (Condition.GREATERTHAN, Condition.LESSTHAN) and number is not None:
         above = condition is Condition.GREATERTHAN
-        numeric = TaskItem.number > number if above else TaskItem.number < number
-        # Two subqueries, so the numeric one can use the index of numeric values alone.
-        return or_(
-            Task.id.in_(_items_where(campaign, key, numeric)),
-            Task.id.in_(
-                _items_where(
-                    campaign,
-                    key,
-                    TaskItem.number.is_(None),
-                    _text_test(TaskItem.value, condition, value),
-                )
-            ),
+
+        def numeric(item):
+            return item.number > number if above else item.number < number
+
+        def textual(item):  # a text value compares as text, as it always did
+            return and_(item.number.is_(None), _text_test(item.value, condition, value))
+
+        return Finder(
+            test=_has(scope, key, lambda item: or_(numeric(item), textual(item))),
+            # Two ranges: of the numeric values' index and of the text values' index.
+            ids=(_items(scope, key, numeric(TaskItem)), _items(scope, key, textual(TaskItem))),
         )
-    # NOTEQUALS holds for a task whose item differs and for one without the key at all.
     if condition is Condition.NOTEQUALS:
-        return Task.id.not_in(_items_where(campaign, key, TaskItem.value == value))
-    return Task.id.in_(_items_where(campaign, key, _text_test(TaskItem.value, condition, value)))
+        # It also holds for a task without the key: no index finds those.
+        return Finder(test=~_has(scope, key, lambda item: item.value == value))
+
+    def passes(column):
+        return _text_test(column, condition, value)
+
+    test = _has(scope, key, lambda item: passes(item.value))
+    ids = (_items(scope, key, passes(TaskItem.value)),)
+    match condition:
+        case Condition.EQUALS:
+            return Finder(test, ids, _equal_in_order(scope, key, value, number))
+        case Condition.BEGINSWITH:
+            test = _has(scope, key, lambda item: _starts(item.value, value))
+            ids = (_items(scope, key, _starts(TaskItem.value, value)),)
+            if search_trigrams.usable(scope, value):  # many matches: read them in order
+                starts = partial(_starts, prefix=value)
+                _, follow = search_trigrams.finder_parts(scope, key, value, starts)
+                return Finder(test, ids, follow, same_reads=False)
+        case Condition.CONTAINS:
+            if not scope.trigrams or len(value) < search_trigrams.TRIGRAM:
+                return Finder(test)  # no index finds it: the campaign's tasks are walked
+            if search_trigrams.usable(scope, value):
+                ids, follow = search_trigrams.finder_parts(scope, key, value, passes)
+                return Finder(test, (ids,), follow)
+            # PostgreSQL reads its pg_trgm index for the LIKE itself. Counting the matches
+            # would read the index's lists for every trigram of the value in full; alone,
+            # the criterion is better left to the planner's estimate.
+            return Finder(test, ids, by_planner=True)
+    return Finder(test, ids)
+
+
+def _equal_in_order(scope: Scope, key: str, value: str, number: float | None):
+    """Items equal to a value, read in task order: every index entry of task_items ends with
+    the task id on SQLite (the table's key), and the text values' index ends with it on
+    PostgreSQL (equal numbers there come in row address order: none to follow)."""
+    if number is not None and scope.dialect != "sqlite":
+        return None
+    item = FOLLOWED
+
+    def follow(tasks: Select) -> Select:
+        equal = [item.c.campaign_id == scope.campaign.id, item.c.key == key, item.c.value == value]
+        if number is None:  # the same items, named so that the text values' index serves
+            equal.append(item.c.number.is_(None))
+        joined = tasks.join(item, item.c.task_id == Task.id).where(*equal)
+        return joined.order_by(item.c.task_id)
+
+    return follow
 
 
 def _whole_number(criterion: Criterion) -> int:
@@ -107,34 +201,34 @@ def _numeric_test(column, condition: Condition, value) -> ColumnElement[bool]:
     return _text_test(column, condition, value)
 
 
-def _skill_queue(campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
+def _skill_queue(scope: Scope, criterion: Criterion) -> ColumnElement[bool]:
     queues = select(SkillQueue.id).where(
-        SkillQueue.tenant_id == campaign.tenant_id,
+        SkillQueue.tenant_id == scope.campaign.tenant_id,
         _text_test(SkillQueue.name, criterion.condition, criterion.value),
     )
     return Task.skill_queue_id.in_(queues)
 
 
-def _worked_attempts(_campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
+def _worked_attempts(_scope: Scope, criterion: Criterion) -> ColumnElement[bool]:
     attempts = _whole_number(criterion)
     if not -MAX_INT <= attempts <= MAX_INT:
         raise InvalidInput(f"{criterion.key} must be between {-MAX_INT} and {MAX_INT}")
     return _numeric_test(Task.work_attempts, criterion.condition, attempts)
 
 
-def _next_work_time(_campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
+def _next_work_time(_scope: Scope, criterion: Criterion) -> ColumnElement[bool]:
     moment = from_epoch_ms(_whole_number(criterion), criterion.key)
     return _numeric_test(Task.next_earliest_work_at, criterion.condition, moment)
 
 
-def _text_column(column) -> Callable[[Campaign, Criterion], ColumnElement[bool]]:
-    def test(_campaign: Campaign, criterion: Criterion) -> ColumnElement[bool]:
+def _text_column(column) -> Callable[[Scope, Criterion], ColumnElement[bool]]:
+    def test(_scope: Scope, criterion: Criterion) -> ColumnElement[bool]:
         return _text_test(column, criterion.condition, criterion.value)
 
     return test
 
 
-SYSTEM_KEYS: dict[str, Callable[[Campaign, Criterion], ColumnElement[bool]]] = {
+SYSTEM_KEYS: dict[str, Callable[[Scope, Criterion], ColumnElement[bool]]] = {
     "sys_skill_queue": _skill_queue,
     "sys_worked_attempts": _worked_attempts,
     "sys_item_time_zone": _text_column(Task.time_zone),
@@ -145,13 +239,25 @@ SYSTEM_KEYS: dict[str, Callable[[Campaign, Criterion], ColumnElement[bool]]] = {
 }
 
 
-def filtered(campaign: Campaign, criteria: list[Criterion]):
-    """A select of the campaign's tasks matching every criterion."""
-    query = select(Task).where(Task.campaign_id == campaign.id)
+def _finders(scope: Scope, criteria: list[Criterion]) -> list[Finder]:
+    """How each criterion finds its tasks; a criterion that is not valid raises InvalidInput."""
+    finders = []
     for criterion in criteria:
-        build = SYSTEM_KEYS.get(criterion.key, _custom_key)
-        query = query.where(build(campaign, criterion))
-    return query
+        system = SYSTEM_KEYS.get(criterion.key)
+        finders.append(
+            Finder(system(scope, criterion)) if system else _custom_key(scope, criterion)
+        )
+    return finders
+
+
+def filtered(campaign: Campaign, criteria: list[Criterion]) -> Select:
+    """A select of the campaign's tasks matching every criterion, in no order."""
+    scope = scope_of(campaign)
+    conditions = [
+        Task.id.in_(finder.matches()) if finder.ids else finder.test
+        for finder in _finders(scope, criteria)
+    ]
+    return select(Task).where(Task.campaign_id == campaign.id, *conditions)
 
 
 DEFAULT_MAX_RECORDS = 1000
@@ -170,9 +276,16 @@ def result_limit(max_records: int | None) -> int:
 def search_tasks(
     campaign: Campaign, criteria: list[Criterion], limit: int, offset: int = 0
 ) -> list[Task]:
-    """Tasks matching every criterion, oldest first."""
-    query = filtered(campaign, criteria).order_by(Task.id).limit(limit).offset(offset)
-    return list(db.session.scalars(query))
+    """Tasks matching every criterion, oldest first (see search_plan for how)."""
+    return list(db.session.scalars(search_query(campaign, criteria, limit, offset)))
+
+
+def search_query(
+    campaign: Campaign, criteria: list[Criterion], limit: int, offset: int = 0
+) -> Select:
+    """The select that search_tasks runs (for the benchmark: it times the plan alone)."""
+    scope = scope_of(campaign)
+    return plan(scope, _finders(scope, criteria), limit, offset)
 
 
 @dataclass(frozen=True)
