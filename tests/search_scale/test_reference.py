@@ -18,7 +18,7 @@ from sqlalchemy import update
 
 from app.extensions import db
 from app.models import Task, search_index
-from app.services import campaigns, search
+from app.services import campaigns, search, search_plan
 from app.services.search import Condition, Criterion
 from app.services.tasks import (
     Locator,
@@ -66,6 +66,8 @@ def _generate(rng: random.Random, renewals, winback) -> dict[str, Model]:
         name = rng.choice(("Renewals", "Renewals", "Winback"))
         campaign = renewals if name == "Renewals" else winback
         _add(rng, campaign, models[name], f"T{number}", random_items(rng))
+    for number, (key, value) in enumerate(EDGE_ITEMS * 3):
+        _add(rng, renewals, models["Renewals"], f"E{number}", {key: value})
     db.session.commit()
     ids = {task_id: name for name, model in models.items() for task_id in model.tasks}
     for task_id in rng.sample(sorted(ids), 60):
@@ -165,3 +167,64 @@ def test_the_same_answers_without_the_trigram_index(generated):
 
 
 TEXT_CONDITIONS = (Condition.CONTAINS, Condition.BEGINSWITH)
+
+# Values that only an exact test tells apart: the trigrams of "abcab" in another order, a
+# prefix in the middle, LIKE's wildcards, the characters beside the surrogates and the
+# last one (the ends of BEGINSWITH's range), numbers written as text.
+EDGE_ITEMS = tuple(
+    ("Edge", value)
+    for value in (
+        "abcab",
+        "abcXbcab",
+        "Paris",
+        "x Paris",
+        "paris",
+        "50% off",
+        "50%_off",
+        "500_off",
+        "a\ud7ffz",
+        "a\ue000",
+        "a\U0010ffff",
+        "a\U0010ffffb",
+        "b",
+    )
+) + tuple(("Edge number", value) for value in ("10", "010", "9.5", "abc", "1e400", "-0"))
+EDGE_CRITERIA = [
+    ("Edge", Condition.CONTAINS, "abcab"),
+    ("Edge", Condition.CONTAINS, "bca"),
+    ("Edge", Condition.BEGINSWITH, "Paris"),
+    ("Edge", Condition.BEGINSWITH, "ari"),
+    ("Edge", Condition.CONTAINS, "ari"),
+    ("Edge", Condition.CONTAINS, "0%_"),
+    ("Edge", Condition.CONTAINS, "0_o"),
+    ("Edge", Condition.BEGINSWITH, "50%"),
+    ("Edge", Condition.BEGINSWITH, "50_"),
+    ("Edge", Condition.BEGINSWITH, "a\ud7ff"),
+    ("Edge", Condition.BEGINSWITH, "a\U0010ffff"),
+    ("Edge", Condition.BEGINSWITH, "\U0010ffff"),
+    ("Edge", Condition.BEGINSWITH, "a"),
+    ("Edge", Condition.BEGINSWITH, ""),
+    ("Edge", Condition.CONTAINS, ""),
+    ("Edge", Condition.EQUALS, "paris"),
+    ("Edge", Condition.GREATERTHAN, "a\ue000"),
+    ("Edge", Condition.LESSTHAN, "P"),
+    ("Edge number", Condition.EQUALS, "10"),
+    ("Edge number", Condition.GREATERTHAN, "9.5"),
+    ("Edge number", Condition.LESSTHAN, "10"),
+    ("Edge number", Condition.LESSTHAN, "abc"),
+    ("Edge number", Condition.GREATERTHAN, "-1"),
+    ("Edge number", Condition.NOTEQUALS, "10"),
+]
+
+
+def test_the_edges_of_each_condition(generated, monkeypatch):
+    """Each edge alone, and beside a criterion that most tasks pass; with FEW at 1 a single
+    criterion is counted too, so the plans that walk and follow read the edges."""
+    campaign, model = generated["Renewals"]
+    most = Criterion("sys_worked_state", Condition.NOTEQUALS, "REMOVED")
+    for few in (search_plan.FEW, 1):
+        monkeypatch.setattr(search_plan, "FEW", few)
+        for key, condition, value in EDGE_CRITERIA:
+            criterion = Criterion(key, condition, value)
+            _compare(campaign, model, [criterion])
+            _compare(campaign, model, [criterion, most])
