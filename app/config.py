@@ -51,6 +51,30 @@ def database_url(url: str | None) -> str:
     return url
 
 
+# Settings of every PostgreSQL session: these short queries gain nothing from JIT
+# compilation, which costs milliseconds whenever the planner's estimate crosses
+# jit_above_cost (a search over a large campaign); a transaction left idle by a stuck
+# request must not hold its locks for long.
+POSTGRESQL_OPTIONS = "-c jit=off -c idle_in_transaction_session_timeout=60000"
+
+
+def engine_options(url: str, env: Mapping[str, str]) -> dict[str, Any]:
+    """The engine's pool, sized for the threads that share it, and PostgreSQL's settings.
+
+    Each of a web worker's threads holds at most one pooled connection at a time, plus a
+    short one of its own for a rate-limit count or a session stamp (app/aside.py).
+    """
+    threads = int(env.get("GUNICORN_THREADS", 16))
+    options: dict[str, Any] = {
+        "pool_pre_ping": True,
+        "pool_size": int(env.get("DB_POOL_SIZE", threads)),
+        "max_overflow": int(env.get("DB_MAX_OVERFLOW", threads)),
+    }
+    if url.startswith("postgresql"):
+        options["connect_args"] = {"options": env.get("PG_OPTIONS", POSTGRESQL_OPTIONS)}
+    return options
+
+
 def rate_limit_storage(env: Mapping[str, str]) -> str:
     """Where rate-limit counters live, shared by every worker and host: RATELIMIT_STORAGE_URI
     when set, else Redis at REDIS_URL when set, else the app's own database."""
@@ -74,7 +98,6 @@ def defaults() -> dict[str, Any]:
     """Every setting but the secret key and the database, from the environment."""
     env = os.environ
     return {
-        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "PLATFORM_CODE": env.get("PLATFORM_CODE", "AWS Connect"),
         "KEY_GRACE_SECONDS": int(env.get("KEY_GRACE_SECONDS", 2 * 3600)),
         "SQLITE_BUSY_TIMEOUT_MS": int(env.get("SQLITE_BUSY_TIMEOUT_MS", 15000)),
@@ -116,10 +139,12 @@ def defaults() -> dict[str, Any]:
 
 def from_environment() -> dict[str, Any]:
     """Production settings."""
+    url = database_url(os.environ.get("DATABASE_URL"))
     return {
         **defaults(),
         "SECRET_KEY": _secret_key(INSTANCE_PATH),
-        "SQLALCHEMY_DATABASE_URI": database_url(os.environ.get("DATABASE_URL")),
+        "SQLALCHEMY_DATABASE_URI": url,
+        "SQLALCHEMY_ENGINE_OPTIONS": engine_options(url, os.environ),
     }
 
 
@@ -130,6 +155,7 @@ def test_settings(database_uri: str, **overrides: Any) -> dict[str, Any]:
         "TESTING": True,
         "SECRET_KEY": "test-secret-key",
         "SQLALCHEMY_DATABASE_URI": database_url(database_uri),
+        "SQLALCHEMY_ENGINE_OPTIONS": engine_options(database_url(database_uri), os.environ),
         "WTF_CSRF_ENABLED": False,
         "RATELIMIT_ENABLED": False,
         "WORKER_IMMEDIATE": True,  # jobs run in the caller, to their end, unless a test asks

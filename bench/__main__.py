@@ -1,6 +1,7 @@
-"""`make bench`: search, intake and webhook claims at scale. Figures only, no time asserted."""
+"""`make bench`: search, intake, webhook claims and delivery at scale. Figures only, no time
+asserted."""
 
-from bench import intake, search, webhooks
+from bench import delivery, intake, search, webhooks
 
 if __name__ == "__main__":
     search.main()
@@ -8,3 +9,5 @@ if __name__ == "__main__":
     intake.main()
     print()
     webhooks.main()
+    print()
+    delivery.main()

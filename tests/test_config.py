@@ -6,8 +6,10 @@ import stat
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from app import config
+from app.extensions import db
 
 
 def test_without_database_url_the_database_is_a_sqlite_file_in_the_instance_folder(
@@ -98,3 +100,32 @@ def test_settings_are_read_from_environment_variables(monkeypatch, name, raw, va
 def test_default_key_grace_outlasts_the_hour_a_client_caches_a_key(monkeypatch):
     monkeypatch.delenv("KEY_GRACE_SECONDS", raising=False)
     assert config.defaults()["KEY_GRACE_SECONDS"] > 3600
+
+
+@pytest.mark.parametrize(
+    ("env", "pool_size", "max_overflow"),
+    [
+        ({}, 16, 16),
+        ({"GUNICORN_THREADS": "4"}, 4, 4),
+        ({"DB_POOL_SIZE": "3", "DB_MAX_OVERFLOW": "1"}, 3, 1),
+    ],
+    ids=["default", "threads", "explicit"],
+)
+def test_the_pool_holds_a_connection_for_every_thread(env, pool_size, max_overflow):
+    options = config.engine_options("sqlite:///x.db", env)
+    assert (options["pool_size"], options["max_overflow"]) == (pool_size, max_overflow)
+    assert "connect_args" not in options  # SQLite's driver takes no server options
+
+
+def test_postgresql_sessions_get_the_service_settings():
+    options = config.engine_options("postgresql+psycopg://db/x", {})
+    assert options["connect_args"] == {"options": config.POSTGRESQL_OPTIONS}
+    custom = config.engine_options("postgresql+psycopg://db/x", {"PG_OPTIONS": "-c jit=on"})
+    assert custom["connect_args"] == {"options": "-c jit=on"}
+
+
+def test_the_app_s_postgresql_connections_run_without_jit(app):
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("a PostgreSQL setting")
+    assert db.session.scalar(text("SHOW jit")) == "off"
+    assert db.session.scalar(text("SHOW idle_in_transaction_session_timeout")) == "1min"

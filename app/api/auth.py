@@ -14,7 +14,6 @@ from flask import current_app, request
 from limits import RateLimitItem, parse_many
 from werkzeug.exceptions import TooManyRequests, Unauthorized
 
-from app.aside import transactions_block_aside
 from app.extensions import db, limiter
 from app.models import Tenant
 from app.models.tenants import AWS_REGION
@@ -77,9 +76,11 @@ def authenticate() -> Caller:
     # Another platform's name finds no tenant, with the same work as a wrong key.
     known_platform = platform == current_app.config["PLATFORM_CODE"]
     rule = current_app.config.get("API_RATE_LIMIT") if limiter.enabled else None
-    # The count is kept on a connection of its own (app/aside.py): on SQLite the request
-    # must hold no transaction then, or the count would wait on the request's write lock.
-    with reading(db.session) if rule and transactions_block_aside() else nullcontext():
+    # The count is kept on a connection of its own (app/aside.py), so the key check gives
+    # the request's connection back first: on SQLite the count would otherwise wait on the
+    # request's write lock, and on any database every busy thread would hold one pooled
+    # connection while waiting for a second.
+    with reading(db.session) if rule else nullcontext():
         found = keys.identify(platform if known_platform else "", company, environment, key)
         # One message for an unknown tenant and a wrong key, so neither can be probed.
         if found is None:

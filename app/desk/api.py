@@ -28,8 +28,8 @@ from app.services.actors import Actor
 from app.services.display import agent_view_of
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
 from app.services.rules import to_epoch_ms
-from app.services.search import with_data
-from app.services.task_wire import task_snapshot
+from app.services.search import TaskData, with_data
+from app.services.task_wire import snapshot, task_snapshot
 from app.services.users import find_user
 from app.services.work_code_offers import offered as offered_work_codes
 
@@ -66,11 +66,13 @@ def _run(schema: type[DeskRequest], action: Callable[[User, Any, Actor], dict], 
     return json_action(act, RESULT_OF, "INVALID_ARGUMENTS", empty)
 
 
-def offered(task: Task) -> dict[str, Any]:
-    """The task as search returns it, its campaignName, and what the agent sees of it."""
-    view = agent_view_of(task, with_data([task])[0].items)
+def offered(task: Task, data: TaskData | None = None) -> dict[str, Any]:
+    """The task as search returns it, its campaignName, and what the agent sees of it (its
+    data read here unless given)."""
+    data = data or with_data([task])[0]
+    view = agent_view_of(task, data.items)
     return {
-        **task_snapshot(task),
+        **snapshot(data),
         "agentView": {
             "banner": view.banner,
             "details": [
@@ -135,7 +137,7 @@ def next_task():
             return {"message": offer.reason, "reason": offer.reason, "nextDueTime": due}
         return {
             "message": f"task '{offer.task.record_id}' is yours",
-            "task": offered(offer.task),
+            "task": offered(offer.task, offer.data),
             "workCodeGroups": offered_codes(offer.task),
         }
 

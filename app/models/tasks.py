@@ -44,10 +44,13 @@ class Task(db.Model):
             "next_earliest_work_at",
             **_where("next_earliest_work_at IS NOT NULL"),
         ),
+        # Ending with hold_until, it finds the tasks held for an agent now without reading
+        # the ones whose hold has ended.
         Index(
             "ix_tasks_campaign_agent",
             "campaign_id",
             "preferred_agent",
+            "hold_until",
             **_where("preferred_agent IS NOT NULL"),
         ),
         # Delivery (app/services/delivery): a campaign's next new task, its next due
@@ -60,7 +63,22 @@ class Task(db.Model):
             "id",
             **_where("worked_state = 'WORKED'"),
         ),
+        Index(
+            "ix_tasks_delivery_untimed",
+            "campaign_id",
+            "id",
+            **_where("worked_state = 'WORKED' AND next_earliest_work_at IS NULL"),
+        ),
         Index("ix_tasks_hold", "hold_until", **_where("preferred_agent IS NOT NULL")),
+        # The task an agent holds (few tasks are reserved at any time).
+        Index("ix_tasks_reserved_by", "reserved_by_id", **_where("reserved_by_id IS NOT NULL")),
+        # The zones a campaign's open tasks are in (calling windows), one probe per zone.
+        Index(
+            "ix_tasks_campaign_zone",
+            "campaign_id",
+            "time_zone",
+            **_where("worked_state IN ('NOTWORKED', 'WORKED')"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -88,7 +106,7 @@ class Task(db.Model):
     # The desk: the agent (users.id) a delivered task is reserved for, and the reservation's
     # last activity (it lapses after OFFER_TIMEOUT_SECONDS without any). No foreign key, so
     # adding it never rebuilds this large table; deleting a user releases its reservations.
-    reserved_by_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    reserved_by_id: Mapped[int | None] = mapped_column(Integer)
     reserved_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # Until when the task is offered only to its preferred agent (set when the task becomes
     # available with a preferred agent); past it, the preference is cleared.

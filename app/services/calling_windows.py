@@ -121,8 +121,13 @@ def set_max_attempts(campaign: Campaign, n: int | None, *, actor: Actor) -> int 
 # --- eligibility ----------------------------------------------------------------------------
 
 
-def _windows(tenant_id: int) -> dict[int, Window]:
-    """The tenant's campaigns that have a window (every tenant's when the seat names none)."""
+def _windows(seat: Seat) -> dict[int, Window]:
+    """The seat's tenant's campaigns that have a window (every tenant's when the seat names
+    none), read once per seat."""
+    return seat.remembered("calling windows", lambda: _read_windows(seat.tenant_id))
+
+
+def _read_windows(tenant_id: int) -> dict[int, Window]:
     query = select(Campaign.id, Campaign.window_opens_at, Campaign.window_closes_at).where(
         Campaign.window_opens_at.is_not(None), Campaign.window_closes_at.is_not(None)
     )
@@ -140,7 +145,7 @@ def _listed(column, values: Iterable, negate: bool = False) -> ColumnElement[boo
 
 def in_calling_window(seat: Seat) -> ColumnElement[bool]:
     """Eligibility: now is inside the task's campaign's window, read in the task's zone."""
-    windows = _windows(seat.tenant_id)
+    windows = _windows(seat)
     if not windows:
         return true()
     return or_(
@@ -178,7 +183,7 @@ def closed_campaigns(seat: Seat) -> frozenset[int]:
     reading past every task outside)."""
     return frozenset(
         campaign
-        for campaign, window in _windows(seat.tenant_id).items()
+        for campaign, window in _windows(seat).items()
         if not set(zones_present(campaign)) & set(zones_inside(window, seat.now))
     )
 
@@ -196,7 +201,7 @@ def outside_window(seat: Seat, ready: ColumnElement[bool]) -> Blocked | None:
     """
     from app.services.delivery.rules import WORK_RULES  # rules imports this module
 
-    windows = _windows(seat.tenant_id)
+    windows = _windows(seat)
     if not windows:
         return None
     others = [rule(seat) for rule in WORK_RULES if rule is not in_calling_window]

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from app.models import User
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -18,6 +22,15 @@ class Seat:
     tenant_id: int = 0
     # The agent's own zone: times the desk says ("due at ...") are read in it.
     zone: str = "UTC"
+    # What the rules read for this seat once and use in several queries (its tenant's
+    # calling windows, ...): a seat lives for one request.
+    _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def remembered(self, name: str, read: Callable[[], T]) -> T:
+        """`read()` the first time `name` is asked for at this seat; the same answer after."""
+        if name not in self._memo:
+            self._memo[name] = read()
+        return self._memo[name]
 
     @classmethod
     def of(cls, agent: User, now: datetime) -> Seat:

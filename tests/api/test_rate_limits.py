@@ -73,3 +73,17 @@ def test_a_request_that_fails_authentication_is_not_counted(api):
 def test_an_empty_setting_turns_the_limit_off(api):
     for _ in range(LIMIT + 2):
         assert search(api).status_code == 200
+
+
+ONE_CONNECTION = {
+    "SQLALCHEMY_ENGINE_OPTIONS": {"pool_size": 1, "max_overflow": 0, "pool_timeout": 2}
+}
+
+
+@pytest.mark.parametrize("settings", [ONE_CONNECTION], indirect=True)
+def test_a_request_holds_one_pooled_connection_at_a_time(api):
+    """The count is written on a connection of its own: the key check gives the request's
+    connection back first, or busy threads would each hold one and wait for a second."""
+    for _ in range(LIMIT):
+        assert search(api).status_code == 200
+    assert search(api).status_code == 429

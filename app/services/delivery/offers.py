@@ -18,19 +18,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, and_, func, select
+from sqlalchemy import ColumnElement, and_, func, select, update
 
 from app.extensions import db
 from app.models import Campaign, Task, User
 from app.models.agents import AgentState
 from app.models.types import utcnow
+from app.services import calling_windows
 from app.services.actors import Actor
 from app.services.delivery import rules
 from app.services.delivery.rules import Seat
 from app.services.delivery.sweeps import clear_preference
 from app.services.errors import NotAvailable
+from app.services.search import TaskData
 from app.services.task_trail import trace_change
-from app.services.task_wire import task_snapshot
+from app.services.task_wire import snapshot, task_data
 from app.services.task_writes import touch
 
 NO_TASKS = "no tasks in your queues"
@@ -44,6 +46,9 @@ class Offer:
     task: Task | None
     reason: str | None = None
     next_due: datetime | None = None
+    # The delivered task's items and work codes, read once by the delivery (none when the
+    # task was delivered before: a reader reads them itself).
+    data: TaskData | None = None
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,8 @@ def check_available(agent: User, now: datetime) -> None:
 
 def _lock_agent(agent: User) -> None:
     """One agent's simultaneous requests take turns (PostgreSQL; SQLite serialises anyway)."""
-    db.session.execute(select(User.id).where(User.id == agent.id).with_for_update())
+    if db.session.get_bind().dialect.name != "sqlite":
+        db.session.execute(select(User.id).where(User.id == agent.id).with_for_update())
 
 
 def reserved_task(agent: User) -> Task | None:
@@ -116,23 +122,22 @@ def next_task(agent: User, *, actor: Actor, now: datetime | None = None) -> Offe
     seat = Seat.of(agent, now)
     if not seat.queue_ids:
         return Offer(None, NO_TASKS)
-    task = _pick(seat, agent.tenant_id)
+    task = _pick(seat)
     if task is None:
         return _nothing(seat)
-    deliver(task, agent, actor=actor, now=now)
-    return Offer(task)
+    return Offer(task, data=deliver(task, agent, actor=actor, now=now))
 
 
-def _campaigns(tenant_id: int) -> list[int]:
-    """The tenant's campaigns, least recently delivered from first."""
-    return list(
-        db.session.scalars(
-            select(Campaign.id).where(Campaign.tenant_id == tenant_id).order_by(*ROTATION)
-        )
-    )
+def _campaigns(seat: Seat) -> list[int]:
+    """The tenant's campaigns that may hold a task for the seat, least recently delivered
+    from first. A campaign none of whose tasks is inside its calling window now is left out:
+    its first task inside would otherwise be looked for past every task outside."""
+    closed = calling_windows.closed_campaigns(seat)
+    query = select(Campaign.id).where(Campaign.tenant_id == seat.tenant_id).order_by(*ROTATION)
+    return [campaign for campaign in db.session.scalars(query) if campaign not in closed]
 
 
-def _pick(seat: Seat, tenant_id: int) -> Task | None:
+def _pick(seat: Seat) -> Task | None:
     """The first task of the first tier that has one, campaigns taking turns."""
     campaigns = None
     eligible = rules.deliverable(seat)
@@ -144,12 +149,16 @@ def _pick(seat: Seat, tenant_id: int) -> Task | None:
             .with_for_update(of=Task, skip_locked=True)
         )
         if tier.per_campaign:
-            campaigns = _campaigns(tenant_id) if campaigns is None else campaigns
-            queries = [first.where(Task.campaign_id == c).order_by(*tier.order) for c in campaigns]
+            campaigns = _campaigns(seat) if campaigns is None else campaigns
+            # Ordered by the campaign first (one value here): only the tier's index gives
+            # that order, so PostgreSQL never walks the primary key hoping to meet the
+            # campaign's first task early.
+            by_campaign = first.order_by(Task.campaign_id, *tier.order)
+            queries = [by_campaign.where(Task.campaign_id == c) for c in campaigns]
         else:
             queries = [
                 first.join(Campaign, Campaign.id == Task.campaign_id)
-                .where(Campaign.tenant_id == tenant_id)
+                .where(Campaign.tenant_id == seat.tenant_id)
                 .order_by(*ROTATION, *tier.order)
             ]
         for query in queries:
@@ -158,17 +167,34 @@ def _pick(seat: Seat, tenant_id: int) -> Task | None:
     return None
 
 
-def deliver(task: Task, agent: User, *, actor: Actor, now: datetime) -> None:
-    """Reserve the task for the agent and record the attempt's start."""
+def deliver(task: Task, agent: User, *, actor: Actor, now: datetime) -> TaskData:
+    """Reserve the task for the agent and record the attempt's start; its data."""
     if task.preferred_agent and task.preferred_agent != agent.login_user_id:
         # Its hold ended before the clock cleared it: clear it now, as the clock would.
         clear_preference(task, now)
-    before = task_snapshot(task)
+    data = task_data(task)  # a delivery changes the task's columns only, never its data
+    before = snapshot(data)
     task.reserved_by_id, task.reserved_at = agent.id, now
     task.last_attempt_at, task.last_attempt_agent = now, agent.login_user_id
     touch(task, now)
-    task.campaign.last_delivered_at = now
-    trace_change(actor, "task.delivered", task, before, task_snapshot(task))
+    _took_turn(task.campaign_id, now)
+    trace_change(actor, "task.delivered", task, before, snapshot(data))
+    return data
+
+
+def _took_turn(campaign_id: int, now: datetime) -> None:
+    """The campaign was delivered from now: it goes to the back of the rotation.
+
+    On PostgreSQL a campaign row another delivery has just stamped is left as it is (SKIP
+    LOCKED): its stamp is as recent, and agents pulling at once never queue on that row.
+    """
+    locked = select(Campaign.id).where(Campaign.id == campaign_id).with_for_update(skip_locked=True)
+    db.session.execute(
+        update(Campaign)
+        .where(Campaign.id.in_(locked))
+        .values(last_delivered_at=now)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def _nothing(seat: Seat) -> Offer:

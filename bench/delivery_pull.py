@@ -1,0 +1,201 @@
+"""Agents pulling at once: deliveries per second from gunicorn with 4 workers.
+
+Run by bench/delivery.py on PostgreSQL, on the campaign it loaded last: 1 agent (agent00,
+for whom nothing is held), then 20 (tasks are held for half of them). Each agent's thread
+(a requests session, as tests/desk/test_delivery_concurrency.py's agents) sets the agent
+AVAILABLE, then for BENCH_DELIVERY_PULL_SECONDS asks nextTask and completes the task it
+gets. The server runs as `make run` serves it (app/serving.py), every API call counted
+against the rate limit in the database as in production (the limit set never to refuse).
+The last column is the CPU that gunicorn's processes and the database's backends spent per
+delivery (Linux's /proc), which holds when other jobs share the machine: N free CPUs serve
+at most N x 1000 / that many deliveries per second. A failure (an agent's error, the
+server's last exception) is printed in place of the figures.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+import requests
+from sqlalchemy import make_url
+
+AGENTS, WORKERS = 20, 4
+PULL_SECONDS = float(os.environ.get("BENCH_DELIVERY_PULL_SECONDS", 10))
+AGENT_NAMES = [f"agent{n:02d}" for n in range(AGENTS)]
+DESK = "/desk-api/v1/"
+TENANT = {"platform": "AWS Connect", "companyCode": "Bench", "environment": "prod"}
+ROOT = Path(__file__).absolute().parent.parent
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def headers(key: str) -> dict[str, str]:
+    """The five X-sc- headers of tenant Bench/prod."""
+    return {
+        "X-sc-platform-code": "AWS Connect", "X-sc-company-code": "Bench",
+        "X-sc-company-environment": "prod", "X-sc-secrets-region": "us-east-1",
+        "X-sc-company-api-key": key,
+    }  # fmt: skip
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_until_serving(port: int, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"gunicorn did not start:\n{log.read_text()}")
+
+
+def _cpu(master: int, database: str) -> dict[int, float]:
+    """CPU seconds so far of gunicorn's processes and of the PostgreSQL backends serving
+    `database`, by process (Linux's /proc; empty elsewhere)."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:  # ended meanwhile
+            continue
+        pid, parent = int(stat.parent.name), int(fields[1])
+        if pid == master or parent == master or f" {database} " in command:
+            found[pid] = (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+    return found
+
+
+@contextmanager
+def gunicorn(url: str, folder: Path) -> Iterator[tuple[str, int]]:
+    """gunicorn with WORKERS processes on the database at `url`: its base URL and pid."""
+    port = _free_port()
+    environ = {
+        **os.environ, "DATABASE_URL": url, "SECRET_KEY": "bench", "INSTANCE_PATH": str(folder),
+        # The default, 6000 per minute per company and environment, would refuse 20 agents.
+        "API_RATE_LIMIT": "1000000 per minute",
+    }  # fmt: skip
+    log = folder / "gunicorn.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "python:app.serving", "--workers",
+             str(WORKERS), "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null",
+             "wsgi:app"],
+            cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_serving(port, process, log)
+        yield base, process.pid
+    except Exception:
+        print("\n".join(log.read_text(errors="replace").splitlines()[-30:]), file=sys.stderr)
+        raise
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _agent(base: str, key: str, login: str, start, until: list, out: list, errors: list):
+    """Become AVAILABLE, then take and complete tasks until the time is up."""
+    with requests.Session() as http:
+
+        def call(action: str, **fields) -> dict:
+            body = {"tenant": TENANT, "agent": login, **fields}
+            answer = http.post(base + DESK + action, json=body, headers=headers(key), timeout=60)
+            if answer.status_code != 200 or answer.json()["result"] != "SUCCESS":
+                raise RuntimeError(f"{action}: HTTP {answer.status_code} {answer.text[:300]}")
+            return answer.json()
+
+        try:
+            call("setAgentState", state="AVAILABLE")
+            start.wait()
+            while time.monotonic() < until[0]:
+                started = time.perf_counter()
+                record_id = call("nextTask")["task"]["previewRecordID"]
+                asked = time.perf_counter() - started
+                call("closeTask", previewRecordID=record_id, outcome="COMPLETE")
+                out.append((asked, time.perf_counter() - started))
+        except Exception as error:  # noqa: BLE001 - reported with the figures
+            errors.append(f"{login}: {type(error).__name__}: {error}")
+            start.abort()
+
+
+def pull(base: str, key: str, count: int, seconds: float) -> tuple[float, list, list]:
+    """`count` agents at once for `seconds`: deliveries per second; per delivery the
+    seconds of its nextTask and of nextTask + closeTask; the agents' errors."""
+    out: list[tuple[float, float]] = []
+    errors: list[str] = []
+    until = [0.0]
+
+    def go() -> None:  # when every agent is AVAILABLE, before any asks
+        until[0] = time.monotonic() + seconds
+
+    start = threading.Barrier(count + 1, action=go)
+    threads = [
+        threading.Thread(target=_agent, args=(base, key, login, start, until, out, errors))
+        for login in AGENT_NAMES[:count]
+    ]
+    for thread in threads:
+        thread.start()
+    with suppress(threading.BrokenBarrierError):  # an agent failed: its error is kept
+        start.wait()
+    started = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    return (
+        len(out) / (time.perf_counter() - started),
+        out,
+        [e for e in errors if "BrokenBarrierError" not in e],
+    )
+
+
+def _ms(seconds: list[float]) -> str:
+    ordered = sorted(seconds)
+    median, p95 = statistics.median(ordered), ordered[round(0.95 * (len(ordered) - 1))]
+    return f"{median * 1000:>7.1f} {p95 * 1000:>7.1f}"
+
+
+def main(url: str, key: str, size: int) -> None:
+    print(
+        f"delivery: agents pulling at once from gunicorn ({WORKERS} workers), {size:,} tasks,"
+        f" {PULL_SECONDS:.0f} s each; a delivery is nextTask + closeTask COMPLETE"
+    )
+    print(f"{'agents':>7} {'deliveries/s':>13}   nextTask median p95 ms   delivery median p95 ms"
+          "   server CPU ms per delivery")  # fmt: skip
+    database = make_url(url).database
+    with tempfile.TemporaryDirectory() as folder, gunicorn(url, Path(folder)) as (base, pid):
+        pull(base, key, AGENTS, 2)  # every worker has served a few requests (or failed)
+        for count in (1, AGENTS):
+            before = _cpu(pid, database)
+            rate, out, errors = pull(base, key, count, PULL_SECONDS)
+            cpu = sum(t - before.get(p, 0.0) for p, t in _cpu(pid, database).items())
+            if errors or not out:
+                first = errors[0] if errors else "no delivery"
+                print(f"{count:>7}   failed, {len(errors)} agents: {first[:200]}")
+                _server_error(Path(folder) / "gunicorn.log")
+                continue
+            asked, whole = _ms([a for a, _ in out]), _ms([w for _, w in out])
+            print(f"{count:>7} {rate:>13.0f}   {asked:>22}   {whole:>22}"
+                  f"   {cpu * 1000 / len(out):>26.1f}")  # fmt: skip
+
+
+def _server_error(log: Path) -> None:
+    """The last exception the server logged, in one line."""
+    lines = log.read_text(errors="replace").splitlines()
+    found = [line for line in lines if "Error" in line and not line.startswith(" ")]
+    if found:
+        print(f"          server: {found[-1][:200]}")
