@@ -135,6 +135,16 @@ def test_the_supervisors_counts_agree_with_the_desk(renewals, office, ann):
     assert (opened.deliverable, opened.kept_back) == (1, 0)
 
 
+def test_the_supervisors_progress_says_when_the_queue_opens(renewals, office):
+    add(renewals, "c1")
+    closed = campaign_progress(renewals, now=SATURDAY)
+    # Renewals' zone is New York: 08:00 in London is 03:00 there.
+    assert [(why.reason, why.until) for why in closed.kept_back_why] == [
+        ("the Sales queue is closed until 2026-11-30 03:00 America/New_York", MONDAY_OPENING)
+    ]
+    assert campaign_progress(renewals, now=MONDAY_OPENING).kept_back_why == ()
+
+
 # --- what SQL is handed -------------------------------------------------------------------
 
 

@@ -7,9 +7,11 @@ from datetime import timedelta
 
 import pytest
 
+from app.extensions import db
 from app.models.types import utcnow
+from app.services import calling_windows
 from app.services.delivery import progress
-from tests.conftest import make_tenant
+from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import add, available, make_agent, ms, offer
 from tests.ui.conftest import make_supervisor, page, session_for, soup
 from tests.ui.test_security import (
@@ -116,3 +118,20 @@ def test_another_tenants_progress_is_not_found(client, acme, renewals):
     # Acme's campaign through the tenant this supervisor sees: not found either.
     assert client.get(f"/tenants/{other.id}/campaigns/{renewals.id}/progress").status_code == 404
     assert client.get(f"/tenants/{other.id}/campaigns/999999/progress").status_code == 404
+
+
+def test_the_panel_says_why_tasks_are_kept_back_and_until_when(signed_in, acme, renewals):
+    minute = utcnow().hour * 60 + utcnow().minute
+    opens, closes = (minute + 360) % 1440, (minute + 480) % 1440  # opens in about 6 hours
+    calling_windows.set_calling_window(renewals, opens, closes, actor=SETUP)
+    db.session.commit()
+    add(renewals, "later-today")
+    fragment = soup(signed_in.get(f"/tenants/{acme.id}/campaigns/{renewals.id}/progress"))
+    assert counts(fragment)["kept_back"] == "1"
+    why = fragment.select("ul.progress-why li")
+    assert len(why) == 1
+    said = why[0].get_text(strip=True)
+    assert said.startswith("outside the calling window: the next task can be called from ")
+    assert said.endswith("America/New_York")
+    until = progress.campaign_progress(renewals).kept_back_why[0].until
+    assert why[0]["data-until"] == until.isoformat(timespec="seconds")

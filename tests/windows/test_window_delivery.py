@@ -218,3 +218,22 @@ def test_a_campaign_none_of_whose_tasks_is_inside_is_closed(renewals, winback, a
     add(winback, "any time")
     expected = {renewals.id} if closed else set()
     assert calling_windows.closed_campaigns(Seat.of(ann, now)) == expected
+
+
+def test_the_supervisors_progress_says_when_the_window_opens_next(renewals):
+    window(renewals, "08:00-21:00")
+    add(renewals, "tokyo", TOKYO)
+    progress = campaign_progress(renewals, AFTERNOON)  # 23:00 in Tokyo
+    assert progress.kept_back == 1
+    # 08:00 Tokyo is 23:00 UTC, said in the campaign's zone (New York).
+    assert [(why.reason, why.until) for why in progress.kept_back_why] == [
+        (
+            "outside the calling window: the next task can be called from "
+            "2026-11-23 18:00 America/New_York",
+            at(2026, 11, 23, 23),
+        )
+    ]
+    add(renewals, "ny")  # 09:00 in New York: deliverable, and the Tokyo task still waits
+    assert campaign_progress(renewals, AFTERNOON).kept_back_why == progress.kept_back_why
+    window(renewals, None)
+    assert campaign_progress(renewals, AFTERNOON).kept_back_why == ()

@@ -13,7 +13,7 @@ queue, the calling window, the do-not-call list: the rules that say when and who
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import ColumnElement, and_, case, exists, func, or_, select
@@ -28,7 +28,7 @@ from app.services.actors import Actor
 from app.services.delivery import rules
 from app.services.delivery.closing import release
 from app.services.delivery.offers import in_work
-from app.services.delivery.seat import Seat
+from app.services.delivery.seat import Blocked, Seat
 from app.services.errors import InvalidInput, StaleTask
 
 # The rules that depend on who asks; the rest of ELIGIBILITY holds for any agent of the queue.
@@ -45,6 +45,9 @@ class Progress:
     held: int
     in_work: int
     now: datetime
+    # Why the kept-back tasks wait, and until when (the queue's next opening, the calling
+    # window's next opening in the customer's zone), said in the campaign's zone.
+    kept_back_why: tuple[Blocked, ...] = ()
 
     @property
     def total(self) -> int:
@@ -100,7 +103,26 @@ def campaign_progress(campaign: Campaign, now: datetime | None = None) -> Progre
     ).one()
     by_state = {state.value: row[i] for i, state in enumerate(states)}
     counted = dict(zip(conditions, row[len(states) :], strict=True))
-    return Progress(by_state=by_state, now=now, **counted)
+    progress = Progress(by_state=by_state, now=now, **counted)
+    if progress.kept_back:
+        progress = replace(progress, kept_back_why=kept_back_why(campaign, now))
+    return progress
+
+
+def kept_back_why(campaign: Campaign, now: datetime) -> tuple[Blocked, ...]:
+    """What keeps the campaign's ready tasks back now, each with when it ends: the same
+    answers the desk gives an agent with nothing to do (rules.BLOCKERS), for any agent, with
+    times in the campaign's zone."""
+    seat = replace(anyone(campaign.tenant_id, now), zone=campaign.default_time_zone or "UTC")
+    ready = and_(
+        Task.campaign_id == campaign.id,
+        rules.in_open_state(seat),
+        rules.is_due(seat),
+        rules.is_unreserved(seat),
+        ~rules.hold_running(now),
+    )
+    found = (blocker(seat, ready) for blocker in rules.BLOCKERS)
+    return tuple(blocked for blocked in found if blocked is not None)
 
 
 # --- the agents' board -----------------------------------------------------------------
