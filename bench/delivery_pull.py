@@ -81,8 +81,8 @@ def _cpu(master: int, database: str) -> dict[int, float]:
 
 
 @contextmanager
-def gunicorn(url: str, folder: Path) -> Iterator[tuple[str, int]]:
-    """gunicorn with WORKERS processes on the database at `url`: its base URL and pid."""
+def gunicorn(url: str, folder: Path, workers: int = WORKERS) -> Iterator[tuple[str, int]]:
+    """gunicorn with `workers` processes on the database at `url`: its base URL and pid."""
     port = _free_port()
     environ = {
         **os.environ, "DATABASE_URL": url, "SECRET_KEY": "bench", "INSTANCE_PATH": str(folder),
@@ -93,7 +93,7 @@ def gunicorn(url: str, folder: Path) -> Iterator[tuple[str, int]]:
     with log.open("w") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "python:app.serving", "--workers",
-             str(WORKERS), "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null",
+             str(workers), "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null",
              "wsgi:app"],
             cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
