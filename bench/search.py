@@ -22,6 +22,7 @@ campaign: building the statements and the ORM objects of up to 1,000 tasks inclu
 from __future__ import annotations
 
 import os
+import re
 import statistics
 import tempfile
 import time
@@ -78,6 +79,21 @@ def _walk(probe: str, extra: str = "") -> str:
     )
 
 
+def _scan(where: str, sqlite: bool) -> str:
+    """The key's items in their stored order (task_id, position) over the campaign's id
+    range, each task then read by its id. `where` names the items' columns as `i.…`; on
+    SQLite the unary + keeps the other indexes out (PostgreSQL has no + for text)."""
+    where = f"i.campaign_id = :c AND {where}"
+    if sqlite:
+        where = re.sub(r"\bi\.(campaign_id|key|value|number)\b", r"+i.\1", where)
+    join = "t.id = +i.task_id" if sqlite else "t.id = i.task_id"
+    return (
+        f"SELECT {COLUMNS} FROM task_items i JOIN tasks t ON {join} "
+        f"JOIN skill_queues q ON q.id = t.skill_queue_id WHERE i.task_id BETWEEN :first "
+        f"AND :last AND {where} ORDER BY i.task_id LIMIT {LIMIT}"
+    )
+
+
 def _exists(where: str) -> str:
     return f"EXISTS (SELECT 1 FROM task_items i WHERE i.task_id = t.id AND {where})"
 
@@ -101,30 +117,37 @@ def _trigrams(value: str) -> str:
     return " AND ".join(f'"{gram}"' for gram in grams)
 
 
-def _equal(key: str, value: str) -> tuple[str, ...]:
+def _equal(key: str, value: str, sqlite: bool) -> tuple[str, ...]:
     where = f"key = '{key}' AND value = '{value}'"
     return (
         _in(_items(where)),
         _joined(f"i.key = '{key}' AND i.value = '{value}' AND i.number IS NULL"),
         _walk(_exists(where)),
+        _scan(f"i.key = '{key}' AND i.value = '{value}'", sqlite),
     )
 
 
-def _compare(key: str, sign: str, number: int) -> tuple[str, ...]:
+def _compare(key: str, sign: str, number: int, sqlite: bool) -> tuple[str, ...]:
     numeric, textual = f"number {sign} {number}", f"number IS NULL AND value {sign} '{number}'"
     key_is = f"key = '{key}'"
+    item = f"i.key = '{key}' AND (i.{numeric} OR (i.number IS NULL AND i.value {sign} '{number}'))"
     return (
         _in(f"{_items(f'{key_is} AND {numeric}')} UNION ALL {_items(f'{key_is} AND {textual}')}"),
         _walk(_exists(f"{key_is} AND ({numeric} OR ({textual}))")),
-        _joined(
-            f"i.key = '{key}' AND (i.{numeric} OR (i.number IS NULL AND i.value {sign} '{number}'))"
-        ),
+        _joined(item),
+        _scan(item, sqlite),
     )
 
 
 def _text(key: str, like: str, value: str, prefix: bool, sqlite: bool) -> tuple[str, ...]:
     where = f"key = '{key}' AND value LIKE '{like}'"
-    variants = [_in(_items(where)), _walk(_exists(where))]
+    variants = [
+        _in(_items(where)),
+        _walk(_exists(where)),
+        _scan(f"i.key = '{key}' AND i.value LIKE '{like}'", sqlite),
+        # every item of the key in the campaign tested: `|| ''` hides the trigram index
+        _in(_items(f"key = '{key}' AND (value || '') LIKE '{like}'")),
+    ]
     if prefix:  # the b-tree range of the prefix
         after = value[:-1] + chr(ord(value[-1]) + 1)
         variants.append(_in(_items(f"{where} AND value >= '{value}' AND value < '{after}'")))
@@ -139,9 +162,9 @@ def cases(sqlite: bool) -> list[Case]:
         Case(
             "EQUALS, 1 match",
             (("Name", "EQUALS", "Customer 4242"),),
-            _equal("Name", "Customer 4242"),
+            _equal("Name", "Customer 4242", sqlite),
         ),
-        Case("EQUALS, 20% match", (("City", "EQUALS", "Oslo"),), _equal("City", "Oslo")),
+        Case("EQUALS, 20% match", (("City", "EQUALS", "Oslo"),), _equal("City", "Oslo", sqlite)),
         Case(
             "NOTEQUALS, 75% match",
             (("Plan", "NOTEQUALS", "Basic"),),
@@ -150,15 +173,17 @@ def cases(sqlite: bool) -> list[Case]:
         Case(
             "GREATERTHAN, 10 matches",
             (("Balance", "GREATERTHAN", "9500"),),
-            _compare("Balance", ">", 9500),
+            _compare("Balance", ">", 9500, sqlite),
         ),
         Case(
-            "LESSTHAN, 10 matches", (("Balance", "LESSTHAN", "10"),), _compare("Balance", "<", 10)
+            "LESSTHAN, 10 matches",
+            (("Balance", "LESSTHAN", "10"),),
+            _compare("Balance", "<", 10, sqlite),
         ),
         Case(
             "GREATERTHAN, 10% match",
             (("Score", "GREATERTHAN", "899"),),
-            _compare("Score", ">", 899),
+            _compare("Score", ">", 899, sqlite),
         ),
         Case(
             "CONTAINS, 1 match",
@@ -216,15 +241,19 @@ def _captured(run) -> list[tuple[str, object]]:
 
 
 def _replay_ms(statements: list[tuple[str, object]]) -> float:
-    """Milliseconds to send the statements again through the driver and fetch every row."""
+    """Milliseconds to send the statements again through the driver and fetch every row;
+    a quick one is sent repeatedly for 2 ms at least, so that the clock can time it."""
     cursor = db.session.connection().connection.driver_connection.cursor()
+    times, elapsed = 0, 0.0
     started = time.perf_counter()
-    for statement, parameters in statements:
-        cursor.execute(statement, parameters)
-        cursor.fetchall()
-    elapsed = time.perf_counter() - started
+    while elapsed < 0.002:
+        for statement, parameters in statements:
+            cursor.execute(statement, parameters)
+            cursor.fetchall()
+        times += 1
+        elapsed = time.perf_counter() - started
     cursor.close()
-    return elapsed * 1000
+    return elapsed / times * 1000
 
 
 def measure(case: Case, campaign) -> dict:
@@ -237,11 +266,17 @@ def measure(case: Case, campaign) -> dict:
         text("SELECT min(id), max(id) FROM tasks WHERE campaign_id = :c"), {"c": campaign.id}
     ).one()
     params = {"c": campaign.id, "first": span[0], "last": span[1]}
-    hands = []
+    timed = []
     for sql in case.hand:
         ids = [row.id for row in db.session.execute(text(sql), params)]
         assert ids == found, (case.label, sql, len(ids), len(found))
-        hands.append(_captured(lambda sql=sql: db.session.execute(text(sql), params).all()))
+        started = time.perf_counter()
+        sent = _captured(lambda sql=sql: db.session.execute(text(sql), params).all())
+        timed.append((time.perf_counter() - started, sent))
+    # Only the variants near the fastest are run again: a walk of a million tasks for one
+    # match would take most of the benchmark's time and never be the ceiling.
+    fastest = min(seconds for seconds, _ in timed)
+    hands = [sent for seconds, sent in timed if seconds <= 3 * fastest]
     times: dict[str, list[float]] = {"service": [], "hand": [], "objects": []}
     for _ in range(RUNS):
         times["service"].append(_replay_ms(service))

@@ -6,6 +6,9 @@ A search returns the first `limit` matching tasks in task order. Three ways get 
   other criteria on those tasks, sort them. Cheap when that criterion has few matches.
 - walk: read the campaign's tasks in order and check every criterion on each, until enough
   match. Cheap when matches are many (a fifth of the tasks: five tasks read per result).
+  On SQLite the walk reads one criterion's items rather than the tasks: task_items is
+  stored in task order, so its rows of the campaign's id range come in one sequential
+  read, where a probe per task would look each task's items up again.
 - follow: read one criterion's matches from an index that yields them in task order
   (equal values, whose index entries end with the task id; SQLite's trigram table), check
   the others on each. Never worse than collecting those matches and, like walking, stops
@@ -25,6 +28,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from types import SimpleNamespace
 
 from sqlalchemy import (
     BigInteger,
@@ -41,6 +45,8 @@ from sqlalchemy import (
     union_all,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.sql.elements import UnaryExpression
+from sqlalchemy.sql.operators import custom_op
 
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem, search_index
@@ -72,6 +78,14 @@ class Scope:
         """At least the campaign's number of tasks (ids of other campaigns may interleave)."""
         first, last = self.ids
         return last - first + 1
+
+    @cached_property
+    def share(self) -> float:
+        """About what part of the database's tasks are the campaign's, at most 1
+        (PostgreSQL, from its statistics; 1 while it has none)."""
+        found = "SELECT reltuples FROM pg_class WHERE oid = 'tasks'::regclass"
+        total = db.session.scalar(text(found)) or 0
+        return min(1.0, self.span / total) if total > 0 else 1.0
 
     def tasks(self, column) -> ColumnElement[bool]:
         """A task id column within the campaign's range: where a scan in task order starts."""
@@ -120,6 +134,8 @@ class Finder:
     `follow` reads the matches in task order, where an index yields them so; `same_reads`
     when it reads what `ids` reads (then it never costs more), not another index.
     `by_planner`: alone, the criterion is better planned by the database than counted.
+    `item`: the key and the test of one item (given its `value` and `number` columns) that
+    the criterion is, when it is one; a walk can then read the key's items.
     """
 
     test: ColumnElement[bool]
@@ -127,6 +143,7 @@ class Finder:
     follow: Follow | None = None
     same_reads: bool = True
     by_planner: bool = False
+    item: tuple[str, Callable[[SimpleNamespace], ColumnElement[bool]]] | None = None
 
     def matches(self) -> Select | CompoundSelect:
         """The select of the matching task ids."""
@@ -135,6 +152,11 @@ class Finder:
 
 def plan(scope: Scope, finders: list[Finder], limit: int, offset: int = 0) -> Select:
     """A select of the first matching tasks in task order (limit and offset applied)."""
+    if scope.dialect == "postgresql":
+        # Estimated from the values of every key at once, a count of a handful of items
+        # can look like half a million rows, and starting parallel workers for it costs
+        # ten times the count itself. For this search's transaction only.
+        db.session.execute(text("SET LOCAL max_parallel_workers_per_gather = 0"))
     query = _plan(scope, finders, limit + offset)
     return query.limit(limit).offset(offset)
 
@@ -145,6 +167,7 @@ def _plan(scope: Scope, finders: list[Finder], wanted: int) -> Select:
         return tasks.where(Task.id.in_(finders[0].matches())).order_by(Task.id)
     indexed = [finder for finder in finders if finder.ids]
     followed = [finder for finder in finders if finder.follow is not None]
+    driver = None
     # With one criterion that can be followed through its own index there is nothing to
     # count: following never reads more than collecting.
     if indexed and not (len(indexed) == 1 and _follows_own(indexed[0])):
@@ -158,9 +181,43 @@ def _plan(scope: Scope, finders: list[Finder], wanted: int) -> Select:
         driver = followed[0]
         others = [finder.test for finder in finders if finder is not driver]
         return driver.follow(tasks.where(*others))
+    scanned = [finder for finder in finders if finder.item is not None]
+    if scanned and scope.dialect == "sqlite":
+        # Reading the items of the criterion with the fewest matches probes the others least.
+        by = driver if any(finder is driver for finder in scanned) else scanned[0]
+        others = [finder.test for finder in finders if finder is not by]
+        return _scan(scope, by, others)
     # The id range lets a database start reading tasks (and merging items) at the campaign.
     tests = [finder.test for finder in finders]
     return tasks.where(scope.tasks(Task.id), *tests).order_by(Task.id)
+
+
+def _unindexed(column):
+    """The column behind SQLite's unary +, which keeps its indexes out of the plan."""
+    return UnaryExpression(column, operator=custom_op("+"), type_=column.type)
+
+
+def _scan(scope: Scope, finder: Finder, others: list[ColumnElement[bool]]) -> Select:
+    """The tasks whose `finder.item` passes, read through task_items' own order (task_id,
+    position) over the campaign's id range, each task then found by its id: no index of
+    values is read, and the first matches end the read. SQLite's unary + keeps the other
+    indexes out, and keeps it from reading the tasks first instead."""
+    key, passes = finder.item
+    item = FOLLOWED
+    columns = SimpleNamespace(value=_unindexed(item.c.value), number=_unindexed(item.c.number))
+    return (
+        select(Task)
+        .join(item, Task.id == _unindexed(item.c.task_id))
+        .where(
+            _unindexed(Task.campaign_id) == scope.campaign.id,
+            scope.tasks(item.c.task_id),
+            _unindexed(item.c.campaign_id) == scope.campaign.id,
+            _unindexed(item.c.key) == key,
+            passes(columns),
+            *others,
+        )
+        .order_by(item.c.task_id)
+    )
 
 
 def _follows_own(finder: Finder) -> bool:
@@ -174,8 +231,10 @@ def _fewest(
     walking, the test that picks them out (None: too many to collect).
 
     Collecting c matches costs about c; walking about wanted × tasks / c; they meet at
-    √(wanted × tasks). A criterion that can also be followed in task order through another
-    index is collected only below a quarter of that: following is cheap per match.
+    √(wanted × tasks). A criterion that can be followed in task order through the index
+    it is counted in is collected only below a quarter of that: following it costs little
+    more per match than collecting. Following the trigram table costs more (it reads every
+    trigram's list up to the last match): that one meets collecting where walking does.
     """
     if len(indexed) == 1:  # a few matches: their ids at once, for one read of the index
         ids = list(db.session.scalars(indexed[0].matches().limit(FEW)))
@@ -183,7 +242,7 @@ def _fewest(
             return indexed[0], _among(scope, ids)
     ceiling = max(wanted, math.isqrt(wanted * max(scope.span, 0)))
     ceilings = [
-        ceiling if finder.follow is None else max(wanted, ceiling // 4) for finder in indexed
+        max(wanted, ceiling // 4) if _follows_own(finder) else ceiling for finder in indexed
     ]
     counts = capped_counts([finder.ids for finder in indexed], ceilings)
     fewest, ceiling, driver = min(

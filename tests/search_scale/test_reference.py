@@ -219,11 +219,13 @@ EDGE_CRITERIA = [
 
 def test_the_edges_of_each_condition(generated, monkeypatch):
     """Each edge alone, and beside a criterion that most tasks pass; with FEW at 1 a single
-    criterion is counted too, so the plans that walk and follow read the edges."""
+    criterion is counted too, so the plans that walk and follow read the edges; with
+    SMALL_SHARE above 1 PostgreSQL reads a campaign's items for CONTAINS, not pg_trgm."""
     campaign, model = generated["Renewals"]
     most = Criterion("sys_worked_state", Condition.NOTEQUALS, "REMOVED")
-    for few in (search_plan.FEW, 1):
+    for few, small in ((search_plan.FEW, search.SMALL_SHARE), (1, search.SMALL_SHARE), (1, 2)):
         monkeypatch.setattr(search_plan, "FEW", few)
+        monkeypatch.setattr(search, "SMALL_SHARE", small)
         for key, condition, value in EDGE_CRITERIA:
             criterion = Criterion(key, condition, value)
             _compare(campaign, model, [criterion])
