@@ -36,7 +36,14 @@ from app.services.intake.csvfile import (
     refuse_nul,
 )
 from app.services.intake.seen import SeenIds
-from app.services.intake.writer import Planned, Written, as_updates, existing_tasks, write_batch
+from app.services.intake.writer import (
+    FreshStatistics,
+    Planned,
+    Written,
+    as_updates,
+    existing_tasks,
+    write_batch,
+)
 from app.services.tenants import list_skill_queues
 from app.storage import private_file, reading
 
@@ -285,12 +292,15 @@ def load_file(
 
 
 def _checkpoint(report: Report, progress: Progress | None) -> Progress:
-    """After each batch: the counts, then one commit of the batch with them."""
+    """After each batch: the counts, then one commit of the batch with them; the
+    planner's statistics kept fresh as the tasks grow."""
+    statistics = FreshStatistics()
 
     def checkpoint(counts: Counts) -> None:
         if progress:
             progress(counts)  # the load's counts, written in the batch's transaction
         report.flush()  # the batch's report lines reach the file before the batch commits
         db.session.commit()
+        statistics.after_commit(counts.added)
 
     return checkpoint

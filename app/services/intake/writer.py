@@ -19,7 +19,7 @@ from functools import cache
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, select, text, update
 
 from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem
@@ -98,6 +98,32 @@ class Written:
 
 
 TASKS, ITEMS = Task.__table__, TaskItem.__table__
+
+
+class FreshStatistics:
+    """On PostgreSQL, ANALYZE the task tables whenever a load has grown them by as many
+    tasks as the planner last counted (and at least MIN_GROWTH): each batch looks its
+    clientIds up, and a plan made for a near-empty table (autovacuum off, or not yet
+    round) turns every lookup into a scan. Elsewhere it does nothing."""
+
+    MIN_GROWTH = 1000
+
+    def __init__(self) -> None:
+        self.on = db.session.get_bind().dialect.name == "postgresql"
+        self.counted = self._counted() if self.on else 0
+        self.added_then = 0  # the load's added count at the last ANALYZE
+
+    def _counted(self) -> int:
+        query = text("SELECT reltuples FROM pg_class WHERE oid = CAST(:name AS regclass)")
+        return max(int(db.session.scalar(query, {"name": TASKS.name}) or 0), 0)  # -1: never
+
+    def after_commit(self, added: int) -> None:
+        """After a batch's commit, with the load's count of added tasks so far."""
+        grown = added - self.added_then
+        if self.on and grown >= max(self.counted, self.MIN_GROWTH):
+            db.session.execute(text(f"ANALYZE {TASKS.name}, {ITEMS.name}"))
+            db.session.commit()
+            self.counted, self.added_then = self.counted + grown, added
 
 
 def write_batch(campaign: Campaign, batch: list[Planned], *, actor: Actor) -> Written:
