@@ -84,6 +84,9 @@ def export_campaign(tenant_id: int, campaign_id: int):
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
     criteria, error = criteria_from_args(request.args)
+    # Named first: export_csv ends this request's transaction, and a read after it would
+    # begin another, left idle for as long as the download streams.
+    name = "".join(c if c.isalnum() or c in "-_" else "_" for c in campaign.name)
     try:
         chunks = None if error else export_csv(campaign, criteria)
     except ServiceError as refusal:  # refused before the first byte, not a cut-off download
@@ -91,6 +94,5 @@ def export_campaign(tenant_id: int, campaign_id: int):
     if error:
         abort(400, error)
     response = Response(stream_with_context(chunks), mimetype="text/csv")
-    name = "".join(c if c.isalnum() or c in "-_" else "_" for c in campaign.name)
     response.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
     return response

@@ -74,6 +74,27 @@ def test_a_download_cut_off_gives_its_connection_back(many):
     assert pool.checkedout() == before
 
 
+def test_the_callers_transaction_is_not_left_idle_beside_the_stream(many):
+    db.session.scalar(select(Task.id))  # what the caller read first
+    assert db.session().in_transaction()
+    stream = export_csv(many, [])
+    first = next(stream)
+    assert not db.session().in_transaction()
+    assert len(rows_of(first + "".join(stream))) == 2500
+    assert not db.session().in_transaction()
+
+
+def test_a_download_streams_with_no_transaction_of_its_request_open(app, acme, many):
+    client = session_for(app.test_client(), make_supervisor())  # leaves the session as it is
+    response = client.get(f"{campaign_url(many)}/export.csv", buffered=False)
+    try:
+        assert response.status_code == 200
+        assert not db.session().in_transaction()  # the view's reads ended, its stream begun
+        assert len(rows_of(response.get_data(as_text=True))) == 2500
+    finally:
+        response.close()
+
+
 def test_the_cli_and_the_download_write_the_services_bytes(
     api, renewals, runner, signed_in, tmp_path
 ):

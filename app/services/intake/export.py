@@ -16,6 +16,7 @@ from contextlib import closing
 
 from sqlalchemy import ColumnElement
 
+from app.extensions import db
 from app.models import Campaign
 from app.services.intake.cells import GUARDED
 from app.services.intake.export_rows import (
@@ -67,10 +68,13 @@ def export_csv(campaign: Campaign, criteria: list[Criterion]) -> Iterator[str]:
 
     A criterion that is not valid raises ServiceError here, before the first chunk, so a
     download is refused rather than cut short. The rows are read, once the first chunk is
-    asked for, in a transaction of the export's own (see export_rows.snapshot).
+    asked for, in a transaction of the export's own (see export_rows.snapshot); the
+    caller's, which only read, is ended here: left open, it would sit idle beside a long
+    stream, and PostgreSQL ends such a session (idle_in_transaction_session_timeout).
     """
     matching = filtered(campaign, criteria).whereclause
     exported = ExportedCampaign(campaign.id, campaign.client_id_field_name, not criteria)
+    db.session.rollback()
     return _chunks(exported, matching)
 
 
