@@ -50,17 +50,20 @@ def _guarded(cells: list[str]) -> list[str]:
     return ["'" + cell if cell[:1] in _RISKY and GUARDED.match(cell) else cell for cell in cells]
 
 
-def _row(
-    task: tuple, values: dict[str, str], work_codes: str, keys: list[str], time: TimeText
-) -> list:
-    _, client_id, record_id, state, attempts, agent, last_at, next_at, queue, preferred = task
-    get = values.get
-    row = _guarded([
-        client_id, *[get(key, "") for key in keys], record_id, state,
-        agent or "", time(last_at), time(next_at), queue, preferred or "", work_codes,
-    ])  # fmt: skip
-    row.insert(len(keys) + 3, attempts)  # a number: written as it is
-    return row
+def _rows(chunk: list, keys: list[str], time: TimeText) -> list[list]:
+    """The CSV rows of a chunk of (task row, values by key, work codes)."""
+    attempts_at = len(keys) + 3
+    missing = [""] * len(keys)
+    rows = []
+    for task, values, work_codes in chunk:
+        _, client_id, record_id, state, attempts, agent, last_at, next_at, queue, preferred = task
+        row = _guarded([
+            client_id, *map(values.get, keys, missing), record_id, state,
+            agent or "", time(last_at), time(next_at), queue, preferred or "", work_codes,
+        ])  # fmt: skip
+        row.insert(attempts_at, attempts)  # a number: written as it is
+        rows.append(row)
+    return rows
 
 
 def export_csv(campaign: Campaign, criteria: list[Criterion]) -> Iterator[str]:
@@ -88,9 +91,7 @@ def _chunks(campaign: ExportedCampaign, matching: ColumnElement[bool]) -> Iterat
         # Closed before the connection goes back to the pool, also when a download is cut off.
         with closing(task_rows(connection, matching, CHUNK)) as chunks:
             for chunk in chunks:
-                writer.writerows(
-                    [_row(task, values, codes, keys, time) for task, values, codes in chunk]
-                )
+                writer.writerows(_rows(chunk, keys, time))
                 yield buffer.getvalue()
                 buffer.seek(0)
                 buffer.truncate()
