@@ -149,7 +149,7 @@ def write_batch(campaign: Campaign, batch: list[Planned], *, actor: Actor) -> Wr
     items = [
         row for cid, plan in plans.items() for row in item_rows(ids[cid], campaign_id, plan.items)
     ]
-    bulk_insert(db.session, ITEMS, ITEM_COLUMNS, items)
+    _bulk_insert(ITEMS, ITEM_COLUMNS, items)
     history.record_all(actor, trail.changes, now)
     return Written({one.plan.client_id for one in new}, refused)
 
@@ -199,8 +199,21 @@ def _insert(campaign: Campaign, new: list[Planned], now) -> list[tuple[dict, Tas
         if hold := values["hold_until"]:
             row = (*row[:_HOLD], when(hold), *row[_HOLD + 1 :])
         rows.append((campaign_id, *row, stamp, stamp))
-    bulk_insert(db.session, TASKS, TASK_COLUMNS, rows)
+    _bulk_insert(TASKS, TASK_COLUMNS, rows)
     return added
+
+
+def _bulk_insert(table, columns: tuple[str, ...], rows: list[tuple]) -> None:
+    """Plain rows into the table: COPY on PostgreSQL (an executemany there costs a round
+    of the protocol per row), the driver's executemany elsewhere."""
+    connection = db.session.connection()
+    if connection.dialect.name != "postgresql" or not rows:
+        bulk_insert(db.session, table, columns, rows)
+        return
+    sql = f"COPY {table.name} ({', '.join(columns)}) FROM STDIN"
+    with connection.connection.driver_connection.cursor() as cursor, cursor.copy(sql) as copy:
+        for row in rows:
+            copy.write_row(row)
 
 
 def _update(updates: list[Update], now) -> None:
