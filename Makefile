@@ -43,7 +43,7 @@ worker: install
 # Two processes share the tests (pytest-xdist; a file's tests stay together): PYTEST_WORKERS=0
 # runs them in this process.
 PYTEST_WORKERS ?= 2
-PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
+PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=15
 test: install browser
 	env -u TEST_DATABASE_URL $(PYTEST)
 	@if [ -n "$$TEST_DATABASE_URL" ]; then \
