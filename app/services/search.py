@@ -162,17 +162,12 @@ def _custom_key(scope: Scope, criterion: Criterion) -> Finder:
             # PostgreSQL reads its pg_trgm index for the LIKE itself. Counting the matches
             # would read the index's lists for every trigram of the value in full; alone,
             # the criterion is better left to the planner's estimate.
-            if scope.share < SMALL_SHARE:
+            if scope.small:
                 # The index's lists hold every campaign's items: for a small campaign,
                 # testing each of its items of the key costs less (`|| ''` hides the index).
                 ids = (_items(scope, key, passes(TaskItem.value.concat(""))),)
             return Finder(test, ids, by_planner=True, item=item)
     return Finder(test, ids, item=item)
-
-
-# Below this part of the database's tasks, a campaign's items are read rather than the
-# trigram index (PostgreSQL): about where the two cost the same on the benchmark's data.
-SMALL_SHARE = 0.02
 
 
 def _equal_in_order(scope: Scope, key: str, value: str, number: float | None):

@@ -223,9 +223,10 @@ def test_the_edges_of_each_condition(generated, monkeypatch):
     SMALL_SHARE above 1 PostgreSQL reads a campaign's items for CONTAINS, not pg_trgm."""
     campaign, model = generated["Renewals"]
     most = Criterion("sys_worked_state", Condition.NOTEQUALS, "REMOVED")
-    for few, small in ((search_plan.FEW, search.SMALL_SHARE), (1, search.SMALL_SHARE), (1, 2)):
+    share = search_plan.SMALL_SHARE
+    for few, small in ((search_plan.FEW, share), (1, share), (1, 2)):
         monkeypatch.setattr(search_plan, "FEW", few)
-        monkeypatch.setattr(search, "SMALL_SHARE", small)
+        monkeypatch.setattr(search_plan, "SMALL_SHARE", small)
         for key, condition, value in EDGE_CRITERIA:
             criterion = Criterion(key, condition, value)
             _compare(campaign, model, [criterion])
