@@ -1,0 +1,343 @@
+"""The Preview API through gunicorn beside a bare Flask endpoint: search by clientId and add.
+
+    make bench                       # SQLite, then PostgreSQL when TEST_DATABASE_URL is set
+    python -m bench.api              # the same, this benchmark only
+    BENCH_API_SECONDS=10             # how long each endpoint is driven (after 2 s of warm-up)
+    BENCH_API_CLIENTS=8              # concurrent clients, each a thread with one kept-alive
+                                     # connection sending its next request on each answer
+    BENCH_API_TASKS=100000           # tasks in the campaign searched and added to
+    BENCH_API_DATABASE_URL=postgresql+psycopg://…/bench_api   # this PostgreSQL database
+
+Both servers are gunicorn as `make run` serves the app (`-c python:app.serving`: its
+threaded worker, 16 threads each) with the same `--workers 2`, without the access log: the
+service (wsgi:app) on a fresh database holding one campaign of BENCH_API_TASKS generated
+tasks (bench/search_data.py's, 8 data items each), and bench/api_bare.py, a Flask endpoint
+that parses the same JSON body and answers a small JSON object. Every API request is
+authenticated and counted against API_RATE_LIMIT in the database, as in production (the
+limit set never to refuse). The endpoints are driven one after the other, bare first.
+
+Columns: requests per second; `ratio`, those over the bare endpoint's; the latency of one
+request as its client saw it, median and 99th percentile; `CPU`, the CPU time the server's
+processes spent per request (gunicorn's, plus on PostgreSQL the database backends'), which
+holds when other jobs share the machine; `errors`, answers other than HTTP 200 with
+SUCCESS (the first one is printed). On PostgreSQL the database is BENCH_API_DATABASE_URL,
+else TEST_DATABASE_URL's with `_api_bench` appended, emptied and loaded again each run.
+Figures only, nothing asserted.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from sqlalchemy import create_engine, make_url, text
+
+SECONDS = float(os.environ.get("BENCH_API_SECONDS", 10))
+WARM_UP_SECONDS = 2.0
+CLIENTS = int(os.environ.get("BENCH_API_CLIENTS", 8))
+TASKS = int(os.environ.get("BENCH_API_TASKS", 100_000))
+WORKERS = 2
+ROOT = Path(__file__).absolute().parent.parent
+TICKS = os.sysconf("SC_CLK_TCK")
+PREVIEW = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal/"
+IDENTITY = {
+    "platform": "AWS Connect",
+    "companyCode": "Bench",
+    "environment": "prod",
+    "region": "us-east-1",
+    "campaignName": f"Size {TASKS}",
+}
+
+
+def _headers(key: str) -> dict[str, str]:
+    return {
+        "Content-Type": "application/json",
+        "X-sc-platform-code": "AWS Connect", "X-sc-company-code": "Bench",
+        "X-sc-company-environment": "prod", "X-sc-secrets-region": "us-east-1",
+        "X-sc-company-api-key": key,
+    }  # fmt: skip
+
+
+# --- The database and the servers ----------------------------------------------------------
+
+
+def _load(url: str) -> str:
+    """A fresh schema at `url` with one campaign of TASKS tasks; the tenant's API key."""
+    from app import create_app
+    from app.config import test_settings
+    from app.extensions import db
+    from app.services import keys
+    from app.services.actors import Actor
+    from bench import search_data
+
+    app = create_app(test_settings(url))
+    with app.app_context():
+        db.drop_all()
+        db.create_all()
+        campaign = search_data.load((TASKS,))[TASKS]
+        key = keys.issue_key(campaign.tenant, actor=Actor.operator())
+        db.session.commit()
+        db.session.remove()
+        for engine in db.engines.values():
+            engine.dispose()
+    return key
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def _gunicorn(app: str, url: str, folder: Path) -> Iterator[tuple[int, int]]:
+    """gunicorn serving `app` (module:variable) with the service's settings: port and pid."""
+    port = _free_port()
+    environ = {
+        **os.environ, "DATABASE_URL": url, "SECRET_KEY": "bench", "INSTANCE_PATH": str(folder),
+        "API_RATE_LIMIT": "1000000 per minute",  # counted in the database, never refused
+    }  # fmt: skip
+    log = folder / f"gunicorn-{port}.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(  # noqa: S603 - our own interpreter and settings
+            [sys.executable, "-m", "gunicorn", "-c", "python:app.serving", "--workers",
+             str(WORKERS), "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null", app],
+            cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"gunicorn did not start:\n{log.read_text()}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield port, process.pid
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _cpu_seconds(master: int, database: str | None) -> float:
+    """CPU time so far of gunicorn's master and workers, and of the PostgreSQL backends
+    serving `database` (Linux's /proc; 0 elsewhere)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:  # ended meanwhile
+            continue
+        pid, parent = int(stat.parent.name), int(fields[1])
+        backend = database is not None and f" {database} " in command
+        if pid == master or parent == master or backend:
+            total += (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+    return total
+
+
+# --- Driving an endpoint ---------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    requests: int
+    seconds: float
+    latencies: list[float]
+    cpu_seconds: float
+    errors: int
+    first_error: str | None
+
+    @property
+    def per_second(self) -> float:
+        return self.requests / self.seconds
+
+    def percentile(self, share: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000
+
+    @property
+    def cpu_ms(self) -> float:
+        return self.cpu_seconds / max(1, self.requests) * 1000
+
+
+def _client(port: int, path: str, body: Callable[[int], bytes], headers: dict, deadline: float,
+            success: bytes, out: list) -> None:  # fmt: skip
+    """One client: a request, its answer, the next request, until the deadline."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    latencies, errors, first_error, n = [], 0, None, 0
+    while time.perf_counter() < deadline:
+        data = body(n)
+        n += 1
+        started = time.perf_counter()
+        try:
+            connection.request("POST", path, data, headers)
+            response = connection.getresponse()
+            answer = response.read()
+        except (OSError, http.client.HTTPException) as error:
+            connection.close()
+            errors, first_error = errors + 1, first_error or repr(error)
+            continue
+        latencies.append(time.perf_counter() - started)
+        if response.status != 200 or b'"SUCCESS"' not in answer:
+            errors += 1
+            first_error = first_error or f"HTTP {response.status} {answer[:300]!r}"
+    connection.close()
+    out.append((latencies, errors, first_error))
+
+
+def _drive(
+    port: int,
+    pid: int,
+    database: str | None,
+    path: str,
+    body: Callable[[int, int], bytes],
+    headers: dict,
+) -> Figures:
+    """CLIENTS clients for WARM_UP_SECONDS (not counted), then for SECONDS."""
+    figures = None
+    for seconds in (WARM_UP_SECONDS, SECONDS):
+        out: list = []
+        cpu = _cpu_seconds(pid, database)
+        started = time.perf_counter()
+        deadline = started + seconds
+        threads = [
+            threading.Thread(
+                target=_client, args=(port, path, partial(body, c), headers, deadline, out)
+            )
+            for c in range(CLIENTS)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        elapsed = time.perf_counter() - started
+        latencies = [latency for one, _, _ in out for latency in one]
+        figures = Figures(
+            len(latencies),
+            elapsed,
+            latencies,
+            _cpu_seconds(pid, database) - cpu,
+            sum(errors for _, errors, _ in out),
+            next((first for _, _, first in out if first), None),
+        )
+    return figures
+
+
+def _search_body(_client: int, _n: int) -> bytes:
+    """A lookup of a random task of the campaign by its clientId."""
+    client_id = f"C{random.randrange(TASKS):08d}"  # noqa: S311 - not a secret
+    return json.dumps({**IDENTITY, "clientId": client_id}).encode()
+
+
+def _add_body(run: str) -> Callable[[int, int], bytes]:
+    """A new task each time (a clientId never used), with six data items."""
+
+    def body(client: int, n: int) -> bytes:
+        data = {
+            "Name": f"Customer {client}-{n}",
+            "Phone": f"+1415{client:02d}{n % 100000:05d}",
+            "Plan": "Premium",
+            "Balance": str(n % 9000),
+            "City": "Lima",
+            "Notes": f"added by client {client}",
+        }
+        return json.dumps(
+            {
+                **IDENTITY,
+                "clientId": f"N{run}-{client}-{n}",
+                "previewRecordData": [{"key": k, "value": v} for k, v in data.items()],
+            }
+        ).encode()
+
+    return body
+
+
+# --- The report -----------------------------------------------------------------------------
+
+
+def _row(label: str, figures: Figures, bare: Figures) -> str:
+    return (
+        f"{label:<22}{figures.per_second:>8,.0f}{figures.per_second / bare.per_second:>7.2f}"
+        f"{figures.percentile(0.5):>8.1f}{figures.percentile(0.99):>8.1f}"
+        f"{figures.cpu_ms:>8.2f}{figures.errors:>8}"
+    )
+
+
+def report(name: str, url: str, folder: Path) -> None:
+    """Load the database at `url`, then drive the bare endpoint, search and add."""
+    started = time.perf_counter()
+    key = _load(url)
+    loaded = time.perf_counter() - started
+    database = make_url(url).database if url.startswith("postgresql") else None
+    headers = _headers(key)
+    bodies = _add_body(f"{int(time.time())}")
+    print(
+        f"api: the Preview API beside a bare Flask endpoint, gunicorn -w {WORKERS} as `make run`,"
+        f" {name}, {TASKS:,} tasks (loaded in {loaded:.0f} s)"
+    )
+    print(
+        f"{CLIENTS} clients, {SECONDS:g} s each (load average {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} CPUs); latency and CPU per request in ms"
+    )
+    results = {}
+    with _gunicorn("bench.api_bare:app", url, folder) as (port, pid):
+        results["bare"] = _drive(port, pid, None, "/bare", bodies, headers)
+    with _gunicorn("wsgi:app", url, folder) as (port, pid):
+        search = PREVIEW + "searchPreviewCampaign"
+        results["search"] = _drive(port, pid, database, search, _search_body, headers)
+        add = PREVIEW + "addOrUpdateCampaignRecord"
+        results["add"] = _drive(port, pid, database, add, bodies, headers)
+    bare = results["bare"]
+    print(f"{'endpoint':<22}{'req/s':>8}{'ratio':>7}{'p50':>8}{'p99':>8}{'CPU':>8}{'errors':>8}")
+    print(_row("bare Flask JSON", bare, bare))
+    print(_row("search by clientId", results["search"], bare))
+    print(_row("add (new clientId)", results["add"], bare))
+    for label, figures in results.items():
+        if figures.first_error:
+            print(f"  first error of {label}: {figures.first_error}")
+
+
+def _postgresql_url() -> str | None:
+    """BENCH_API_DATABASE_URL, else TEST_DATABASE_URL's server with a database of its own."""
+    from app.config import database_url
+
+    if url := os.environ.get("BENCH_API_DATABASE_URL"):
+        return database_url(url)
+    if not (url := os.environ.get("TEST_DATABASE_URL")):
+        return None
+    server = make_url(database_url(url))
+    name = f"{server.database}_api_bench"
+    engine = create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        if not connection.scalar(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}):
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return server.set(database=name).render_as_string(hide_password=False)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        report("SQLite", f"sqlite:///{folder / 'api-bench.db'}", folder)
+        if url := _postgresql_url():
+            print()
+            report("PostgreSQL", url, folder)
+
+
+if __name__ == "__main__":
+    main()
