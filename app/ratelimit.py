@@ -5,13 +5,21 @@ fixed-window strategy. Each hit is one atomic upsert (INSERT … ON CONFLICT DO 
 RETURNING, on SQLite 3.35+ and PostgreSQL alike) in a short transaction of its own, so it
 counts whether the request's transaction commits or not, and two workers hitting the same
 key at once both count. The storage knows nothing of what it limits: any key works.
+
+The API's limit is counted from leases (`Leases`): a process takes a block of a window's
+hits in one write and counts its requests against it in memory, so that a request seldom
+writes, yet all workers and hosts together never admit more than the limit.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from flask import Flask
+from limits import RateLimitItem
 from limits.storage import Storage
 from sqlalchemy import case, delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -50,6 +58,10 @@ class DatabaseStorage(Storage):
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
         """Add `amount` to the key's count, starting a new window of `expiry` seconds when
         the last one ended; the count after this hit."""
+        return self.incr_window(key, expiry, amount)[0]
+
+    def incr_window(self, key: str, expiry: float, amount: int = 1) -> tuple[int, float]:
+        """`incr`, and when the window counted in ends (epoch seconds): one statement."""
         now = self.clock()
         table = _TABLE
         insert = _INSERTS[db.engine.dialect.name](table).values(
@@ -62,15 +74,15 @@ class DatabaseStorage(Storage):
                 "count": case((ended, amount), else_=table.c.count + amount),
                 "expires_at": case((ended, now + expiry), else_=table.c.expires_at),
             },
-        ).returning(table.c.count)
+        ).returning(table.c.count, table.c.expires_at)
         with own_transaction() as connection:
             if connection.dialect.name == "postgresql":
-                # A count lost to a server crash is harmless; a flush to disk on every API
-                # request is not (it is most of the cost of counting).
+                # A count lost to a server crash is harmless; a flush to disk on every lease
+                # is not (it is most of the cost of counting).
                 connection.exec_driver_sql("SET LOCAL synchronous_commit = off")
-            count = connection.execute(upsert).scalar_one()
+            count, ends_at = connection.execute(upsert).one()
         self._prune(now)
-        return count
+        return count, ends_at
 
     def get(self, key: str) -> int:
         """The key's count in its current window (0 when it has none)."""
@@ -116,3 +128,87 @@ class DatabaseStorage(Storage):
         self._pruned_at = now
         with own_transaction() as connection:
             connection.execute(delete(_TABLE).where(_TABLE.c.expires_at <= now))
+
+
+# --- Leases -------------------------------------------------------------------------------
+
+# A lease is at most this share of the limit, and of what its window has left.
+LEASE_OF_LIMIT = 100
+LEASE_OF_REMAINING = 8
+
+
+@dataclass
+class _Lease:
+    ends_at: float  # when the window it was taken from ends (the storage's clock)
+    left: int  # its hits not counted yet
+    count: int  # the shared count after it was taken
+
+
+class Leases:
+    """Hits of a limit counted from leases: blocks of a window's hits that a process takes
+    from the shared count in one write, then counts down in memory.
+
+    Every worker and host takes its leases from the same count and none is granted past
+    the limit, so all together admit at most the limit per window. A lease is at most
+    1/LEASE_OF_LIMIT of the limit and 1/LEASE_OF_REMAINING of what the window has left: far
+    from the limit a process writes once per hundredth of it, and the last hits before the
+    limit are leased one at a time. A lease a process does not use up before its window
+    ends (an idle worker, a restart) is lost to that window, so the limit may refuse a few
+    hits early, never one late. A window known to be used up refuses without a write.
+    """
+
+    def __init__(self) -> None:
+        self._leases: dict[str, _Lease] = {}
+        self._lock = threading.Lock()
+
+    def hit(
+        self,
+        storage: Storage,
+        item: RateLimitItem,
+        *identifiers: str,
+        before_writing: Callable[[], object] = lambda: None,
+    ) -> tuple[bool, float]:
+        """Count one hit of `item` for `identifiers`: whether it is within the limit, and
+        when its window ends. `before_writing` runs first when a lease must be taken."""
+        key = item.key_for(*identifiers)
+        clock = getattr(storage, "clock", time.time)
+        with self._lock:
+            lease = self._leases.get(key)
+            if lease is not None and clock() < lease.ends_at:
+                if lease.left:
+                    lease.left -= 1
+                    return True, lease.ends_at
+                if lease.count >= item.amount:
+                    return False, lease.ends_at
+            else:
+                lease = None
+        remaining = item.amount - (lease.count if lease else 0)
+        size = max(1, min(item.amount // LEASE_OF_LIMIT, remaining // LEASE_OF_REMAINING))
+        before_writing()
+        count, ends_at = _take(storage, key, item.get_expiry(), size)
+        granted = max(0, min(size, item.amount - (count - size)))
+        with self._lock:
+            current = self._leases.get(key)
+            if current is not None and current.ends_at == ends_at:
+                current.left += max(0, granted - 1)
+                current.count = max(current.count, count)
+            elif current is None or current.ends_at < ends_at:
+                self._leases[key] = _Lease(ends_at, max(0, granted - 1), count)
+        return granted > 0, ends_at
+
+
+def _take(storage: Storage, key: str, expiry: int, amount: int) -> tuple[int, float]:
+    """Add `amount` hits to the shared count: the count after them, and when its window ends
+    (in the same write when the storage can tell, as DatabaseStorage does)."""
+    if incr_window := getattr(storage, "incr_window", None):
+        return incr_window(key, expiry, amount)
+    count = storage.incr(key, expiry, amount=amount)
+    return count, storage.get_expiry(key)
+
+
+def leases_of(app: Flask) -> Leases:
+    """The app's leases: this process's, shared by its threads."""
+    try:
+        return app.extensions["rate_limit_leases"]
+    except KeyError:
+        return app.extensions.setdefault("rate_limit_leases", Leases())
