@@ -5,13 +5,18 @@ reader and later writes can fail at once with SQLITE_BUSY when another process w
 between, without waiting on the busy timeout. So every transaction that may write starts
 with BEGIN IMMEDIATE, which queues on the write lock instead; requests marked read-only
 (GET pages, searches) start a plain deferred BEGIN and never block writers; a GET page
-that writes says so (`writes`).
+that writes says so (`writes`). A request that reads before it writes (`reads_first`: who
+calls, what it names, whether it is valid) begins as a reader too, and takes the write
+lock when it is ready to write (`take_write_lock`), so no other writer waits on its checks.
+The app's writers queue for that lock in turns of their own, and its connections leave
+checkpoints to a thread (app/sqlite_writes.py).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -19,6 +24,9 @@ from pathlib import Path
 from flask import Flask, g, has_app_context, request
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlalchemy.orm import scoped_session
+
+from app.sqlite_writes import WriteTurns
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -34,6 +42,50 @@ def writes(view):
     or a write after another request's would fail at once with "database is locked"."""
     view.read_only = False
     return view
+
+
+def reads_first(view):
+    """Mark a view that checks before it writes: its transaction begins as a reader (no
+    write lock on SQLite) and takes the write lock when the service is ready to write, by
+    `take_write_lock`; every write of such a view must come after that call."""
+    view.read_only = True  # begins as a reader's
+    return view
+
+
+# Per SQLite connection (its pool record's info): whether the transaction in progress began
+# with the write lock, and SQLite's count of changed rows when it began.
+_WRITING = "sqlite_writing"
+_CHANGES = "sqlite_changes"
+
+
+def take_write_lock(session) -> None:
+    """From here on the session's transaction writes.
+
+    On SQLite a transaction begun as a reader ends its reads and begins again with BEGIN
+    IMMEDIATE, queueing on the write lock: whatever it will change must be read after this
+    call (objects read before stay as they were read). Upgrading in place instead would
+    fail at once with SQLITE_BUSY whenever another request wrote since the reads began.
+    Nothing to do when the transaction has the lock already, nor on PostgreSQL, whose row
+    locks (SELECT … FOR UPDATE) serve.
+    """
+    if has_app_context():
+        g.read_only_transaction = False  # the request's later transactions write too
+    if isinstance(session, scoped_session):
+        session = session()
+    if not session.in_transaction():
+        return
+    connection = session.connection()
+    if connection.dialect.name != "sqlite" or connection.info.get(_WRITING, True):
+        return
+    if connection.connection.driver_connection.total_changes != connection.info[_CHANGES]:
+        raise RuntimeError("a transaction begun as a reader wrote before take_write_lock")
+    connection.exec_driver_sql("ROLLBACK")
+    _TURNS[connection.engine].take(connection.connection.dbapi_connection)
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+    connection.info[_WRITING] = True
+
+
+_TURNS: weakref.WeakKeyDictionary[Engine, WriteTurns] = weakref.WeakKeyDictionary()
 
 
 @contextmanager
@@ -57,14 +109,19 @@ def private_file(path: Path) -> Path:
     return path
 
 
+def _sqlite_file(engine: Engine) -> Path | None:
+    database = engine.url.database
+    if database and database != ":memory:" and not engine.url.query.get("uri"):
+        return Path(database)
+    return None
+
+
 def _private_sqlite_file(engine: Engine) -> None:
     """The database file is made 0600 before SQLite first opens it (SQLite gives its -wal
     and -shm files the database file's mode)."""
-    database = engine.url.database
-    if database and database != ":memory:" and not engine.url.query.get("uri"):
-        path = Path(database)
-        if path.parent.is_dir():  # else SQLite refuses to open it, as it always did
-            private_file(path)
+    path = _sqlite_file(engine)
+    if path is not None and path.parent.is_dir():  # else SQLite refuses to open it
+        private_file(path)
 
 
 def _is_read_only() -> bool:
@@ -73,6 +130,10 @@ def _is_read_only() -> bool:
 
 def tune_sqlite(engine: Engine, busy_timeout_ms: int, cache_kib: int = 65536) -> None:
     """Set WAL, the busy timeout, foreign keys and case-sensitive LIKE on every connection."""
+    path = _sqlite_file(engine)
+    if path is not None and not path.parent.is_dir():
+        path = None  # SQLite refuses to open it, as it always did
+    turns = _TURNS[engine] = WriteTurns(path, busy_timeout_ms / 1000)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: sqlite3.Connection, _record) -> None:
@@ -83,6 +144,8 @@ def tune_sqlite(engine: Engine, busy_timeout_ms: int, cache_kib: int = 65536) ->
         cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
+        if path is not None:  # checkpoints beside the writers, not in a commit: WriteTurns
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
         # Index pages of a large campaign stay in memory during bulk loads and searches.
         cursor.execute(f"PRAGMA cache_size=-{int(cache_kib)}")
         # CONTAINS and BEGINSWITH are case-sensitive, as they are on PostgreSQL.
@@ -91,7 +154,20 @@ def tune_sqlite(engine: Engine, busy_timeout_ms: int, cache_kib: int = 65536) ->
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection) -> None:
-        connection.exec_driver_sql("BEGIN" if _is_read_only() else "BEGIN IMMEDIATE")
+        writing = not _is_read_only()
+        if writing:
+            turns.take(connection.connection.dbapi_connection)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+        connection.info[_WRITING] = writing
+        connection.info[_CHANGES] = connection.connection.driver_connection.total_changes
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(dbapi_connection, _record) -> None:
+        turns.end(dbapi_connection)
+
+    @event.listens_for(engine, "invalidate")
+    def _on_invalidate(dbapi_connection, _record, _exception) -> None:
+        turns.end(dbapi_connection)
 
 
 def register_storage(app: Flask, db) -> None:

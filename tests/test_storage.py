@@ -83,11 +83,12 @@ def _can_take_write_lock(path: str) -> bool:
 @pytest.mark.parametrize(
     ("method", "path", "takes_write_lock"),
     [
-        ("POST", PREVIEW + "addOrUpdateCampaignRecord", True),
+        ("POST", "/service-admin/api/users/add-user", True),
+        ("POST", PREVIEW + "addOrUpdateCampaignRecord", False),
         ("POST", PREVIEW + "searchPreviewCampaign", False),
         ("GET", "/", False),
     ],
-    ids=["write-request", "read-only-view", "get-request"],
+    ids=["write-request", "reads-first-view", "read-only-view", "get-request"],
 )
 def test_transactions_take_the_write_lock_unless_the_request_is_read_only(
     sqlite, method, path, takes_write_lock

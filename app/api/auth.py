@@ -3,10 +3,10 @@ then the tenant's request rate."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cache
 
@@ -17,9 +17,9 @@ from werkzeug.exceptions import TooManyRequests, Unauthorized
 from app.extensions import db, limiter
 from app.models import Tenant
 from app.models.tenants import AWS_REGION
+from app.ratelimit import leases_of
 from app.services import keys
 from app.services.actors import Actor
-from app.storage import reading
 
 HEADERS = (
     "X-sc-platform-code",
@@ -34,13 +34,25 @@ MAX_HEADER = 256
 
 @dataclass(frozen=True)
 class Caller:
-    """The authenticated tenant, the identity its headers claimed, and the key's id."""
+    """The authenticated tenant (its id and region), the identity its headers claimed, and
+    the key's id."""
 
-    tenant: Tenant
+    tenant_id: int
+    region: str
     platform: str
     company_code: str
     environment: str
     key_id: int
+    # Not functools.cached_property: before Python 3.12 it holds one lock for every caller
+    # while it reads, and a thread holding SQLite's write lock could wait on that lock.
+    _models: dict[str, Tenant] = dataclasses.field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def tenant(self) -> Tenant:
+        """The tenant as a model, read once, when an action needs more of it than its id."""
+        if "tenant" not in self._models:
+            self._models["tenant"] = db.session.get(Tenant, self.tenant_id)
+        return self._models["tenant"]
 
     @property
     def actor(self) -> Actor:
@@ -69,27 +81,20 @@ def _header(name: str) -> str:
 
 
 def authenticate() -> Caller:
-    """The caller's tenant, or 401 when a header is missing, malformed or the key is wrong."""
+    """The caller's tenant, or 401 when a header is missing, malformed or the key is wrong;
+    429 past the tenant's API_RATE_LIMIT."""
     platform, company, environment, region, key = (_header(name) for name in HEADERS)
     if not AWS_REGION.fullmatch(region):
         raise Unauthorized("The X-sc-secrets-region header is not a cloud region name.")
     # Another platform's name finds no tenant, with the same work as a wrong key.
     known_platform = platform == current_app.config["PLATFORM_CODE"]
-    rule = current_app.config.get("API_RATE_LIMIT") if limiter.enabled else None
-    # The count is kept on a connection of its own (app/aside.py), so the key check gives
-    # the request's connection back first: on SQLite the count would otherwise wait on the
-    # request's write lock, and on any database every busy thread would hold one pooled
-    # connection while waiting for a second.
-    with reading(db.session) if rule else nullcontext():
-        found = keys.identify(platform if known_platform else "", company, environment, key)
-        # One message for an unknown tenant and a wrong key, so neither can be probed.
-        if found is None:
-            raise Unauthorized("The API key is not valid for this company and environment.")
-        tenant, key_id = found
-        tenant_id = tenant.id  # read now: on SQLite the tenant reloads after `reading`
-    if rule:
-        _count_request(tenant_id, rule)
-    return Caller(tenant, platform, company, environment, key_id)
+    found = keys.identify(platform if known_platform else "", company, environment, key)
+    # One message for an unknown tenant and a wrong key, so neither can be probed.
+    if found is None:
+        raise Unauthorized("The API key is not valid for this company and environment.")
+    if limiter.enabled and (rule := current_app.config.get("API_RATE_LIMIT")):
+        _count_request(found.tenant_id, rule)
+    return Caller(found.tenant_id, found.region, platform, company, environment, found.key_id)
 
 
 @cache
@@ -98,21 +103,28 @@ def _limits(rule: str) -> tuple[RateLimitItem, ...]:
 
 
 def _count_request(tenant_id: int, rule: str) -> None:
-    """Count the request against API_RATE_LIMIT for its tenant (company and environment):
-    one call to the limiter's storage per limit; 429 with Retry-After past it."""
-    strategy, key = limiter.limiter, str(tenant_id)
+    """Count the request against API_RATE_LIMIT for its tenant (company and environment),
+    from this process's lease of each limit's window (app/ratelimit.py): most requests
+    write nothing. 429 with Retry-After past a limit.
+
+    A lease is written on a connection of its own, so the request's connection is given
+    back first: on SQLite the lease would otherwise wait on the request's write lock, and
+    on any database every busy thread would hold one pooled connection waiting for a second.
+    """
+    leases, key = leases_of(current_app), str(tenant_id)
     for item in _limits(rule):
         try:
-            within = strategy.hit(item, "api", key)
+            within, ends_at = leases.hit(
+                limiter.storage, item, "api", key, before_writing=db.session.rollback
+            )
         except Exception:  # the storage is down: serve, when RATELIMIT_SWALLOW_ERRORS says so
             if not current_app.config.get("RATELIMIT_SWALLOW_ERRORS"):
                 raise
             current_app.logger.exception("The rate-limit storage failed; request not counted")
             return
         if not within:
-            reset = strategy.get_window_stats(item, "api", key).reset_time
             raise TooManyRequests(
                 f"The API requests of this company and environment are limited to {item}; "
                 "retry after the seconds in the Retry-After header.",
-                retry_after=max(1, math.ceil(reset - time.time())),
+                retry_after=max(1, math.ceil(ends_at - time.time())),
             )

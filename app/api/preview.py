@@ -24,10 +24,9 @@ from app.extensions import db
 from app.models import Campaign
 from app.services import tasks
 from app.services.actors import Actor
-from app.services.campaigns import get_campaign
 from app.services.errors import InvalidInput, ServiceError
 from app.services.search import result_limit, search_tasks, with_data
-from app.storage import read_only
+from app.storage import read_only, reads_first
 
 PREFIX = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal"
 
@@ -38,26 +37,40 @@ def _check_tenant(caller: Caller, common: Common) -> None:
     """The body must name the tenant the headers authenticated, in the tenant's region."""
     if problem := caller.mismatch(common.platform, common.companyCode, common.environment):
         raise InvalidInput(problem)
-    if common.region != caller.tenant.region:
+    if common.region != caller.region:
         raise InvalidInput(
-            f"region '{common.region}' is not the region of this environment "
-            f"({caller.tenant.region})"
+            f"region '{common.region}' is not the region of this environment ({caller.region})"
         )
+
+
+def _validated(schema: type[Common], body: dict[str, Any], caller: Caller) -> Any:
+    """The body as `schema` reads it, naming the caller's tenant and region.
+
+    The common fields and the tenant are checked first, so a request refused for both
+    names them; a valid body is read once.
+    """
+    try:
+        request = schema.model_validate(body)
+    except ValidationError:
+        _check_tenant(caller, Common.model_validate(body))
+        raise
+    _check_tenant(caller, request)
+    return request
 
 
 def _run(schema: type[Common], action: Callable[[Campaign, Any, Actor], dict], **on_failure: Any):
     """Authenticate, validate, run one action in one transaction, answer the envelope.
 
     The action acts as the caller's key; a refused action rolls back with its change the
-    audit record and the event it wrote.
+    audit record and the event it wrote. An action that writes begins as a reader and
+    takes the write lock when it is ready to write (app/storage.py, `reads_first`).
     """
     receive()
     caller = authenticate()
     body = json_object()
     try:
-        _check_tenant(caller, Common.model_validate(body))
-        request = schema.model_validate(body)
-        campaign = get_campaign(caller.tenant, request.campaignName)
+        request = _validated(schema, body, caller)
+        campaign = tasks.campaign_named(caller.tenant_id, request.campaignName)
         extra = action(campaign, request, caller.actor)
         db.session.commit()
     except (ValidationError, ServiceError) as error:
@@ -69,6 +82,7 @@ def _run(schema: type[Common], action: Callable[[Campaign, Any, Actor], dict], *
 
 
 @bp.post("/addOrUpdateCampaignRecord", provide_automatic_options=False)
+@reads_first
 def add_or_update_campaign_record():
     """Add a task, or replace all the data of an existing one."""
 
@@ -96,9 +110,8 @@ def search_preview_campaign():
     def action(campaign: Campaign, request: SearchRequest, _actor: Actor) -> dict:
         locator = request.locator()
         if locator.record_id or locator.client_id:
-            found = [tasks.find_task(campaign, locator)]
-        else:
-            found = search_tasks(campaign, _criteria(request), result_limit(request.maxRecords))
+            return {"previewRecordClientData": [tasks.find_task_record(campaign, locator)]}
+        found = search_tasks(campaign, _criteria(request), result_limit(request.maxRecords))
         return {"previewRecordClientData": [wire.task_to_wire(one) for one in with_data(found)]}
 
     return _run(SearchRequest, action, previewRecordClientData=[])
@@ -114,6 +127,7 @@ def _criteria(request: SearchRequest) -> list:
 
 
 @bp.post("/changeCampaignRecordStatus", provide_automatic_options=False)
+@reads_first
 def change_campaign_record_status():
     """Set a task's worked state and, optionally, its queue, agent, time and zone."""
 
@@ -131,6 +145,7 @@ def change_campaign_record_status():
 
 
 @bp.post("/transferCampaignRecord", provide_automatic_options=False)
+@reads_first
 def transfer_campaign_record():
     """Move a task to another campaign and/or skill queue."""
 
@@ -148,6 +163,7 @@ def transfer_campaign_record():
 
 
 @bp.post("/deleteRecordFromCampaign", provide_automatic_options=False)
+@reads_first
 def delete_record_from_campaign():
     """Remove a task from its campaign."""
 

@@ -10,8 +10,9 @@ import hashlib
 import hmac
 import secrets
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, or_, select
 
 from app.extensions import db
 from app.models import ApiKey, Tenant
@@ -91,30 +92,42 @@ def key_matches(tenant: Tenant, presented: str) -> bool:
 def authenticate(platform: str, company: str, environment: str, presented: str) -> Tenant | None:
     """The tenant whose live key this is, or None."""
     found = identify(platform, company, environment, presented)
-    return found[0] if found else None
+    return db.session.get(Tenant, found.tenant_id) if found else None
 
 
-def identify(
-    platform: str, company: str, environment: str, presented: str
-) -> tuple[Tenant, int] | None:
-    """The tenant whose live key this is and the key's id (who acts, in the trail), or None.
+class KeyOwner(NamedTuple):
+    """Who presented a live key: the tenant's id and region, and the key's id."""
 
-    One query (which loads the tenant too) and the same comparisons whether the tenant
-    exists or not, so the time an answer takes tells nothing about which tenants exist.
+    tenant_id: int
+    region: str
+    key_id: int
+
+
+_KEYS, _TENANTS = ApiKey.__table__, Tenant.__table__
+# Every API request sends it: built once, read as plain rows.
+_LIVE_KEYS = (
+    select(_KEYS.c.key_hash, _TENANTS.c.id, _TENANTS.c.region, _KEYS.c.id)
+    .join(_TENANTS, _TENANTS.c.id == _KEYS.c.tenant_id)
+    .where(
+        _TENANTS.c.platform == bindparam("platform"),
+        _TENANTS.c.company_code == bindparam("company"),
+        _TENANTS.c.environment == bindparam("environment"),
+        or_(_KEYS.c.expires_at.is_(None), _KEYS.c.expires_at > bindparam("now")),
+    )
+)
+
+
+def identify(platform: str, company: str, environment: str, presented: str) -> KeyOwner | None:
+    """Whose live key this is (the key's id names who acts in the trail), or None.
+
+    One query and the same comparisons whether the tenant exists or not, so the time an
+    answer takes tells nothing about which tenants exist.
     """
-    rows = db.session.execute(
-        select(ApiKey.key_hash, Tenant, ApiKey.id)
-        .join(Tenant, Tenant.id == ApiKey.tenant_id)
-        .where(
-            Tenant.platform == platform,
-            Tenant.company_code == company,
-            Tenant.environment == environment,
-            or_(ApiKey.expires_at.is_(None), ApiKey.expires_at > utcnow()),
-        )
-    ).all()
+    where = {"platform": platform, "company": company, "environment": environment}
+    rows = db.session.execute(_LIVE_KEYS, {**where, "now": utcnow()}).all()
     presented_hash = hash_key(presented)
     matched = None
-    for stored, tenant, key_id in rows or [(_DUMMY_HASH, None, None)]:
-        if hmac.compare_digest(stored, presented_hash):
-            matched = tenant, key_id
+    for stored, tenant_id, region, key_id in rows or [(_DUMMY_HASH, None, None, None)]:
+        if hmac.compare_digest(stored, presented_hash) and tenant_id is not None:
+            matched = KeyOwner(tenant_id, region, key_id)
     return matched

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from app.extensions import db
-from app.models import SkillQueue, Task
+from app.models import SkillQueue, Task, TaskItem, WorkCode
 from app.services.rules import format_time
 from app.services.search import DATA_CHUNK, TaskData, data_rows, with_data
 
@@ -34,6 +34,25 @@ WIRE_COLUMNS = (
 )
 _TASKS = Task.__table__
 _WIRE_TABLE_COLUMNS = tuple(_TASKS.c[column.key] for column in WIRE_COLUMNS)
+_QUEUES, _ITEMS, _CODES = SkillQueue.__table__, TaskItem.__table__, WorkCode.__table__
+# One task as search shows it, in three plain reads built once: its columns with its queue's
+# name, its items, its work codes.
+_ONE_TASK = {
+    by: select(*_WIRE_TABLE_COLUMNS, _QUEUES.c.name.label("queue_name"))
+    .join(_QUEUES, _QUEUES.c.id == _TASKS.c.skill_queue_id)
+    .where(_TASKS.c.campaign_id == bindparam("campaign_id"), _TASKS.c[by] == bindparam("value"))
+    for by in ("record_id", "client_id")
+}
+_ITEMS_OF = (
+    select(_ITEMS.c.key, _ITEMS.c.value, _ITEMS.c.display_order)
+    .where(_ITEMS.c.task_id == bindparam("task_id"))
+    .order_by(_ITEMS.c.position)
+)
+_CODES_OF = (
+    select(_CODES.c.key, _CODES.c.value)
+    .where(_CODES.c.task_id == bindparam("task_id"))
+    .order_by(_CODES.c.position)
+)
 
 
 def task_record(task: Any, queue_name: str, items: Iterable, work_codes: Sequence) -> dict:
@@ -88,6 +107,17 @@ def snapshot(data: TaskData) -> dict[str, Any]:
 def task_snapshot(task: Task) -> dict[str, Any]:
     """The task as stored now (the session flushed), with its campaignName."""
     return snapshot(task_data(task))
+
+
+def stored_record(campaign_id: int, by: str, value: str) -> dict[str, Any] | None:
+    """One task of the campaign as search shows it, found by its `record_id` or `client_id`;
+    None when there is none."""
+    task = db.session.execute(_ONE_TASK[by], {"campaign_id": campaign_id, "value": value}).first()
+    if task is None:
+        return None
+    items = db.session.execute(_ITEMS_OF, {"task_id": task.id}).all()
+    codes = db.session.execute(_CODES_OF, {"task_id": task.id}).all()
+    return task_record(task, task.queue_name, items, codes)
 
 
 def queue_names(tenant_id: int) -> dict[int, str]:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import bindparam
+from sqlalchemy import Insert, bindparam
+from sqlalchemy.dialects import postgresql, sqlite
 
 from app.models import Campaign, Task, WorkedState
 from app.models.types import UTCDateTime, utcnow
@@ -134,6 +136,19 @@ def touched_in_sql() -> dict[str, Any]:
         "updated_at": bindparam("now", type_=UTCDateTime()),
         "version": TASKS.c.version + 1,
     }
+
+
+_INSERTS = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
+
+
+@cache
+def insert_statement(dialect: str) -> Insert:
+    """INSERT … ON CONFLICT DO NOTHING RETURNING id: a clientId added meanwhile by another
+    request (PostgreSQL; SQLite's write lock rules it out) inserts nothing, with no
+    savepoint to roll back to."""
+    conflict = [TASKS.c.campaign_id, TASKS.c.client_id]
+    insert = _INSERTS[dialect](TASKS).on_conflict_do_nothing(index_elements=conflict)
+    return insert.returning(TASKS.c.id)
 
 
 ITEM_COLUMNS = ("task_id", "campaign_id", "key", "value", "number", "display_order", "position")

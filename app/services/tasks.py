@@ -12,17 +12,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import make_transient_to_detached
 
 from app.extensions import db
-from app.models import Campaign, SkillQueue, Task, TaskItem, WorkedState
+from app.models import Campaign, SkillQueue, Task, TaskItem, Tenant, WorkedState
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.campaigns import find_campaign
-from app.services.errors import Conflict, InvalidInput, NotFound, StaleTask, TaskNotFound
+from app.services.errors import (
+    Conflict,
+    InvalidClientId,
+    InvalidInput,
+    NotFound,
+    ServiceError,
+    StaleTask,
+)
 from app.services.rules import from_epoch_ms, require_time_zone
 from app.services.search import TaskData
+from app.services.task_lookups import (  # noqa: F401 - the lookups are the tasks' API too
+    Locator,
+    by_client_id,
+    by_record_id,
+    campaign_named,
+    find_task,
+    find_task_record,
+    find_tenant_task,
+    stored_key,
+)
 from app.services.task_trail import trace_change
 from app.services.task_wire import snapshot, task_data, task_snapshot
 from app.services.task_writes import (
@@ -30,6 +48,7 @@ from app.services.task_writes import (
     Defaults,
     client_id_key,
     hold_end,
+    insert_statement,
     item_rows,
     keyed,
     new_task_values,
@@ -41,23 +60,9 @@ from app.services.validation import (
     ItemInput,
     TaskPlan,
     check_agent,
-    check_client_id,
     plan_task,
 )
-from app.storage import bulk_insert
-
-
-@dataclass(frozen=True)
-class Locator:
-    """How a request names one task: previewRecordId wins over clientId."""
-
-    record_id: str | None = None
-    client_id: str | None = None
-
-    def describe(self) -> str:
-        if self.record_id:
-            return f"previewRecordId '{self.record_id}'"
-        return f"clientId '{self.client_id}'"
+from app.storage import bulk_insert, take_write_lock
 
 
 @dataclass(frozen=True)
@@ -70,32 +75,6 @@ class TaskChanges:
     time_zone: str | None = None
 
 
-def _by_record_id(campaign: Campaign, record_id: str, lock: bool = False) -> Task | None:
-    query = select(Task).filter_by(campaign_id=campaign.id, record_id=record_id)
-    return db.session.scalar(query.with_for_update(of=Task) if lock else query)
-
-
-def _by_client_id(campaign: Campaign, client_id: str, lock: bool = False) -> Task | None:
-    # Writers lock the task row first (PostgreSQL), so two updates of one task take
-    # turns instead of interleaving their deletes and inserts of its items. SQLite's
-    # BEGIN IMMEDIATE already serialises writers.
-    query = select(Task).filter_by(campaign_id=campaign.id, client_id=client_id)
-    return db.session.scalar(query.with_for_update(of=Task) if lock else query)
-
-
-def find_task(campaign: Campaign, locator: Locator, lock: bool = False) -> Task:
-    """The task the locator names, or TaskNotFound; `lock` when the caller will change it."""
-    if locator.record_id:
-        task = _by_record_id(campaign, locator.record_id, lock)
-    elif locator.client_id:
-        task = _by_client_id(campaign, locator.client_id, lock)
-    else:
-        raise InvalidInput("previewRecordId or clientId is required")
-    if task is None:
-        raise TaskNotFound(f"no task with {locator.describe()} in campaign '{campaign.name}'")
-    return task
-
-
 def check_version(task: Task, expected: int | None) -> None:
     """Refuse a change prepared from an older copy of the task (None: no check)."""
     if expected is not None and task.version != expected:
@@ -103,15 +82,6 @@ def check_version(task: Task, expected: int | None) -> None:
             f"task '{task.client_id}' was changed by someone else (version {task.version}, "
             f"you edited version {expected}); nothing was saved"
         )
-
-
-def find_tenant_task(tenant_id: int, record_id: str) -> Task | None:
-    """A task of the tenant by its previewRecordID, whichever campaign holds it now."""
-    return db.session.scalar(
-        select(Task)
-        .join(Campaign, Campaign.id == Task.campaign_id)
-        .where(Campaign.tenant_id == tenant_id, Task.record_id == record_id)
-    )
 
 
 def add_or_update_task(
@@ -128,46 +98,75 @@ def add_or_update_task(
 ) -> tuple[Task, bool]:
     """Add a task or replace an existing one's data; returns the task and whether it is new.
 
+    The request is checked before the write lock is taken. Under it, a new clientId is
+    added by one INSERT that yields to the task holding it (which is then updated).
     `expected_version`, when given, refuses to update a task changed since it was read.
     """
-    client_id = check_client_id(client_id)
-    task = _by_record_id(campaign, record_id, lock=True) if record_id else None
-    task = task or _by_client_id(campaign, client_id, lock=True)
-    if task is not None:
-        check_version(task, expected_version)
-    campaign_key = campaign.client_id_field_name
-    plan = plan_task(
-        campaign.tenant,
-        client_id,
-        items,
-        client_id_key(client_id_field_name, task and task.client_id_field, campaign_key),
-        preferred_agent=preferred_agent,
-        next_earliest_ms=next_earliest_ms,
-    )
+    options = {"preferred_agent": preferred_agent, "next_earliest_ms": next_earliest_ms}
+    plan = _plan(campaign, client_id, items, record_id, client_id_field_name, **options)
+    new_key = client_id_field_name or campaign.client_id_field_name
     now = utcnow()
-    created = task is None
-    if created:
-        task = _insert(campaign, plan, now)
-        if task is None:  # another request added this clientId first: update theirs
-            created = False
-            task = _by_client_id(campaign, client_id, lock=True)
-            plan = keyed(
-                plan, client_id_key(client_id_field_name, task.client_id_field, campaign_key)
-            )
-    stored = None if created else task_data(task)
-    before = None if stored is None else snapshot(stored)
-    if not created:
-        _rename(task, client_id)
-        values = update_values(plan, _queue_id(plan), now)
-        _apply(task, values)
-        if "hold_until" in values:  # from the stored time and agent, not only the plan's
-            restart_hold(task, now)
-        touch(task, now)
+    task = by_record_id(campaign, record_id, lock=True) if record_id else None
+    if task is None and plan.field_name != new_key:  # checked under a stored task's key
+        task = by_client_id(campaign, plan.client_id, lock=True)
+        plan = plan if task else keyed(plan, new_key)  # that task is gone: an add after all
+    if task is None:
+        added = _add(campaign, plan, now, actor)
+        if added is not None:
+            return added, True
+        task = by_client_id(campaign, plan.client_id, lock=True)
+    check_version(task, expected_version)
+    key = client_id_key(client_id_field_name, task.client_id_field, campaign.client_id_field_name)
+    _update(task, keyed(plan, key), now, actor)
+    return task, False
+
+
+def _plan(
+    campaign: Campaign,
+    client_id: str | None,
+    items: list[ItemInput] | None,
+    record_id: str | None,
+    asked_key: str | None,
+    **options: Any,
+) -> TaskPlan:
+    """Check an add or update, reading no task: under the key asked for, else the campaign's.
+
+    An existing task keeps the key it was added with, which decides what its data may
+    hold: a refusal under the campaign's key is checked again under the task's own.
+    """
+    tenant_id = campaign.tenant_id
+
+    def queues(name: str, field: str) -> SkillQueue:
+        return get_skill_queue(db.session.get(Tenant, tenant_id), name, field)
+
+    def plan(key: str) -> TaskPlan:
+        return plan_task(None, client_id, items, key, queues=queues, **options)
+
+    try:
+        return plan(asked_key or campaign.client_id_field_name)
+    except InvalidClientId:
+        raise
+    except ServiceError:
+        stored = None if asked_key else stored_key(campaign, record_id, client_id)
+        if stored is None or stored == campaign.client_id_field_name:
+            raise
+        return plan(stored)
+
+
+def _update(task: Task, plan: TaskPlan, now, actor: Actor) -> None:
+    """Replace a stored task's data and the system fields the plan sets."""
+    stored = task_data(task)
+    before = snapshot(stored)
+    _rename(task, plan.client_id)
+    values = update_values(plan, _queue_id(plan), now)
+    _apply(task, values)
+    if "hold_until" in values:  # from the stored time and agent, not only the plan's
+        restart_hold(task, now)
+    touch(task, now)
     _replace_items(task, plan.items)
     # After: the items just written and the work codes as they were, not read back.
-    after = snapshot(TaskData(task, plan.items, stored.work_codes if stored else ()))
-    trace_change(actor, "task.added" if created else "task.updated", task, before, after)
-    return task, created
+    after = snapshot(TaskData(task, plan.items, stored.work_codes))
+    trace_change(actor, "task.updated", task, before, after)
 
 
 def _queue_id(plan: TaskPlan) -> int | None:
@@ -193,7 +192,7 @@ def add_task(
     actor: Actor,
 ) -> Task:
     """Add a new task; unlike add_or_update_task, an existing clientId is refused."""
-    if client_id and _by_client_id(campaign, client_id) is not None:
+    if client_id and by_client_id(campaign, client_id) is not None:
         raise Conflict(
             f"campaign '{campaign.name}' already has a task with clientId '{client_id}'; "
             "edit that task instead"
@@ -209,16 +208,34 @@ def add_task(
     return task
 
 
-def _insert(campaign: Campaign, plan: TaskPlan, now) -> Task | None:
-    """Insert a new task in a savepoint; None when the clientId was taken meanwhile."""
-    values = new_task_values(plan, _queue_id(plan), Defaults.of(campaign))
-    queue = db.session.get(SkillQueue, values.pop("skill_queue_id"))
-    task = Task(campaign=campaign, skill_queue=queue, created_at=now, updated_at=now, **values)
-    try:
-        with db.session.begin_nested():
-            db.session.add(task)
-    except IntegrityError:
+# Columns a new task leaves NULL: its model is made with them, nothing is read back.
+_NULL_WHEN_NEW = ("last_attempt_agent", "last_attempt_at", "reserved_by_id", "reserved_at",
+                  "close_reason")  # fmt: skip
+
+
+def _add(campaign: Campaign, plan: TaskPlan, now, actor: Actor) -> Task | None:
+    """Add the planned task with its items, audit record and event; None, with nothing
+    written, when its clientId is taken.
+
+    Everything but the writes is made before the write lock: the task's values, its model
+    and what the trail records. Under the lock one INSERT writes the task (yielding to a
+    task that holds the clientId), and the model then joins the session as stored.
+    """
+    values = new_task_values(plan, _queue_id(plan), Defaults.of(campaign), now)
+    values.update(campaign_id=campaign.id, created_at=now, updated_at=now)
+    queue = plan.skill_queue or campaign.default_skill_queue
+    task = Task(**dict.fromkeys(_NULL_WHEN_NEW), **values, campaign=campaign, skill_queue=queue)
+    after = snapshot(TaskData(task, plan.items, ()))
+    take_write_lock(db.session)
+    statement = insert_statement(db.session.connection().dialect.name)
+    task.id = db.session.execute(statement, values).scalar()
+    if task.id is None:
         return None
+    make_transient_to_detached(task)
+    db.session.add(task)
+    rows = item_rows(task.id, campaign.id, plan.items)
+    bulk_insert(db.session, TaskItem.__table__, ITEM_COLUMNS, rows)
+    trace_change(actor, "task.added", task, None, after)
     return task
 
 
@@ -227,7 +244,7 @@ def _rename(task: Task, client_id: str) -> None:
     if task.client_id == client_id:
         return
     message = f"clientId '{client_id}' already belongs to another task of the campaign"
-    if _by_client_id(task.campaign, client_id) is not None:
+    if by_client_id(task.campaign, client_id) is not None:
         raise Conflict(message)
     task.client_id = client_id
     _flush_or_conflict(message)
@@ -261,8 +278,9 @@ def _sync_item(task: Task, key: str, value: str) -> None:
 
 def apply_changes(task: Task, changes: TaskChanges) -> None:
     """Apply the optional system fields of a status change or transfer."""
-    tenant = task.campaign.tenant
-    queue = changes.skill_queue and get_skill_queue(tenant, changes.skill_queue, "skillQueue")
+    queue = changes.skill_queue and get_skill_queue(
+        task.campaign.tenant, changes.skill_queue, "skillQueue"
+    )
     if changes.time_zone is not None:
         require_time_zone(changes.time_zone, "timeZone")
     check_agent(changes.preferred_agent)
@@ -346,7 +364,7 @@ def transfer_task(
     check_version(task, expected_version)
     before = task_snapshot(task)
     if destination.id != campaign.id:
-        if _by_client_id(destination, task.client_id) is not None:
+        if by_client_id(destination, task.client_id) is not None:
             raise Conflict(
                 f"clientId '{task.client_id}' already exists in campaign '{destination.name}'"
             )
