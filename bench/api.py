@@ -175,9 +175,11 @@ class Figures:
         return self.cpu_seconds / max(1, self.requests) * 1000
 
 
-def _client(port: int, path: str, body: Callable[[int], bytes], headers: dict, deadline: float,
-            success: bytes, out: list) -> None:  # fmt: skip
-    """One client: a request, its answer, the next request, until the deadline."""
+def _client(
+    port: int, path: str, body: Callable[[int], bytes], headers: dict, deadline: float, out: list
+) -> None:
+    """One client: a request, its answer, the next request, until the deadline; an answer is
+    a success when it is HTTP 200 and says SUCCESS (the bare endpoint says it too)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     latencies, errors, first_error, n = [], 0, None, 0
     while time.perf_counter() < deadline:
