@@ -13,6 +13,7 @@ import csv
 import io
 from collections.abc import Iterator
 from contextlib import closing
+from itertools import islice
 
 from sqlalchemy import ColumnElement
 
@@ -50,20 +51,18 @@ def _guarded(cells: list[str]) -> list[str]:
     return ["'" + cell if cell[:1] in _RISKY and GUARDED.match(cell) else cell for cell in cells]
 
 
-def _rows(chunk: list, keys: list[str], time: TimeText) -> list[list]:
-    """The CSV rows of a chunk of (task row, values by key, work codes)."""
+def _rows(tasks: Iterator, keys: list[str], time: TimeText) -> Iterator[list]:
+    """The CSV row of each (task row, values by key, work codes), one at a time."""
     attempts_at = len(keys) + 3
     missing = [""] * len(keys)
-    rows = []
-    for task, values, work_codes in chunk:
+    for task, values, work_codes in tasks:
         _, client_id, record_id, state, attempts, agent, last_at, next_at, queue, preferred = task
         row = _guarded([
             client_id, *map(values.get, keys, missing), record_id, state,
             agent or "", time(last_at), time(next_at), queue, preferred or "", work_codes,
         ])  # fmt: skip
         row.insert(attempts_at, attempts)  # a number: written as it is
-        rows.append(row)
-    return rows
+        yield row
 
 
 def export_csv(campaign: Campaign, criteria: list[Criterion]) -> Iterator[str]:
@@ -89,10 +88,12 @@ def _chunks(campaign: ExportedCampaign, matching: ColumnElement[bool]) -> Iterat
         writer.writerow(_guarded([campaign.client_id_field_name, *keys, *SYSTEM_COLUMNS]))
         time = time_text(connection.dialect)
         # Closed before the connection goes back to the pool, also when a download is cut off.
-        with closing(task_rows(connection, matching, CHUNK)) as chunks:
-            for chunk in chunks:
-                writer.writerows(_rows(chunk, keys, time))
-                yield buffer.getvalue()
+        with closing(task_rows(connection, matching, CHUNK)) as tasks:
+            rows = _rows(tasks, keys, time)
+            while True:
+                writer.writerows(islice(rows, CHUNK))  # each row written as it is made
+                if not (text := buffer.getvalue()):
+                    break
+                yield text
                 buffer.seek(0)
                 buffer.truncate()
-    yield buffer.getvalue()

@@ -18,7 +18,6 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import chain
 from uuid import uuid4
 
 from flask import g
@@ -140,13 +139,13 @@ def time_text(dialect: Dialect) -> TimeText:
     return text
 
 
-def _cursor(connection: Connection, query: Select, name: str):
+def _cursor(connection: Connection, query: Select, name: str, fetch: int):
     """A driver cursor running the query, which hands out its rows as plain tuples.
 
     SQLAlchemy compiles the query and converts its parameters as it would itself; the
     rows skip its Row objects and result conversions, a third of the export's time.
-    PostgreSQL's is a named (server-side) cursor; SQLite's steps through its rows as they
-    are fetched.
+    PostgreSQL's is a named (server-side) cursor, fetching `fetch` rows at a time; SQLite's
+    steps through its rows as they are taken.
     """
     state = query.compile(dialect=connection.dialect).construct_expanded_state()
     processors = state.processors
@@ -159,43 +158,33 @@ def _cursor(connection: Connection, query: Select, name: str):
     driver = connection.connection.driver_connection
     if connection.dialect.name == "postgresql":
         cursor = driver.cursor(name=f"{name}_{uuid4().hex[:12]}")
+        cursor.itersize = fetch
     else:
         cursor = driver.cursor()
     cursor.execute(state.statement, parameters)
     return cursor
 
 
-def _fetched(cursor, chunk: int) -> Iterator[list[tuple]]:
-    while rows := cursor.fetchmany(chunk):
-        yield rows
-
-
 def task_rows(
-    connection: Connection, matching: ColumnElement[bool], chunk: int
-) -> Iterator[list[tuple[tuple, dict[str, str], str]]]:
-    """Lists of at most `chunk` matching tasks, by id: (task row, values by key, work codes
-    as `group=code|group=code`). The task row's times are the driver's (see time_text)."""
+    connection: Connection, matching: ColumnElement[bool], fetch: int
+) -> Iterator[tuple[tuple, dict[str, str], str]]:
+    """The matching tasks one at a time, by id: (task row, values by key, work codes as
+    `group=code|group=code`). The task row's times are the driver's (see time_text).
+
+    Nothing is kept beyond the task at hand, as in a plain loop over the cursors: holding
+    a thousand tasks' rows at once would set Python's garbage collector going over and over.
+    """
     cursors = [
-        _cursor(connection, _tasks(matching), "export_tasks"),
-        _cursor(connection, _attached(matching, _item), "export_items"),
-        _cursor(connection, _attached(matching, _code), "export_codes"),
+        _cursor(connection, _tasks(matching), "export_tasks", fetch),
+        _cursor(connection, _attached(matching, _item), "export_items", fetch),
+        _cursor(connection, _attached(matching, _code), "export_codes", fetch),
     ]
     try:
-        tasks, items, codes = cursors
-        yield from _merged(_fetched(tasks, chunk), chain.from_iterable(_fetched(items, chunk)),
-                           chain.from_iterable(_fetched(codes, chunk)))  # fmt: skip
-    finally:
-        for cursor in cursors:
-            cursor.close()
-
-
-def _merged(tasks: Iterator[list[tuple]], items: Iterator, codes: Iterator) -> Iterator[list]:
-    item, code = next(items, None), next(codes, None)
-    for batch in tasks:
-        found = []
-        for task in batch:
+        tasks, items, codes = (iter(cursor) for cursor in cursors)
+        item, code = next(items, None), next(codes, None)
+        for task in tasks:
             task_id = task[0]
-            # Rows of a task the task cursor did not see (added since it started) are passed over.
+            # Rows of a task not among the tasks (none, from one snapshot) are passed over.
             while item is not None and item[0] < task_id:
                 item = next(items, None)
             values = {}
@@ -208,5 +197,7 @@ def _merged(tasks: Iterator[list[tuple]], items: Iterator, codes: Iterator) -> I
             while code is not None and code[0] == task_id:
                 work_codes.append(f"{code[1]}={code[2]}")
                 code = next(codes, None)
-            found.append((task, values, "|".join(work_codes)))
-        yield found
+            yield task, values, "|".join(work_codes)
+    finally:
+        for cursor in cursors:
+            cursor.close()
