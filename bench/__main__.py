@@ -1,13 +1,12 @@
-"""`make bench`: search, intake, webhook claims and delivery at scale. Figures only, no time
-asserted."""
+"""`make bench`: every figure of the service at scale, each beside its ceiling where it has
+one. Figures only, no time asserted. `python -m bench.<name>` runs one part alone."""
 
-from bench import delivery, intake, search, webhooks
+from bench import api, delivery, intake, search, soak, webhooks
+
+PARTS = (api, search, intake, webhooks, delivery, soak)
 
 if __name__ == "__main__":
-    search.main()
-    print()
-    intake.main()
-    print()
-    webhooks.main()
-    print()
-    delivery.main()
+    for n, part in enumerate(PARTS):
+        if n:
+            print()
+        part.main()
