@@ -93,8 +93,17 @@ def sqlite(app):
 
 def _wal_index() -> tuple[int, int]:
     """The write-ahead log's last frame and how many of its frames were copied back into the
-    database (mxFrame and nBackfill of its wal-index, sqlite.org/walformat.html)."""
-    header = Path(f"{db.engine.url.database}-shm").read_bytes()[:100]
+    database (mxFrame and nBackfill of its wal-index, sqlite.org/walformat.html).
+
+    Read by another process: closing a file drops every POSIX lock its process holds on it,
+    so a -shm opened and closed here would lose SQLite's locks on the wal-index, and the next
+    process to open the database would truncate the index under this one's mapping (SIGBUS).
+    """
+    header = subprocess.run(  # noqa: S603 - our own interpreter
+        [sys.executable, "-c", "import sys; sys.stdout.buffer.write(open(sys.argv[1], 'rb')"
+         ".read(100))", f"{db.engine.url.database}-shm"],
+        capture_output=True, check=True,
+    ).stdout  # fmt: skip
     return int.from_bytes(header[16:20], sys.byteorder), int.from_bytes(
         header[96:100], sys.byteorder
     )
