@@ -128,22 +128,32 @@ class WriteTurns:
                 self._queue = threading.Lock()
                 self._file = _open_private(self._path) if self._path else None
                 self._holder = None
+                self._holding_thread: int | None = None
                 self._pid = os.getpid()  # last: the others use what is set once they see it
 
     def take(self, holder) -> None:
-        """Wait for the turn of `holder` (a DBAPI connection) to write."""
+        """Wait for the turn of `holder` (a DBAPI connection) to write.
+
+        A thread whose other connection has the turn does not wait for it: the turn would
+        end only when that connection goes back to the pool, which this thread is not doing
+        meanwhile. It goes straight to SQLite's lock (free once that connection committed).
+        """
         self._for_this_process()
-        if self._holder is holder or not self._queue.acquire(timeout=self._timeout):
+        if self._holder is holder or self._holding_thread == threading.get_ident():
+            return
+        if not self._queue.acquire(timeout=self._timeout):
             return
         if self._file is not None:
             fcntl.flock(self._file, fcntl.LOCK_EX)
         self._holder = holder
+        self._holding_thread = threading.get_ident()
 
     def end(self, holder, checkpointed: bool = False) -> None:
         """End the turn of `holder`, if it has it."""
         if self._pid != os.getpid() or self._holder is not holder:
             return
         self._holder = None
+        self._holding_thread = None
         if self._file is not None:
             fcntl.flock(self._file, fcntl.LOCK_UN)
         self._queue.release()

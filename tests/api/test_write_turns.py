@@ -84,6 +84,22 @@ def test_a_turn_not_given_within_the_timeout_is_given_up(tmp_path):
     turns.end("third")
 
 
+def test_a_thread_whose_other_connection_has_the_turn_does_not_wait_for_it(tmp_path):
+    turns = WriteTurns(tmp_path / "own.db", timeout=10)
+    turns.take("the load's connection")  # committed, not yet back in the pool
+    started = time.monotonic()
+    turns.take("a second connection of the same thread")
+    assert time.monotonic() - started < 1
+    turns.end("a second connection of the same thread")  # never had it: nothing to end
+    waiting = threading.Thread(target=lambda: (turns.take("another"), turns.end("another")))
+    waiting.start()
+    waiting.join(timeout=0.3)
+    assert waiting.is_alive()  # another thread still waits for the turn
+    turns.end("the load's connection")
+    waiting.join(timeout=5)
+    assert not waiting.is_alive()
+
+
 @pytest.fixture
 def sqlite(app):
     if db.engine.dialect.name != "sqlite":

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event, func, select
 
+from app.aside import own_transaction
 from app.extensions import db
 from app.models import IntakeLoad, LoadStatus, Task
 from app.services.intake import load as load_module
@@ -255,7 +256,9 @@ def test_progress_commits_with_each_batch_for_other_workers_to_see(renewals, wri
     seen = []
 
     def look(_session) -> None:
-        with db.engine.connect() as other:  # another connection: committed rows only
+        # Another connection sees committed rows only; a reader, so it does not queue for
+        # the write turn the load's connection holds until it goes back to the pool.
+        with own_transaction(write=False) as other:
             load = other.execute(select(IntakeLoad.status, IntakeLoad.rows_done)).one()
             tasks = other.scalar(select(func.count()).select_from(Task))
         seen.append((*load, tasks))
