@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import tempfile
 from collections.abc import Callable, Mapping
@@ -94,6 +95,20 @@ def worker_settings(env: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
+_HASH_METHOD = re.compile(r"scrypt(:\d+:\d+:\d+)?|pbkdf2(:sha(256|512)(:\d+)?)?")
+
+
+def password_hash_method(env: Mapping[str, str]) -> str:
+    """How passwords are hashed, in werkzeug's notation: `scrypt` (its default cost),
+    `scrypt:N:r:p`, or `pbkdf2:sha256:ITERATIONS`; anything else stops the app at start."""
+    method = env.get("PASSWORD_HASH_METHOD", "scrypt")
+    if not _HASH_METHOD.fullmatch(method):
+        raise ValueError(
+            f"PASSWORD_HASH_METHOD {method!r}: use scrypt, scrypt:N:r:p or pbkdf2:sha256:ITERATIONS"
+        )
+    return method
+
+
 def defaults() -> dict[str, Any]:
     """Every setting but the secret key and the database, from the environment."""
     env = os.environ
@@ -110,6 +125,7 @@ def defaults() -> dict[str, Any]:
         "REMEMBER_COOKIE_HTTPONLY": True,
         "REMEMBER_COOKIE_SAMESITE": "Lax",
         "LOGIN_RATE_LIMIT": env.get("LOGIN_RATE_LIMIT", "10 per minute;50 per hour"),
+        "PASSWORD_HASH_METHOD": password_hash_method(env),
         "API_RATE_LIMIT": env.get("API_RATE_LIMIT", "6000 per minute"),
         "RATELIMIT_STORAGE_URI": rate_limit_storage(env),
         "SESSION_IDLE_MINUTES": int(env.get("SESSION_IDLE_MINUTES", 30)),
@@ -159,5 +175,7 @@ def test_settings(database_uri: str, **overrides: Any) -> dict[str, Any]:
         "WTF_CSRF_ENABLED": False,
         "RATELIMIT_ENABLED": False,
         "WORKER_IMMEDIATE": True,  # jobs run in the caller, to their end, unless a test asks
+        # A test's passwords need no protection from guessing: one round, not scrypt's cost.
+        "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1",
         **overrides,
     }

@@ -77,7 +77,11 @@ def test_production_settings_use_the_instance_secret_key(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     ("name", "default"),
-    [("PLATFORM_CODE", "AWS Connect"), ("KEY_GRACE_SECONDS", 7200)],
+    [
+        ("PLATFORM_CODE", "AWS Connect"),
+        ("KEY_GRACE_SECONDS", 7200),
+        ("PASSWORD_HASH_METHOD", "scrypt"),
+    ],
 )
 def test_settings_have_defaults(monkeypatch, name, default):
     monkeypatch.delenv(name, raising=False)
@@ -90,11 +94,20 @@ def test_settings_have_defaults(monkeypatch, name, default):
         ("PLATFORM_CODE", "Genesys Cloud", "Genesys Cloud"),
         ("KEY_GRACE_SECONDS", "60", 60),
         ("SQLITE_BUSY_TIMEOUT_MS", "250", 250),
+        ("PASSWORD_HASH_METHOD", "pbkdf2:sha256:600000", "pbkdf2:sha256:600000"),
+        ("PASSWORD_HASH_METHOD", "scrypt:65536:8:1", "scrypt:65536:8:1"),
     ],
 )
 def test_settings_are_read_from_environment_variables(monkeypatch, name, raw, value):
     monkeypatch.setenv(name, raw)
     assert config.defaults()[name] == value
+
+
+@pytest.mark.parametrize("raw", ["md5", "plain", "scrypt:fast", "pbkdf2:sha1:1", ""])
+def test_an_unknown_password_hash_method_stops_the_app_at_start(monkeypatch, raw):
+    monkeypatch.setenv("PASSWORD_HASH_METHOD", raw)
+    with pytest.raises(ValueError, match="PASSWORD_HASH_METHOD"):
+        config.defaults()
 
 
 def test_default_key_grace_outlasts_the_hour_a_client_caches_a_key(monkeypatch):

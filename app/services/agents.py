@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
-from werkzeug.security import check_password_hash, generate_password_hash
 
 from app.extensions import db
 from app.models import Tenant, User
@@ -23,14 +22,12 @@ from app.services import sessions
 from app.services.actors import Actor
 from app.services.errors import InvalidInput
 from app.services.history import Change, record
+from app.services.passwords import hash_password, password_matches
 from app.services.rules import require_time_zone
 from app.services.supervisors import check_password
 from app.services.tenants import get_skill_queue
 
 INVITE_VALID = timedelta(hours=72)
-# Checked when the tenant or the user is unknown or has no password yet, so a failed
-# sign-in costs the same whichever part was wrong.
-_UNKNOWN = generate_password_hash("not a password of any agent")
 
 
 def _digest(token: str) -> str:
@@ -110,7 +107,7 @@ def set_desk_password(agent: User, password: str, *, actor: Actor) -> None:
     """Give the agent this desk password (the supervisors' rules); any open invitation is
     void and every desk session the agent had ends."""
     check_password(password)
-    agent.password_hash = generate_password_hash(password)
+    agent.password_hash = hash_password(password)
     agent.invite_hash = None
     agent.invite_expires_at = None
     sessions.end_sessions(agent, sessions.AGENTS)
@@ -124,6 +121,5 @@ def authenticate(tenant: Tenant | None, login_user_id: str, password: str) -> Us
         agent = db.session.scalar(
             select(User).filter_by(tenant_id=tenant.id, login_user_id=login_user_id)
         )
-    stored = agent.password_hash if agent is not None and agent.password_hash else _UNKNOWN
-    valid = check_password_hash(stored, password)
-    return agent if agent is not None and agent.password_hash and valid else None
+    valid = password_matches(agent.password_hash if agent is not None else None, password)
+    return agent if valid else None

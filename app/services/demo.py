@@ -14,7 +14,6 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from sqlalchemy import select
-from werkzeug.security import check_password_hash
 
 from app.config import instance_secret
 from app.extensions import db
@@ -32,6 +31,7 @@ from app.services import (
     work_codes,
 )
 from app.services.actors import Actor
+from app.services.passwords import password_matches
 from app.services.rules import to_epoch_ms
 from app.services.task_trail import trace_change
 from app.services.task_wire import task_snapshot
@@ -131,7 +131,7 @@ def _supervisor(instance_path: str, actor: Actor) -> str:
     existing = db.session.scalar(select(Supervisor).filter_by(email=SUPERVISOR))
     if existing is None:
         supervisors.create_supervisor(SUPERVISOR, password, actor=actor)
-    elif not check_password_hash(existing.password_hash, password):
+    elif not password_matches(existing.password_hash, password):
         supervisors.set_password(existing, password, actor=actor)
     return password
 
@@ -193,7 +193,7 @@ def _agent(tenant: Tenant, demo: DemoAgent, instance_path: str, actor: Actor) ->
         new = NewUser(demo.login, demo.first_name, demo.last_name, AGENT_TEMPLATE)
         agent = add_user(tenant, new, actor=actor)  # commits, as for the API
         agents.set_agent_queues(agent, demo.queues, actor=actor)
-    if not (agent.password_hash and check_password_hash(agent.password_hash, password)):
+    if not password_matches(agent.password_hash, password):
         agents.set_desk_password(agent, password, actor=actor)
     return password
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from sqlalchemy import select
-from werkzeug.security import check_password_hash, generate_password_hash
 from zxcvbn import zxcvbn
 
 from app.extensions import db
@@ -19,6 +18,7 @@ from app.services import sessions
 from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidInput, NotFound
 from app.services.history import Change, record
+from app.services.passwords import hash_password, password_matches
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 MIN_PASSWORD = 12
@@ -28,8 +28,6 @@ MAX_PASSWORD = 1024
 MIN_SCORE = 3
 # zxcvbn refuses longer input; its first 72 characters already decide a weak password.
 _ZXCVBN_MAX = 72
-# Checked when the e-mail is unknown, so a wrong address costs as long as a wrong password.
-_UNKNOWN = generate_password_hash("not a password of anyone")
 
 
 def check_password(password: str) -> None:
@@ -65,7 +63,7 @@ def create_supervisor(
         raise Conflict(f"supervisor {email} already exists")
     supervisor = Supervisor(
         email=email,
-        password_hash=generate_password_hash(password),
+        password_hash=hash_password(password),
         all_tenants=not tenants,
         tenants=list(tenants or []),
     )
@@ -86,7 +84,7 @@ def set_password(supervisor: Supervisor, password: str, *, actor: Actor) -> None
     """Give the supervisor a new password and end every session they have; the trail says
     that it changed and by whom, nothing of the password."""
     check_password(password)
-    supervisor.password_hash = generate_password_hash(password)
+    supervisor.password_hash = hash_password(password)
     sessions.end_sessions(supervisor)
     _record(actor, "supervisor.password_changed", supervisor.email, {"sessionsEnded": True})
 
@@ -94,7 +92,7 @@ def set_password(supervisor: Supervisor, password: str, *, actor: Actor) -> None
 def change_password(supervisor: Supervisor, current: str, new: str, *, actor: Actor) -> None:
     """A supervisor's own change: the current password first, then the rules of
     `set_password` (every session ends; the caller starts a new one for this browser)."""
-    if not check_password_hash(supervisor.password_hash, current):
+    if not password_matches(supervisor.password_hash, current):
         raise InvalidInput("the current password is not right")
     if new == current:
         raise InvalidInput("the new password must differ from the current one")
@@ -104,7 +102,7 @@ def change_password(supervisor: Supervisor, current: str, new: str, *, actor: Ac
 def authenticate(email: str, password: str) -> Supervisor | None:
     """The supervisor with these credentials, or None; the same work either way."""
     supervisor = db.session.scalar(select(Supervisor).filter_by(email=email.strip().lower()))
-    valid = check_password_hash(supervisor.password_hash if supervisor else _UNKNOWN, password)
+    valid = password_matches(supervisor.password_hash if supervisor else None, password)
     return supervisor if supervisor and valid else None
 
 

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import partial
-
-import pytest
-from werkzeug.security import generate_password_hash
 
 from app.desk.auth import AGENT_TOKEN_KEY
 from app.extensions import db
@@ -17,13 +13,6 @@ from tests.conftest import SETUP
 from tests.ui.conftest import PASSWORD, csrf_token, soup
 
 AGENT = "ann@acme.example"
-
-
-@pytest.fixture(autouse=True)
-def _cheap_agent_hashes(monkeypatch):
-    """Fast hashes for the agents of a test; checking works the same way."""
-    cheap = partial(generate_password_hash, method="pbkdf2:sha256:1000")
-    monkeypatch.setattr(agents, "generate_password_hash", cheap)
 
 
 def make_agent(

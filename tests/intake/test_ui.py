@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import csv
 import io
-from functools import partial
 from urllib.parse import urlencode
 
 import pytest
 from huey.signals import SIGNAL_ENQUEUED
-from werkzeug.security import generate_password_hash
 
 from app.extensions import db
 from app.jobs import huey
 from app.models import IntakeLoad
-from app.services import supervisors
 from app.services.campaigns import create_campaign
 from tests.conftest import SETUP, make_tenant
 from tests.intake.conftest import tasks_of
@@ -42,12 +39,6 @@ def _synchronous_loads():
     huey.signal(SIGNAL_ENQUEUED)(note)
     yield queued
     huey.disconnect_signal(note, SIGNAL_ENQUEUED)
-
-
-@pytest.fixture(autouse=True)
-def _cheap_password_hashes(monkeypatch):
-    cheap = partial(generate_password_hash, method="pbkdf2:sha256:1000")
-    monkeypatch.setattr(supervisors, "generate_password_hash", cheap)
 
 
 @pytest.fixture

@@ -17,13 +17,8 @@ from app.services.actors import Actor
 from app.services.supervisors import authenticate
 from app.services.users import get_user
 from tests.conftest import PLATFORM, sc_headers
-from tests.desk.desk_support import _cheap_agent_hashes, desk_sign_in  # noqa: F401
-from tests.ui.conftest import (  # noqa: F401 - autouse: cheap hashes
-    RequestClient,
-    _cheap_password_hashes,
-    csrf_token,
-    page,
-)
+from tests.desk.desk_support import desk_sign_in
+from tests.ui.conftest import RequestClient, csrf_token, page
 
 DESK_LINE = re.compile(
     r"Sign in to the desk at (?P<url>\S+) as (?P<company>[^/\s]+)/(?P<environment>[^/\s]+)/"

@@ -36,7 +36,6 @@ from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk t
     start,
     stored,
 )
-from tests.desk.desk_support import _cheap_agent_hashes  # noqa: F401
 from tests.desk.desk_support import make_agent as make_desk_agent
 
 S = timedelta(seconds=1)

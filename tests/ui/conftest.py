@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import partial
 
 import pytest
 from bs4 import BeautifulSoup
@@ -11,7 +10,6 @@ from flask import g
 from flask.testing import FlaskClient
 from jinja2 import BytecodeCache
 from werkzeug.datastructures import MultiDict
-from werkzeug.security import generate_password_hash
 
 from app.admin.sessions import TOKEN_KEY
 from app.extensions import db
@@ -50,13 +48,6 @@ class RequestClient(FlaskClient):
 def settings(settings, request):
     """The test settings, changed by a test's indirect parametrize of `settings`."""
     return {**settings, **getattr(request, "param", {})}
-
-
-@pytest.fixture(autouse=True)
-def _cheap_password_hashes(monkeypatch):
-    """Fast hashes for the supervisors of a test; checking works the same way."""
-    cheap = partial(generate_password_hash, method="pbkdf2:sha256:1000")
-    monkeypatch.setattr(supervisors, "generate_password_hash", cheap)
 
 
 class _CompiledTemplates(BytecodeCache):

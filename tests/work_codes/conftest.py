@@ -3,9 +3,7 @@
 import pytest
 
 from tests.browser.conftest import browser, chromium_executable, live_server, tab  # noqa: F401
-from tests.desk.desk_support import _cheap_agent_hashes  # noqa: F401
 from tests.ui.conftest import (  # noqa: F401
-    _cheap_password_hashes,
     app,
     boss,
     client,
