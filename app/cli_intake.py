@@ -16,7 +16,7 @@ from app.services.errors import ServiceError
 from app.services.intake.export import export_csv
 from app.services.intake.runs import copy_of, report_file, run_load, start_load
 from app.services.intake.watch import FolderDrop, S3Drop, watch_once
-from app.services.search import Condition, Criterion
+from app.services.search_criteria import Condition, Criterion
 
 intake_group = click.Group("intake", help="Intake files: load, export, watch a drop location.")
 

@@ -40,7 +40,7 @@ from app import create_app
 from app.config import database_url, test_settings
 from app.extensions import db
 from app.services import search
-from app.services.search import Condition, Criterion
+from app.services.search_criteria import Condition, Criterion
 from bench import search_data
 
 SIZES = tuple(

@@ -19,15 +19,10 @@ from app.services.display import NAME_KEY
 from app.services.errors import ServiceError
 from app.services.intake.runs import recent_loads
 from app.services.rules import time_zones
-from app.services.search import (
-    SYSTEM_KEYS,
-    Condition,
-    count_tasks,
-    search_tasks,
-    suggested_keys,
-    with_data,
-)
+from app.services.search import count_tasks, search_tasks, suggested_keys
+from app.services.search_criteria import SYSTEM_KEYS, Condition
 from app.services.supervisors import visible_tenants
+from app.services.task_data import with_data
 from app.services.validation import MAX_CRITERIA, MAX_KEY, MAX_VALUE_BYTES
 
 

@@ -25,7 +25,8 @@ from app.models import Campaign
 from app.services import tasks
 from app.services.actors import Actor
 from app.services.errors import InvalidInput, ServiceError
-from app.services.search import result_limit, search_tasks, with_data
+from app.services.search import result_limit, search_tasks
+from app.services.task_data import with_data
 from app.storage import read_only, reads_first
 
 PREFIX = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal"

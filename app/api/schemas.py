@@ -14,7 +14,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StringConstrain
 
 from app.models import WorkedState
 from app.services.rules import MAX_EPOCH_MS
-from app.services.search import Condition, Criterion
+from app.services.search_criteria import Condition, Criterion
 from app.services.tasks import Locator, TaskChanges
 from app.services.validation import MAX_INT, MAX_ITEMS, MAX_KEY, ItemInput
 

@@ -28,7 +28,7 @@ from app.services.actors import Actor
 from app.services.display import agent_view_of
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
 from app.services.rules import to_epoch_ms
-from app.services.search import TaskData, with_data
+from app.services.task_data import TaskData, with_data
 from app.services.task_wire import snapshot, task_snapshot
 from app.services.users import find_user
 from app.services.work_code_offers import offered as offered_work_codes

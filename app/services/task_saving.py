@@ -19,7 +19,7 @@ from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem, Tenant
 from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidClientId, ServiceError
-from app.services.search import TaskData
+from app.services.task_data import TaskData
 from app.services.task_lookups import by_client_id, stored_key
 from app.services.task_trail import trace_change
 from app.services.task_wire import snapshot, task_data

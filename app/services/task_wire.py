@@ -15,7 +15,7 @@ from sqlalchemy import bindparam, select
 from app.extensions import db
 from app.models import SkillQueue, Task, TaskItem, WorkCode
 from app.services.rules import format_time
-from app.services.search import DATA_CHUNK, TaskData, data_rows, with_data
+from app.services.task_data import DATA_CHUNK, TaskData, data_rows, with_data
 
 # The columns a task's wire shape is made of: a stored task read as plain rows has them all.
 WIRE_COLUMNS = (

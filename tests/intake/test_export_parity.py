@@ -24,7 +24,9 @@ from app.services.intake import export
 from app.services.intake.cells import guard
 from app.services.intake.export import SYSTEM_COLUMNS, export_csv
 from app.services.rules import format_time
-from app.services.search import Condition, Criterion, filtered, with_data
+from app.services.search import filtered
+from app.services.search_criteria import Condition, Criterion
+from app.services.task_data import with_data
 
 # ---- the export as it was -------------------------------------------------------------
 

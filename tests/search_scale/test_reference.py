@@ -19,7 +19,7 @@ from sqlalchemy import update
 from app.extensions import db
 from app.models import Task, search_index
 from app.services import campaigns, search, search_plan
-from app.services.search import Condition, Criterion
+from app.services.search_criteria import Condition, Criterion
 from app.services.tasks import (
     Locator,
     TaskChanges,

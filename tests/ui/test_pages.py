@@ -9,7 +9,7 @@ import pytest
 
 from app.extensions import db
 from app.services.campaigns import list_campaigns
-from app.services.search import SYSTEM_KEYS, Condition
+from app.services.search_criteria import SYSTEM_KEYS, Condition
 from app.services.tasks import Locator, TaskChanges, change_status
 from app.services.tenants import list_skill_queues
 from app.services.validation import ItemInput

@@ -30,7 +30,7 @@ from app.services.delivery import rules
 from app.services.delivery.rules import Seat
 from app.services.delivery.sweeps import clear_preference
 from app.services.errors import NotAvailable
-from app.services.search import TaskData
+from app.services.task_data import TaskData
 from app.services.task_trail import trace_change
 from app.services.task_wire import snapshot, task_data
 from app.services.task_writes import touch

@@ -28,7 +28,8 @@ from app.services.intake.export_rows import (
     task_rows,
     time_text,
 )
-from app.services.search import Criterion, filtered
+from app.services.search import filtered
+from app.services.search_criteria import Criterion
 
 SYSTEM_COLUMNS = (
     "previewRecordID",
