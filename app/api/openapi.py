@@ -2,21 +2,20 @@
 
 Request schemas come from the very pydantic models the views validate with, response
 schemas from app/api/responses.py; both go through pydantic's `models_json_schema`, so the
-document cannot drift from the code. A new JSON API (the agents' desk) adds one `Api` entry
-to `apis()`; tests/api/test_openapi.py fails while any route under an API prefix is missing.
+document cannot drift from the code. Which APIs and operations it holds is app/api/catalog.py;
+tests/api/test_openapi.py fails while any route under an API prefix is missing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
-from app.api import responses
 from app.api.auth import HEADERS
+from app.api.catalog import Api, Operation, apis
 
 REF = "#/components/schemas/{model}"
 # No request string may hold U+0000, published as `not: {pattern: NUL}`: test generators
@@ -51,180 +50,6 @@ An integer is written as a JSON integer (`2`, not `2.0`), else the answer is FAI
 JSON body `{"status", "error", "message"}`, plus `result` on the User Provisioning API.
 Any method other than POST on an operation's path gets 405 with an `Allow` header.
 """
-
-
-@dataclass(frozen=True)
-class Operation:
-    """One POST operation: its path below the API's prefix and the models of its bodies."""
-
-    path: str
-    operation_id: str
-    summary: str
-    request: type[BaseModel]
-    response: type[BaseModel]
-    description: str = ""
-    # Operations that can act on what this one wrote, by the body fields that locate it.
-    links: tuple[str, ...] = ()
-    carried: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Api:
-    """One JSON API: a tag in the document, a URL prefix, the body of its HTTP errors."""
-
-    tag: str
-    prefix: str
-    description: str
-    error: type[BaseModel]
-    operations: tuple[Operation, ...]
-    # Properties every request body of the API carries besides the operation's model.
-    body_extras: dict[str, type[BaseModel]] = field(default_factory=dict)
-
-
-def apis() -> tuple[Api, ...]:
-    """Every JSON API the service serves (imported here: the views import their schemas)."""
-    from app.api import preview, schemas, users, wire
-
-    def action(name: str, summary: str, request: type[BaseModel], description: str = "", **more):
-        response = responses.SearchResponse if name == "searchPreviewCampaign" else None
-        return Operation(
-            f"/{name}",
-            name,
-            summary,
-            request,
-            response or responses.PreviewResponse,
-            description,
-            **more,
-        )
-
-    return (
-        Api(
-            tag="Preview Campaign Realtime API",
-            prefix=preview.PREFIX,
-            description="Read, write, move and remove the tasks of a Preview campaign.",
-            error=responses.HttpError,
-            operations=(
-                action(
-                    "addOrUpdateCampaignRecord",
-                    "Add a task, or replace all the data of an existing one",
-                    schemas.AddOrUpdateRequest,
-                    "An update replaces every data item. A missing clientId answers "
-                    "INVALIDCLIENTID; a data key equal to clientIdFieldName answers "
-                    "INVALIDRECORDDATAKEY.",
-                    links=(
-                        "searchPreviewCampaign",
-                        "changeCampaignRecordStatus",
-                        "transferCampaignRecord",
-                        "deleteRecordFromCampaign",
-                    ),
-                    carried=(*wire.ECHOED, "clientId"),
-                ),
-                action(
-                    "searchPreviewCampaign",
-                    "Look up one task by id, or the tasks matching every criterion",
-                    schemas.SearchRequest,
-                    "previewRecordData (criteria) is required unless previewRecordId or "
-                    "clientId is given. maxRecords defaults to 1000.",
-                ),
-                action(
-                    "changeCampaignRecordStatus",
-                    "Set a task's worked state and, optionally, its queue, agent, time, zone",
-                    schemas.ChangeStatusRequest,
-                ),
-                action(
-                    "transferCampaignRecord",
-                    "Move a task to another campaign and/or skill queue",
-                    schemas.TransferRequest,
-                ),
-                action(
-                    "deleteRecordFromCampaign",
-                    "Remove a task from its campaign",
-                    schemas.DeleteRequest,
-                ),
-            ),
-        ),
-        Api(
-            tag="User Provisioning API",
-            prefix=users.PREFIX,
-            description="Add, look up and delete the users and agents of an environment.",
-            error=responses.UserHttpError,
-            body_extras={"tenant": users.TenantRef},
-            operations=(
-                Operation(
-                    "/users/add-user",
-                    "add-user",
-                    "Create a user in the service and, optionally, in the instance",
-                    users.AddUserRequest,
-                    responses.AddUserResponse,
-                    links=("query-existence", "delete-user"),
-                    carried=("tenant", "loginUserId"),
-                ),
-                Operation(
-                    "/users/query-existence",
-                    "query-existence",
-                    "Tell whether a user exists in the service and in the instance",
-                    users.UserRequest,
-                    responses.QueryExistenceResponse,
-                ),
-                Operation(
-                    "/users/delete-user",
-                    "delete-user",
-                    "Delete a user from the service and, where it exists, from the instance",
-                    users.UserRequest,
-                    responses.UserResponse,
-                ),
-            ),
-        ),
-        desk_api(),
-    )
-
-
-def desk_api() -> Api:
-    """The Desk API: one agent's state, next task, and how the task ends."""
-    from app.api import users
-    from app.desk import api as desk
-    from app.desk import schemas
-
-    def operation(name: str, summary: str, request, response, description: str = ""):
-        return Operation(f"/{name}", name, summary, request, response, description)
-
-    return Api(
-        tag="Desk API",
-        prefix=desk.PREFIX,
-        description="An agent's desk for integrations: state, next task, close or release.",
-        error=responses.HttpError,
-        body_extras={"tenant": users.TenantRef},
-        operations=(
-            operation(
-                "setAgentState",
-                "Set the agent's state (OFFLINE releases the agent's task)",
-                schemas.SetAgentStateRequest,
-                schemas.AgentStateResponse,
-            ),
-            operation(
-                "nextTask",
-                "The agent's task: the one held, the next deliverable one, or why none",
-                schemas.NextTaskRequest,
-                schemas.NextTaskResponse,
-                "NOT_AVAILABLE unless the agent is AVAILABLE. An agent holding a task gets it "
-                "again; otherwise the next task is reserved for the agent.",
-            ),
-            operation(
-                "closeTask",
-                "End the agent's task with an outcome; counts an attempt",
-                schemas.CloseTaskRequest,
-                schemas.TaskResponse,
-                "A task the agent does not hold answers NOT_FOUND.",
-            ),
-            operation(
-                "releaseTask",
-                "Give the agent's task back to the queue without counting an attempt",
-                schemas.ReleaseTaskRequest,
-                schemas.TaskResponse,
-                "A task the agent does not hold answers NOT_FOUND.",
-            ),
-        ),
-    )
 
 
 class _Schemas(GenerateJsonSchema):

@@ -11,7 +11,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator
 from sqlalchemy import select
 
 from app.api import schemas, users
-from app.api.openapi import apis
+from app.api.catalog import apis
 from app.errors import API_PREFIXES
 from app.extensions import db
 from app.models import Task, WorkCode
