@@ -31,27 +31,24 @@ import http.client
 import json
 import os
 import random
-import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from sqlalchemy import create_engine, make_url, text
+from sqlalchemy import make_url
+
+from bench import servers
+from bench.databases import postgresql_url
 
 SECONDS = float(os.environ.get("BENCH_API_SECONDS", 10))
 WARM_UP_SECONDS = 2.0
 CLIENTS = int(os.environ.get("BENCH_API_CLIENTS", 8))
 TASKS = int(os.environ.get("BENCH_API_TASKS", 100_000))
 WORKERS = 2
-ROOT = Path(__file__).absolute().parent.parent
-TICKS = os.sysconf("SC_CLK_TCK")
 PREVIEW = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal/"
 IDENTITY = {
     "platform": "AWS Connect",
@@ -60,15 +57,6 @@ IDENTITY = {
     "region": "us-east-1",
     "campaignName": f"Size {TASKS}",
 }
-
-
-def _headers(key: str) -> dict[str, str]:
-    return {
-        "Content-Type": "application/json",
-        "X-sc-platform-code": "AWS Connect", "X-sc-company-code": "Bench",
-        "X-sc-company-environment": "prod", "X-sc-secrets-region": "us-east-1",
-        "X-sc-company-api-key": key,
-    }  # fmt: skip
 
 
 # --- The database and the servers ----------------------------------------------------------
@@ -94,60 +82,6 @@ def _load(url: str) -> str:
         for engine in db.engines.values():
             engine.dispose()
     return key
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def _gunicorn(app: str, url: str, folder: Path) -> Iterator[tuple[int, int]]:
-    """gunicorn serving `app` (module:variable) with the service's settings: port and pid."""
-    port = _free_port()
-    environ = {
-        **os.environ, "DATABASE_URL": url, "SECRET_KEY": "bench", "INSTANCE_PATH": str(folder),
-        "API_RATE_LIMIT": "1000000 per minute",  # counted in the database, never refused
-    }  # fmt: skip
-    log = folder / f"gunicorn-{port}.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(  # noqa: S603 - our own interpreter and settings
-            [sys.executable, "-m", "gunicorn", "-c", "python:app.serving", "--workers",
-             str(WORKERS), "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null", app],
-            cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"gunicorn did not start:\n{log.read_text()}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield port, process.pid
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-def _cpu_seconds(master: int, database: str | None) -> float:
-    """CPU time so far of gunicorn's master and workers, and of the PostgreSQL backends
-    serving `database` (Linux's /proc; 0 elsewhere)."""
-    total = 0.0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            command = (stat.parent / "cmdline").read_bytes().decode(errors="replace")
-        except OSError:  # ended meanwhile
-            continue
-        pid, parent = int(stat.parent.name), int(fields[1])
-        backend = database is not None and f" {database} " in command
-        if pid == master or parent == master or backend:
-            total += (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
-    return total
 
 
 # --- Driving an endpoint ---------------------------------------------------------------------
@@ -214,7 +148,7 @@ def _drive(
     figures = None
     for seconds in (WARM_UP_SECONDS, SECONDS):
         out: list = []
-        cpu = _cpu_seconds(pid, database)
+        cpu = servers.cpu_by_process(pid, database)
         started = time.perf_counter()
         deadline = started + seconds
         threads = [
@@ -233,7 +167,7 @@ def _drive(
             len(latencies),
             elapsed,
             latencies,
-            _cpu_seconds(pid, database) - cpu,
+            servers.cpu_spent(cpu, servers.cpu_by_process(pid, database)),
             sum(errors for _, errors, _ in out),
             next((first for _, _, first in out if first), None),
         )
@@ -286,7 +220,7 @@ def report(name: str, url: str, folder: Path) -> None:
     key = _load(url)
     loaded = time.perf_counter() - started
     database = make_url(url).database if url.startswith("postgresql") else None
-    headers = _headers(key)
+    headers = {"Content-Type": "application/json", **servers.headers(key)}
     bodies = _add_body(f"{int(time.time())}")
     print(
         f"api: the Preview API beside a bare Flask endpoint, gunicorn -w {WORKERS} as `make run`,"
@@ -297,9 +231,9 @@ def report(name: str, url: str, folder: Path) -> None:
         f"{os.cpu_count()} CPUs); latency and CPU per request in ms"
     )
     results = {}
-    with _gunicorn("bench.api_bare:app", url, folder) as (port, pid):
+    with servers.gunicorn("bench.api_bare:app", url, folder, WORKERS) as (port, pid):
         results["bare"] = _drive(port, pid, None, "/bare", bodies, headers)
-    with _gunicorn("wsgi:app", url, folder) as (port, pid):
+    with servers.gunicorn("wsgi:app", url, folder, WORKERS) as (port, pid):
         search = PREVIEW + "searchPreviewCampaign"
         results["search"] = _drive(port, pid, database, search, _search_body, headers)
         add = PREVIEW + "addOrUpdateCampaignRecord"
@@ -314,29 +248,11 @@ def report(name: str, url: str, folder: Path) -> None:
             print(f"  first error of {label}: {figures.first_error}")
 
 
-def _postgresql_url() -> str | None:
-    """BENCH_API_DATABASE_URL, else TEST_DATABASE_URL's server with a database of its own."""
-    from app.config import database_url
-
-    if url := os.environ.get("BENCH_API_DATABASE_URL"):
-        return database_url(url)
-    if not (url := os.environ.get("TEST_DATABASE_URL")):
-        return None
-    server = make_url(database_url(url))
-    name = f"{server.database}_api_bench"
-    engine = create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with engine.connect() as connection:
-        if not connection.scalar(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}):
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-    engine.dispose()
-    return server.set(database=name).render_as_string(hide_password=False)
-
-
 def main() -> None:
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         report("SQLite", f"sqlite:///{folder / 'api-bench.db'}", folder)
-        if url := _postgresql_url():
+        if url := postgresql_url("api_bench", "BENCH_API_DATABASE_URL"):
             print()
             report("PostgreSQL", url, folder)
 

@@ -12,8 +12,9 @@ NOTWORKED, 3 data items each; then ANALYZE. Agent `ann`, for whom nothing is hel
 one she releases), so every call delivers. Her CPU time per call is printed beside the
 wall time: on SQLite it is what a machine with nothing else to do would take. The SELECTs
 on tasks that one nextTask sends follow: the plan of each and its time alone.
-On PostgreSQL (BENCH_DATABASE_URL, else TEST_DATABASE_URL; that database is emptied) the
-largest campaign stays for bench/delivery_pull.py: 1, then 20 agents pulling at once.
+On PostgreSQL (BENCH_DATABASE_URL, else TEST_DATABASE_URL's with `_delivery_bench`
+appended; that database is emptied) the largest campaign stays for bench/delivery_pull.py:
+1, then 20 agents pulling at once.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ from app.services.task_writes import hold_end
 from app.services.users import NewUser, add_user
 from app.services.window_clock import clock
 from app.storage import bulk_insert, driver_value
-from bench import delivery_pull
+from bench import delivery_pull, servers
+from bench.databases import postgresql_url
 
 SIZES = [int(n) for n in os.environ.get("BENCH_DELIVERY_TASKS", "10000,1000000").split(",")]
 CALLS = int(os.environ.get("BENCH_DELIVERY_CALLS", 200))
@@ -173,7 +175,7 @@ def _switch_rules_on(campaign, size: int) -> str:
 
 def _caller(client, key: str):
     """POST a Desk API action as a client sends it (the five X-sc- headers, tenant, agent)."""
-    headers = delivery_pull.headers(key)
+    headers = servers.headers(key)
 
     def call(action: str, agent: str, **fields) -> dict:
         body = {"tenant": delivery_pull.TENANT, "agent": agent, **fields}
@@ -358,7 +360,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         _report("SQLite", f"sqlite:///{folder}/delivery.db")
     print(f"(SQLite part: {time.perf_counter() - started:.0f} s)")
-    url = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL")
+    url = postgresql_url("delivery_bench")
     if not url:
         print("20 agents pulling at once: set TEST_DATABASE_URL to run it on PostgreSQL")
         return

@@ -15,10 +15,7 @@ server's last exception) is printed in place of the figures.
 from __future__ import annotations
 
 import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -29,84 +26,13 @@ from pathlib import Path
 import requests
 from sqlalchemy import make_url
 
+from bench import servers
+
 AGENTS, WORKERS = 20, 4
 PULL_SECONDS = float(os.environ.get("BENCH_DELIVERY_PULL_SECONDS", 10))
 AGENT_NAMES = [f"agent{n:02d}" for n in range(AGENTS)]
 DESK = "/desk-api/v1/"
 TENANT = {"platform": "AWS Connect", "companyCode": "Bench", "environment": "prod"}
-ROOT = Path(__file__).absolute().parent.parent
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def headers(key: str) -> dict[str, str]:
-    """The five X-sc- headers of tenant Bench/prod."""
-    return {
-        "X-sc-platform-code": "AWS Connect", "X-sc-company-code": "Bench",
-        "X-sc-company-environment": "prod", "X-sc-secrets-region": "us-east-1",
-        "X-sc-company-api-key": key,
-    }  # fmt: skip
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_until_serving(port: int, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"gunicorn did not start:\n{log.read_text()}")
-
-
-def _cpu(master: int, database: str) -> dict[int, float]:
-    """CPU seconds so far of gunicorn's processes and of the PostgreSQL backends serving
-    `database`, by process (Linux's /proc; empty elsewhere)."""
-    found = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            command = (stat.parent / "cmdline").read_bytes().decode(errors="replace")
-        except OSError:  # ended meanwhile
-            continue
-        pid, parent = int(stat.parent.name), int(fields[1])
-        if pid == master or parent == master or f" {database} " in command:
-            found[pid] = (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
-    return found
-
-
-@contextmanager
-def gunicorn(url: str, folder: Path, workers: int = WORKERS) -> Iterator[tuple[str, int]]:
-    """gunicorn with `workers` processes on the database at `url`: its base URL and pid."""
-    port = _free_port()
-    environ = {
-        **os.environ, "DATABASE_URL": url, "SECRET_KEY": "bench", "INSTANCE_PATH": str(folder),
-        # The default, 6000 per minute per company and environment, would refuse 20 agents.
-        "API_RATE_LIMIT": "1000000 per minute",
-    }  # fmt: skip
-    log = folder / "gunicorn.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "python:app.serving", "--workers",
-             str(workers), "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null",
-             "wsgi:app"],
-            cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_serving(port, process, log)
-        yield base, process.pid
-    except Exception:
-        print("\n".join(log.read_text(errors="replace").splitlines()[-30:]), file=sys.stderr)
-        raise
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 def _agent(base: str, key: str, login: str, start, until: list, out: list, errors: list):
@@ -115,7 +41,9 @@ def _agent(base: str, key: str, login: str, start, until: list, out: list, error
 
         def call(action: str, **fields) -> dict:
             body = {"tenant": TENANT, "agent": login, **fields}
-            answer = http.post(base + DESK + action, json=body, headers=headers(key), timeout=60)
+            answer = http.post(
+                base + DESK + action, json=body, headers=servers.headers(key), timeout=60
+            )
             if answer.status_code != 200 or answer.json()["result"] != "SUCCESS":
                 raise RuntimeError(f"{action}: HTTP {answer.status_code} {answer.text[:300]}")
             return answer.json()
@@ -177,25 +105,36 @@ def main(url: str, key: str, size: int) -> None:
     print(f"{'agents':>7} {'deliveries/s':>13}   nextTask median p95 ms   delivery median p95 ms"
           "   server CPU ms per delivery")  # fmt: skip
     database = make_url(url).database
-    with tempfile.TemporaryDirectory() as folder, gunicorn(url, Path(folder)) as (base, pid):
+    with tempfile.TemporaryDirectory() as folder, served(url, Path(folder)) as (base, pid):
         pull(base, key, AGENTS, 2)  # every worker has served a few requests (or failed)
         for count in (1, AGENTS):
-            before = _cpu(pid, database)
+            before = servers.cpu_by_process(pid, database)
             rate, out, errors = pull(base, key, count, PULL_SECONDS)
-            cpu = sum(t - before.get(p, 0.0) for p, t in _cpu(pid, database).items())
+            cpu = servers.cpu_spent(before, servers.cpu_by_process(pid, database))
             if errors or not out:
                 first = errors[0] if errors else "no delivery"
                 print(f"{count:>7}   failed, {len(errors)} agents: {first[:200]}")
-                _server_error(Path(folder) / "gunicorn.log")
+                _server_error(Path(folder))
                 continue
             asked, whole = _ms([a for a, _ in out]), _ms([w for _, w in out])
             print(f"{count:>7} {rate:>13.0f}   {asked:>22}   {whole:>22}"
                   f"   {cpu * 1000 / len(out):>26.1f}")  # fmt: skip
 
 
-def _server_error(log: Path) -> None:
+@contextmanager
+def served(url: str, folder: Path, workers: int = WORKERS) -> Iterator[tuple[str, int]]:
+    """The service under gunicorn with `workers` processes: its base URL and pid."""
+    with servers.gunicorn("wsgi:app", url, folder, workers) as (port, pid):
+        yield f"http://127.0.0.1:{port}", pid
+
+
+def _server_error(folder: Path) -> None:
     """The last exception the server logged, in one line."""
-    lines = log.read_text(errors="replace").splitlines()
+    lines = [
+        line
+        for log in folder.glob("gunicorn-*.log")
+        for line in log.read_text(errors="replace").splitlines()
+    ]
     found = [line for line in lines if "Error" in line and not line.startswith(" ")]
     if found:
         print(f"          server: {found[-1][:200]}")

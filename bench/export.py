@@ -36,9 +36,7 @@ import time
 from operator import itemgetter
 from pathlib import Path
 
-from sqlalchemy import create_engine, make_url, text
-
-from app.config import database_url
+from bench.databases import postgresql_url
 from bench.export_children import CHILDREN, peak_mib
 from bench.export_data import SIZES, prepare
 
@@ -62,21 +60,6 @@ def _in_child(role: str, url: str, campaign: str, out: Path) -> dict:
         return {**found, "role": role, "sha256": digest.hexdigest(), "bytes": out.stat().st_size}
     finally:
         out.unlink(missing_ok=True)
-
-
-def _postgresql_url() -> str | None:
-    if url := os.environ.get("BENCH_EXPORT_DATABASE_URL"):
-        return database_url(url)
-    if not (url := os.environ.get("TEST_DATABASE_URL")):
-        return None
-    server = make_url(database_url(url))
-    name = f"{server.database}_export_bench"
-    engine = create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with engine.connect() as connection:
-        if not connection.scalar(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}):
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-    engine.dispose()
-    return server.set(database=name).render_as_string(hide_password=False)
 
 
 def _mib(result: dict) -> str:
@@ -119,7 +102,7 @@ def main() -> None:
         folder = Path(kept or scratch)
         folder.mkdir(parents=True, exist_ok=True)
         run("SQLite", f"sqlite:///{folder / 'export-bench.db'}", folder)
-        if url := _postgresql_url():
+        if url := postgresql_url("export_bench", "BENCH_EXPORT_DATABASE_URL"):
             print()
             run("PostgreSQL", url, folder)
         else:

@@ -33,13 +33,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from sqlalchemy import create_engine, event, make_url, text
+from sqlalchemy import event, text
 
 from app import create_app
-from app.config import database_url, test_settings
+from app.config import test_settings
 from app.extensions import db
 from app.services import search
 from bench import search_data
+from bench.databases import postgresql_url
 from bench.search_cases import LIMIT, Case, cases
 
 SIZES = tuple(
@@ -171,27 +172,12 @@ def _short(size: int) -> str:
     return f"{size // 1_000_000}M" if size >= 1_000_000 else f"{size // 1000}k"
 
 
-def _postgresql_url() -> str | None:
-    if url := os.environ.get("BENCH_DATABASE_URL"):
-        return database_url(url)
-    if not (url := os.environ.get("TEST_DATABASE_URL")):
-        return None
-    server = make_url(database_url(url))
-    name = f"{server.database}_search_bench"
-    engine = create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with engine.connect() as connection:
-        if not connection.scalar(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}):
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-    engine.dispose()
-    return server.set(database=name).render_as_string(hide_password=False)
-
-
 def main() -> None:
     kept = os.environ.get("BENCH_SEARCH_FOLDER")
     with tempfile.TemporaryDirectory() as folder:
         path = Path(kept or folder) / "search-bench.db"
         report("SQLite", create_app(test_settings(f"sqlite:///{path}")))
-        if url := _postgresql_url():
+        if url := postgresql_url("search_bench"):
             print()
             app = create_app(test_settings(url))
             with app.app_context():

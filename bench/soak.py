@@ -26,7 +26,7 @@ import requests
 from app import create_app
 from app.config import test_settings
 from app.extensions import db
-from bench import delivery, delivery_pull
+from bench import delivery, delivery_pull, servers
 
 SECONDS = float(os.environ.get("BENCH_SOAK_SECONDS", 600))
 EVERY = float(os.environ.get("BENCH_SOAK_EVERY", 30))
@@ -64,7 +64,7 @@ def _workers(master: int) -> list[int]:
 def _client(base: str, key: str, n: int, until: float, counts: list[int], errors: list) -> None:
     """One client's loop: the mix of requests, each answer checked."""
     rng = random.Random(n)
-    headers = delivery_pull.headers(key)
+    headers = servers.headers(key)
     agent = delivery_pull.AGENT_NAMES[n]
     http = requests.Session()
 
@@ -123,7 +123,7 @@ def main() -> None:
             delivery._bulk_load(campaign, TASKS)
             db.session.remove()
             db.engine.dispose()
-        with delivery_pull.gunicorn(url, Path(folder), WORKERS) as (base, master):
+        with delivery_pull.served(url, Path(folder), WORKERS) as (base, master):
             counts, errors = [0] * CLIENTS, []
             until = time.monotonic() + SECONDS
             clients = [
