@@ -194,13 +194,32 @@ def driver_value(session, column):
     return processor or (lambda value: value)
 
 
+# SQLite: rows per INSERT of bulk_insert, within the 999 parameters any SQLite build takes.
+ROWS_PER_INSERT = 100
+_SQLITE_PARAMETERS = 999
+
+
 def bulk_insert(session, table, columns: tuple[str, ...], rows: list[tuple]) -> None:
-    """Rows straight to the driver's executemany: plain tuples skip the per-row work of
-    SQLAlchemy's parameter handling, which matters when rows come by the thousand."""
+    """Rows straight to the driver: plain tuples skip the per-row work of SQLAlchemy's
+    parameter handling, which matters when rows come by the thousand.
+
+    On PostgreSQL one executemany (psycopg sends it as a pipeline). On SQLite, INSERTs of up
+    to ROWS_PER_INSERT rows each: a statement per row costs its own start and end, which the
+    full-text triggers on task items make several times dearer than the row itself.
+    """
     if not rows:
         return
     connection = session.connection()
-    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    names, marks = ", ".join(columns), ", ".join([mark] * len(columns))
-    sql = f"INSERT INTO {table.name} ({names}) VALUES ({marks})"  # noqa: S608 - names are ours
-    connection.exec_driver_sql(sql, rows)
+    names = ", ".join(columns)
+    if connection.dialect.paramstyle != "qmark":
+        marks = ", ".join(["%s"] * len(columns))
+        sql = f"INSERT INTO {table.name} ({names}) VALUES ({marks})"  # noqa: S608 - our names
+        connection.exec_driver_sql(sql, rows)
+        return
+    per_insert = max(1, min(ROWS_PER_INSERT, _SQLITE_PARAMETERS // len(columns)))
+    row_marks = f"({', '.join(['?'] * len(columns))})"
+    for start in range(0, len(rows), per_insert):
+        chunk = rows[start : start + per_insert]
+        values = ", ".join([row_marks] * len(chunk))
+        sql = f"INSERT INTO {table.name} ({names}) VALUES {values}"  # noqa: S608 - our names
+        connection.exec_driver_sql(sql, tuple(value for row in chunk for value in row))

@@ -6,14 +6,15 @@ import sqlite3
 from contextlib import closing
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
-from app.models import ApiKey, Campaign, SkillQueue, Task, TaskItem, Tenant
+from app.models import ApiKey, Campaign, RateLimitCounter, SkillQueue, Task, TaskItem, Tenant
 from app.services import campaigns
 from app.services.tasks import add_or_update_task
 from app.services.validation import ItemInput
+from app.storage import ROWS_PER_INSERT, bulk_insert
 from tests.conftest import PREVIEW, SETUP, make_tenant
 
 BUSY_TIMEOUT_MS = 321  # not the default, so the test proves the setting is applied
@@ -166,3 +167,28 @@ def test_postgresql_text_columns_use_the_c_collation(postgresql):
     ).all()
     assert len(collations) == 3
     assert {row.collation_name for row in collations} == {"C"}
+
+
+@pytest.mark.parametrize("count", [1, 99, 100, 101, 250])
+def test_bulk_insert_writes_every_row_in_order_in_inserts_of_many_rows(app, count):
+    table = RateLimitCounter.__table__
+    statements = []
+
+    def keep(_conn, _cursor, statement, _parameters, _context, many) -> None:
+        if statement.startswith("INSERT INTO rate_limits"):
+            statements.append(many)
+
+    rows = [(f"key {n:03d}", n, 1.5 * n) for n in range(count)]
+    event.listen(db.engine, "before_cursor_execute", keep)
+    try:
+        bulk_insert(db.session, table, ("key", "count", "expires_at"), rows)
+    finally:
+        event.remove(db.engine, "before_cursor_execute", keep)
+    stored = db.session.execute(
+        select(table.c.key, table.c.count, table.c.expires_at).order_by(table.c.key)
+    ).all()
+    assert [tuple(row) for row in stored] == rows
+    if db.engine.dialect.name == "sqlite":  # a statement per ROWS_PER_INSERT rows
+        assert statements == [False] * -(-count // ROWS_PER_INSERT)
+    else:  # one executemany (one execute for one row)
+        assert statements == [count > 1]

@@ -80,7 +80,7 @@ def test_the_events_carry_the_task_as_search_returns_it(renewals, write, api):
     assert data(updated) == {**api.find("A"), "campaignName": "Renewals"}
 
 
-def test_records_and_events_are_written_with_each_batch_in_one_statement(
+def test_records_and_events_are_written_with_each_batch_in_one_statement_each(
     renewals, write, monkeypatch
 ):
     monkeypatch.setattr(load_module, "BATCH", 2)
@@ -89,7 +89,8 @@ def test_records_and_events_are_written_with_each_batch_in_one_statement(
     def spy(conn, cursor, statement, parameters, context, executemany):
         for table in ("audit_records", "events"):
             if statement.startswith(f"INSERT INTO {table}"):
-                rows = len(parameters) if executemany else 1
+                # An executemany's parameter sets, or the rows of one INSERT's VALUES.
+                rows = len(parameters) if executemany else statement.count("(?") or 1
                 inserts.append((table, rows))
 
     engine = db.engine
