@@ -55,14 +55,18 @@ class Offer:
 class Tier:
     """One step of the order: which tasks, in what order.
 
-    A tier `per_campaign` is asked campaign by campaign (its partial index finds each
-    campaign's first task at once); another holds few tasks and is asked in one query.
+    A tier `per_campaign` is asked campaign by campaign (its partial index, `index`, finds
+    each campaign's first task at once); another holds few tasks and is asked in one query.
+    SQLite is told the index (INDEXED BY): from its statistics it may take the campaign's
+    index by state instead, which holds every WORKED task of the campaign, and walk it all
+    when none has the tier's time (80 ms at a million tasks instead of 0.05).
     """
 
     name: str
     where: Callable[[Seat], ColumnElement[bool]]
     order: tuple
     per_campaign: bool = True
+    index: str | None = None
 
 
 # Campaigns take turns: the one delivered from least recently (never first) goes first.
@@ -75,6 +79,7 @@ TIERS = (
         "rescheduled",
         lambda seat: and_(rules.RESCHEDULED, Task.next_earliest_work_at <= seat.now),
         (Task.next_earliest_work_at, Task.id),
+        index="ix_tasks_delivery_due",
     ),
     # WORKED without a next earliest time (no door stores one, but a row may hold it): due
     # at once, after those that waited for their time.
@@ -82,8 +87,9 @@ TIERS = (
         "worked",
         lambda _seat: and_(rules.RESCHEDULED, Task.next_earliest_work_at.is_(None)),
         (Task.id,),
+        index="ix_tasks_delivery_untimed",
     ),
-    Tier("new", lambda _seat: rules.NOT_WORKED, (Task.id,)),
+    Tier("new", lambda _seat: rules.NOT_WORKED, (Task.id,), index="ix_tasks_delivery_new"),
 )
 
 
@@ -154,6 +160,8 @@ def _pick(seat: Seat) -> Task | None:
             # that order, so PostgreSQL never walks the primary key hoping to meet the
             # campaign's first task early.
             by_campaign = first.order_by(Task.campaign_id, *tier.order)
+            if tier.index:
+                by_campaign = by_campaign.with_hint(Task, f"INDEXED BY {tier.index}", "sqlite")
             queries = [by_campaign.where(Task.campaign_id == c) for c in campaigns]
         else:
             queries = [
