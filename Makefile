@@ -27,10 +27,12 @@ browser:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
 # The web server and the worker together (app/Procfile, run by honcho); Ctrl-C stops both.
+# Sign-in and invitation links name this server unless PUBLIC_BASE_URL says otherwise.
+RUN_BASE_URL = $(or $(PUBLIC_BASE_URL),$(if $(TLS_CERT),https,http)://localhost:$(PORT))
 run: install
 	$(FLASK) db upgrade
-	$(FLASK) demo seed
-	PATH="$(abspath $(BIN)):$$PATH" WORKERS=$(WORKERS) \
+	PUBLIC_BASE_URL="$(RUN_BASE_URL)" $(FLASK) demo seed
+	PATH="$(abspath $(BIN)):$$PATH" WORKERS=$(WORKERS) PUBLIC_BASE_URL="$(RUN_BASE_URL)" \
 		GUNICORN_TLS="$(if $(TLS_CERT),--certfile $(TLS_CERT) --keyfile $(TLS_KEY))" \
 		$(BIN)/honcho -f app/Procfile -d . start -p $(PORT)
 
