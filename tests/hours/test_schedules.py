@@ -25,7 +25,9 @@ XMAS_EVE = date(2026, 12, 24)
 
 def audits(action: str) -> list[AuditRecord]:
     db.session.expire_all()
-    return list(db.session.scalars(select(AuditRecord).filter_by(action=action)))
+    return list(
+        db.session.scalars(select(AuditRecord).filter_by(action=action).order_by(AuditRecord.id))
+    )
 
 
 def count(model) -> int:

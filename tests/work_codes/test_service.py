@@ -18,7 +18,9 @@ from tests.work_codes.test_closing import close, held
 
 
 def trail(action: str) -> list[AuditRecord]:
-    return list(db.session.scalars(select(AuditRecord).filter_by(action=action)))
+    return list(
+        db.session.scalars(select(AuditRecord).filter_by(action=action).order_by(AuditRecord.id))
+    )
 
 
 def offered_names(acme, queue: str = "Sales") -> list[tuple[str, list[str]]]:
