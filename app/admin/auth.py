@@ -20,7 +20,8 @@ from app.extensions import db, limiter
 from app.security import local_path
 from app.services import sessions
 from app.services.actors import Actor
-from app.services.supervisors import MAX_PASSWORD, MIN_PASSWORD, authenticate, change_password
+from app.services.passwords import MAX_PASSWORD, MIN_PASSWORD
+from app.services.supervisors import authenticate, change_password
 
 FAILED_LOGIN = "Invalid e-mail address or password."
 

@@ -22,9 +22,8 @@ from app.services import sessions
 from app.services.actors import Actor
 from app.services.errors import InvalidInput
 from app.services.history import Change, record
-from app.services.passwords import hash_password, password_matches
+from app.services.passwords import check_password, hash_password, password_matches
 from app.services.rules import require_time_zone
-from app.services.supervisors import check_password
 from app.services.tenants import get_skill_queue
 
 INVITE_VALID = timedelta(hours=72)
