@@ -205,7 +205,7 @@ def _insert(campaign: Campaign, new: list[Planned], now) -> list[tuple[dict, Tas
 
 def _bulk_insert(table, columns: tuple[str, ...], rows: list[tuple]) -> None:
     """Plain rows into the table: COPY on PostgreSQL (an executemany there costs a round
-    of the protocol per row), the driver's executemany elsewhere."""
+    of the protocol per row), `bulk_insert`'s multi-row INSERTs on SQLite."""
     connection = db.session.connection()
     if connection.dialect.name != "postgresql" or not rows:
         bulk_insert(db.session, table, columns, rows)
