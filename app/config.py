@@ -67,7 +67,9 @@ def engine_options(url: str, env: Mapping[str, str]) -> dict[str, Any]:
     """
     threads = int(env.get("GUNICORN_THREADS", 16))
     options: dict[str, Any] = {
-        "pool_pre_ping": True,
+        # A server's connection may have been closed under the pool (a restart, an idle
+        # timeout); a SQLite file's never is, and a ping would cost every request a query.
+        "pool_pre_ping": not url.startswith("sqlite"),
         "pool_size": int(env.get("DB_POOL_SIZE", threads)),
         "max_overflow": int(env.get("DB_MAX_OVERFLOW", threads)),
     }
@@ -117,6 +119,7 @@ def defaults() -> dict[str, Any]:
         "KEY_GRACE_SECONDS": int(env.get("KEY_GRACE_SECONDS", 2 * 3600)),
         "SQLITE_BUSY_TIMEOUT_MS": int(env.get("SQLITE_BUSY_TIMEOUT_MS", 15000)),
         "SQLITE_CACHE_KIB": int(env.get("SQLITE_CACHE_KIB", 65536)),
+        "SQLITE_MMAP_MIB": int(env.get("SQLITE_MMAP_MIB", 1024)),
         "MAX_CONTENT_LENGTH": int(env.get("MAX_CONTENT_LENGTH", 2 * 1024 * 1024)),
         "SEARCH_MAX_RECORDS": int(env.get("SEARCH_MAX_RECORDS", 10000)),
         "SESSION_COOKIE_HTTPONLY": True,

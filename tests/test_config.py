@@ -130,6 +130,17 @@ def test_the_pool_holds_a_connection_for_every_thread(env, pool_size, max_overfl
     assert "connect_args" not in options  # SQLite's driver takes no server options
 
 
+@pytest.mark.parametrize(
+    ("url", "pinged"),
+    [("sqlite:///x.db", False), ("postgresql+psycopg://db/x", True)],
+    ids=["sqlite", "postgresql"],
+)
+def test_only_a_server_s_connections_are_checked_before_use(url, pinged):
+    """A server may have closed a pooled connection; a SQLite file's connection stays open,
+    and a check would cost every request a query."""
+    assert config.engine_options(url, {})["pool_pre_ping"] is pinged
+
+
 def test_postgresql_sessions_get_the_service_settings():
     options = config.engine_options("postgresql+psycopg://db/x", {})
     assert options["connect_args"] == {"options": config.POSTGRESQL_OPTIONS}

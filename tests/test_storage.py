@@ -17,12 +17,17 @@ from app.services.validation import ItemInput
 from app.storage import ROWS_PER_INSERT, bulk_insert
 from tests.conftest import PREVIEW, SETUP, make_tenant
 
-BUSY_TIMEOUT_MS = 321  # not the default, so the test proves the setting is applied
+# Not the defaults, so the tests prove the settings are applied.
+BUSY_TIMEOUT_MS = 321
+CACHE_KIB = 4321
+MMAP_MIB = 123
 
 
 @pytest.fixture
 def settings(settings):
     settings["SQLITE_BUSY_TIMEOUT_MS"] = BUSY_TIMEOUT_MS
+    settings["SQLITE_CACHE_KIB"] = CACHE_KIB
+    settings["SQLITE_MMAP_MIB"] = MMAP_MIB
     return settings
 
 
@@ -54,9 +59,11 @@ def _scalar(dbapi_connection, sql: str):
         ("PRAGMA journal_mode", "wal"),
         ("PRAGMA busy_timeout", BUSY_TIMEOUT_MS),
         ("PRAGMA foreign_keys", 1),
+        ("PRAGMA cache_size", -CACHE_KIB),
+        ("PRAGMA mmap_size", MMAP_MIB * 1024 * 1024),
         ("SELECT 'a' LIKE 'A'", 0),
     ],
-    ids=["wal", "busy-timeout", "foreign-keys", "case-sensitive-like"],
+    ids=["wal", "busy-timeout", "foreign-keys", "page-cache", "mmap", "case-sensitive-like"],
 )
 def test_every_sqlite_connection_is_tuned(sqlite, sql, expected):
     engine = db.engine
