@@ -6,10 +6,12 @@ BENCH_SOAK_SECONDS=120 python -m bench.soak
 The campaign of bench/delivery.py (20,000 tasks, 21 agents of Sales) is served by gunicorn
 as `make run` serves it; client threads then mix, for BENCH_SOAK_SECONDS, what integrations
 and agents send: adds of new and existing clientIds, searches by clientId and by a data
-item, user existence checks, and agents taking and closing tasks. Each worker's RSS
-(/proc/<pid>/status) is printed every BENCH_SOAK_EVERY seconds with the requests served so
-far; the last lines say how much each worker grew after the warm-up (the first fifth of the
-run), in all and per 10,000 requests. Flat is a few MiB at most, not a growth per request.
+item, user existence checks, and agents taking and closing tasks. Each worker's private
+resident memory (RssAnon in /proc/<pid>/status: its heap and SQLite's page caches, not the
+pages of files it maps, which the kernel shares and reclaims) is printed every
+BENCH_SOAK_EVERY seconds with the requests served so far; the last lines say how much each
+worker grew after the warm-up (the first fifth of the run), in all and per 10,000
+requests. Flat is a few MiB at most, not a growth per request.
 """
 
 from __future__ import annotations
@@ -43,8 +45,10 @@ BODY = {"platform": "AWS Connect", "companyCode": "Bench", "environment": "prod"
 
 
 def _rss_mib(pid: int) -> float:
+    """The worker's private resident memory (RssAnon: its heap, SQLite's page caches), not
+    the pages of files it maps, which the kernel shares and takes back at will."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith("RssAnon:"):
             return int(line.split()[1]) / 1024
     return 0.0
 
@@ -141,7 +145,7 @@ def main() -> None:
                 sample = (time.monotonic() - started, sum(counts), [_rss_mib(p) for p in workers])
                 samples.append(sample)
                 sizes = " ".join(f"{mib:7.1f}" for mib in sample[2])
-                print(f"  {sample[0]:6.0f} s {sample[1]:>8,} requests   RSS MiB: {sizes}",
+                print(f"  {sample[0]:6.0f} s {sample[1]:>8,} requests   private MiB: {sizes}",
                       flush=True)  # fmt: skip
     if errors:
         print(f"  errors: {len(errors)}; first: {errors[0][:200]}")
