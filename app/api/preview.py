@@ -27,6 +27,7 @@ from app.services.actors import Actor
 from app.services.errors import InvalidInput, ServiceError
 from app.services.search import result_limit, search_tasks
 from app.services.task_data import with_data
+from app.services.task_lookups import CampaignRef
 from app.storage import read_only, reads_first
 
 PREFIX = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal"
@@ -59,10 +60,16 @@ def _validated(schema: type[Common], body: dict[str, Any], caller: Caller) -> An
     return request
 
 
-def _run(schema: type[Common], action: Callable[[Campaign, Any, Actor], dict], **on_failure: Any):
+def _run(
+    schema: type[Common],
+    action: Callable[[Any, Any, Actor], dict],
+    campaign_of: Callable[[int, str], Any] = tasks.campaign_named,
+    **on_failure: Any,
+):
     """Authenticate, validate, run one action in one transaction, answer the envelope.
 
-    The action acts as the caller's key; a refused action rolls back with its change the
+    The action acts as the caller's key on the campaign `campaign_of` finds (a model by
+    default; a read takes a plain row); a refused action rolls back with its change the
     audit record and the event it wrote. An action that writes begins as a reader and
     takes the write lock when it is ready to write (app/storage.py, `reads_first`).
     """
@@ -71,7 +78,7 @@ def _run(schema: type[Common], action: Callable[[Campaign, Any, Actor], dict], *
     body = json_object()
     try:
         request = _validated(schema, body, caller)
-        campaign = tasks.campaign_named(caller.tenant_id, request.campaignName)
+        campaign = campaign_of(caller.tenant_id, request.campaignName)
         extra = action(campaign, request, caller.actor)
         db.session.commit()
     except (ValidationError, ServiceError) as error:
@@ -108,14 +115,14 @@ def add_or_update_campaign_record():
 def search_preview_campaign():
     """Look up one task by id, or the tasks matching every criterion."""
 
-    def action(campaign: Campaign, request: SearchRequest, _actor: Actor) -> dict:
+    def action(campaign: CampaignRef, request: SearchRequest, _actor: Actor) -> dict:
         locator = request.locator()
         if locator.record_id or locator.client_id:
             return {"previewRecordClientData": [tasks.find_task_record(campaign, locator)]}
         found = search_tasks(campaign, _criteria(request), result_limit(request.maxRecords))
         return {"previewRecordClientData": [wire.task_to_wire(one) for one in with_data(found)]}
 
-    return _run(SearchRequest, action, previewRecordClientData=[])
+    return _run(SearchRequest, action, tasks.campaign_ref, previewRecordClientData=[])
 
 
 def _criteria(request: SearchRequest) -> list:

@@ -17,6 +17,7 @@ from sqlalchemy import bindparam, or_, select
 from app.extensions import db
 from app.models import ApiKey, Tenant
 from app.models.types import utcnow
+from app.plain_reads import PlainRead
 from app.services.actors import Actor
 from app.services.history import Change, record
 
@@ -104,8 +105,8 @@ class KeyOwner(NamedTuple):
 
 
 _KEYS, _TENANTS = ApiKey.__table__, Tenant.__table__
-# Every API request sends it: built once, read as plain rows.
-_LIVE_KEYS = (
+# Every API request sends it: built once, read on the driver.
+_LIVE_KEYS = PlainRead(
     select(_KEYS.c.key_hash, _TENANTS.c.id, _TENANTS.c.region, _KEYS.c.id)
     .join(_TENANTS, _TENANTS.c.id == _KEYS.c.tenant_id)
     .where(
@@ -124,7 +125,7 @@ def identify(platform: str, company: str, environment: str, presented: str) -> K
     answer takes tells nothing about which tenants exist.
     """
     where = {"platform": platform, "company": company, "environment": environment}
-    rows = db.session.execute(_LIVE_KEYS, {**where, "now": utcnow()}).all()
+    rows = _LIVE_KEYS.all(db.session, **where, now=utcnow())
     presented_hash = hash_key(presented)
     matched = None
     for stored, tenant_id, region, key_id in rows or [(_DUMMY_HASH, None, None, None)]:

@@ -17,6 +17,7 @@ from app.services.errors import InvalidInput
 from app.services.search_criteria import SYSTEM_KEYS, Criterion
 from app.services.search_items import item_finder
 from app.services.search_plan import Finder, Scope, plan, scope_of
+from app.services.task_lookups import CampaignRef
 
 
 def _finders(scope: Scope, criteria: list[Criterion]) -> list[Finder]:
@@ -54,14 +55,14 @@ def result_limit(max_records: int | None) -> int:
 
 
 def search_tasks(
-    campaign: Campaign, criteria: list[Criterion], limit: int, offset: int = 0
+    campaign: Campaign | CampaignRef, criteria: list[Criterion], limit: int, offset: int = 0
 ) -> list[Task]:
     """Tasks matching every criterion, oldest first (see search_plan for how)."""
     return list(db.session.scalars(search_query(campaign, criteria, limit, offset)))
 
 
 def search_query(
-    campaign: Campaign, criteria: list[Criterion], limit: int, offset: int = 0
+    campaign: Campaign | CampaignRef, criteria: list[Criterion], limit: int, offset: int = 0
 ) -> Select:
     """The select that search_tasks runs (for the benchmark: it times the plan alone)."""
     scope = scope_of(campaign)

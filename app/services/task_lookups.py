@@ -8,13 +8,14 @@ task read before it: only what is read under the lock may be changed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import joinedload
 
 from app.extensions import db
 from app.models import Campaign, Task
+from app.plain_reads import PlainRead
 from app.services.errors import InvalidInput, NotFound, TaskNotFound
 from app.services.task_wire import stored_record
 from app.storage import take_write_lock
@@ -45,8 +46,36 @@ def campaign_named(tenant_id: int, name: str) -> Campaign:
     NotFound when it has none of that name."""
     campaign = db.session.scalar(_CAMPAIGN, {"tenant_id": tenant_id, "name": name})
     if campaign is None:
-        raise NotFound(f"campaign '{name}' does not exist in this environment")
+        raise _no_campaign(name)
     return campaign
+
+
+class CampaignRef(NamedTuple):
+    """What a read of a campaign's tasks needs of the campaign, read without the ORM."""
+
+    id: int
+    tenant_id: int
+    name: str
+
+
+_CAMPAIGN_REF = PlainRead(
+    select(Campaign.id, Campaign.tenant_id, Campaign.name).where(
+        Campaign.tenant_id == bindparam("tenant_id"), Campaign.name == bindparam("name")
+    )
+)
+
+
+def campaign_ref(tenant_id: int, name: str) -> CampaignRef:
+    """The tenant's campaign a search names, as `campaign_named` finds it but as a plain
+    row; NotFound when it has none of that name."""
+    row = _CAMPAIGN_REF.first(db.session, tenant_id=tenant_id, name=name)
+    if row is None:
+        raise _no_campaign(name)
+    return CampaignRef(*row)
+
+
+def _no_campaign(name: str) -> NotFound:
+    return NotFound(f"campaign '{name}' does not exist in this environment")
 
 
 _BY = {
@@ -94,7 +123,7 @@ def find_task(campaign: Campaign, locator: Locator, lock: bool = False) -> Task:
     return task
 
 
-def find_task_record(campaign: Campaign, locator: Locator) -> dict[str, Any]:
+def find_task_record(campaign: Campaign | CampaignRef, locator: Locator) -> dict[str, Any]:
     """The task the locator names as search shows it, read as plain rows; TaskNotFound."""
     if locator.record_id:
         record = stored_record(campaign.id, "record_id", locator.record_id)
@@ -105,7 +134,7 @@ def find_task_record(campaign: Campaign, locator: Locator) -> dict[str, Any]:
     return record
 
 
-def _not_found(campaign: Campaign, locator: Locator) -> TaskNotFound:
+def _not_found(campaign: Campaign | CampaignRef, locator: Locator) -> TaskNotFound:
     return TaskNotFound(f"no task with {locator.describe()} in campaign '{campaign.name}'")
 
 

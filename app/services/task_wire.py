@@ -14,6 +14,7 @@ from sqlalchemy import bindparam, select
 
 from app.extensions import db
 from app.models import SkillQueue, Task, TaskItem, WorkCode
+from app.plain_reads import PlainRead
 from app.services.rules import format_time
 from app.services.task_data import DATA_CHUNK, TaskData, data_rows, with_data
 
@@ -35,20 +36,22 @@ WIRE_COLUMNS = (
 _TASKS = Task.__table__
 _WIRE_TABLE_COLUMNS = tuple(_TASKS.c[column.key] for column in WIRE_COLUMNS)
 _QUEUES, _ITEMS, _CODES = SkillQueue.__table__, TaskItem.__table__, WorkCode.__table__
-# One task as search shows it, in three plain reads built once: its columns with its queue's
-# name, its items, its work codes.
+# One task as search shows it, in three reads built once and run on the driver: its columns
+# with its queue's name, its items, its work codes.
 _ONE_TASK = {
-    by: select(*_WIRE_TABLE_COLUMNS, _QUEUES.c.name.label("queue_name"))
-    .join(_QUEUES, _QUEUES.c.id == _TASKS.c.skill_queue_id)
-    .where(_TASKS.c.campaign_id == bindparam("campaign_id"), _TASKS.c[by] == bindparam("value"))
+    by: PlainRead(
+        select(*_WIRE_TABLE_COLUMNS, _QUEUES.c.name.label("queue_name"))
+        .join(_QUEUES, _QUEUES.c.id == _TASKS.c.skill_queue_id)
+        .where(_TASKS.c.campaign_id == bindparam("campaign_id"), _TASKS.c[by] == bindparam("value"))
+    )
     for by in ("record_id", "client_id")
 }
-_ITEMS_OF = (
+_ITEMS_OF = PlainRead(
     select(_ITEMS.c.key, _ITEMS.c.value, _ITEMS.c.display_order)
     .where(_ITEMS.c.task_id == bindparam("task_id"))
     .order_by(_ITEMS.c.position)
 )
-_CODES_OF = (
+_CODES_OF = PlainRead(
     select(_CODES.c.key, _CODES.c.value)
     .where(_CODES.c.task_id == bindparam("task_id"))
     .order_by(_CODES.c.position)
@@ -112,11 +115,11 @@ def task_snapshot(task: Task) -> dict[str, Any]:
 def stored_record(campaign_id: int, by: str, value: str) -> dict[str, Any] | None:
     """One task of the campaign as search shows it, found by its `record_id` or `client_id`;
     None when there is none."""
-    task = db.session.execute(_ONE_TASK[by], {"campaign_id": campaign_id, "value": value}).first()
+    task = _ONE_TASK[by].first(db.session, campaign_id=campaign_id, value=value)
     if task is None:
         return None
-    items = db.session.execute(_ITEMS_OF, {"task_id": task.id}).all()
-    codes = db.session.execute(_CODES_OF, {"task_id": task.id}).all()
+    items = _ITEMS_OF.all(db.session, task_id=task.id)
+    codes = _CODES_OF.all(db.session, task_id=task.id)
     return task_record(task, task.queue_name, items, codes)
 
 

@@ -26,6 +26,7 @@ from app.services.task_lookups import (  # noqa: F401 - the lookups are the task
     by_client_id,
     by_record_id,
     campaign_named,
+    campaign_ref,
     find_task,
     find_task_record,
     find_tenant_task,
