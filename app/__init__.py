@@ -9,7 +9,7 @@ from flask_login import current_user
 
 from app import cli, ratelimit  # noqa: F401 - ratelimit registers database://
 from app.config import INSTANCE_PATH, from_environment
-from app.errors import register_error_handlers
+from app.errors import register_error_handlers, wants_json
 from app.extensions import csrf, db, limiter, login_manager, migrate
 from app.jsonprovider import OrjsonProvider
 from app.security import register_security
@@ -18,6 +18,11 @@ from app.storage import register_storage
 ROOT = Path(__file__).resolve().parent.parent
 # Form posts that carry a file: they may exceed MAX_CONTENT_LENGTH (INTAKE_MAX_UPLOAD_BYTES).
 UPLOADS = frozenset({"admin.upload_intake", "admin.dnc_import"})
+
+# The JSON APIs count their own rate limit (app/api/auth.py) and are exempt from
+# Flask-Limiter's: decided from the path before any limit is resolved (once per process,
+# on the shared limiter; their blueprints are exempted as well).
+limiter.request_filter(wants_json)
 
 
 def create_app(config: dict | None = None) -> Flask:
@@ -72,7 +77,8 @@ def register_blueprints(app: Flask) -> None:
 
     for blueprint in (preview.bp, users.bp, api_bp):
         app.register_blueprint(blueprint)
-        # The JSON APIs authenticate by header key, not by session cookie.
+        # The JSON APIs authenticate by header key, not by session cookie, and count their
+        # own rate limit (app/api/auth.py).
         csrf.exempt(blueprint)
         limiter.exempt(blueprint)
     app.register_blueprint(admin)

@@ -8,7 +8,9 @@ almost every request. A `PlainRead` is compiled once per dialect, and each run h
 driver the SQL and its parameters (through the column types' bind processors) on the
 session's own connection, in its transaction, and reads back plain rows (through the
 types' result processors), so the values are exactly those `session.execute` returns.
-The engine's `before_cursor_execute` listeners still hear each statement.
+The engine's `before_cursor_execute` listeners still hear each statement. `on_driver` does
+the same for one statement given as SQL: SQLite's BEGIN of every transaction
+(app/storage.py).
 """
 
 from __future__ import annotations
@@ -77,22 +79,26 @@ class PlainRead:
         compiled = self._by_dialect.get(dialect.name)
         if compiled is None:
             compiled = self._by_dialect[dialect.name] = _Compiled(self._statement, dialect)
-        parameters = compiled.parameters(values)
-        cursor = connection.connection.driver_connection.cursor()
-        try:
-            listeners = connection.engine.dispatch.before_cursor_execute
-            if listeners:
-                listeners(connection, cursor, compiled.sql, parameters, None, False)
-            cursor.execute(compiled.sql, parameters)
-            fetched = cursor.fetchall()
-        except dialect.loaded_dbapi.Error as error:  # as the engine raises it
-            raise DBAPIError.instance(
-                compiled.sql, parameters, error, dialect.loaded_dbapi.Error
-            ) from error
-        finally:
-            cursor.close()
-        return compiled.rows(fetched)
+        return compiled.rows(on_driver(connection, compiled.sql, compiled.parameters(values)))
 
     def first(self, session, **values: Any) -> tuple | None:
         rows = self.all(session, **values)
         return rows[0] if rows else None
+
+
+def on_driver(connection, sql: str, parameters: Any = ()) -> list[tuple]:
+    """Run `sql` on the driver of `connection` (a SQLAlchemy Connection), in its transaction:
+    the rows it returns, as the driver gives them. The engine's `before_cursor_execute`
+    listeners hear it; a driver error is raised as the engine raises it."""
+    dialect = connection.dialect
+    cursor = connection.connection.driver_connection.cursor()
+    try:
+        listeners = connection.engine.dispatch.before_cursor_execute
+        if listeners:
+            listeners(connection, cursor, sql, parameters, None, False)
+        cursor.execute(sql, parameters)
+        return cursor.fetchall() if cursor.description else []
+    except dialect.loaded_dbapi.Error as error:
+        raise DBAPIError.instance(sql, parameters, error, dialect.loaded_dbapi.Error) from error
+    finally:
+        cursor.close()

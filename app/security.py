@@ -8,6 +8,8 @@ from flask import Flask, Response, request
 from flask.sessions import SecureCookieSessionInterface
 from flask_login import current_user
 
+from app.errors import is_api_path
+
 # No inline script or style anywhere: every asset is a file served by the app.
 CONTENT_SECURITY_POLICY = "; ".join(
     (
@@ -27,10 +29,21 @@ STRICT_TRANSPORT_SECURITY = "max-age=31536000; includeSubDomains"
 
 
 class SessionInterface(SecureCookieSessionInterface):
-    """The session cookie is Secure whenever the request came over HTTPS."""
+    """The session cookie is Secure whenever the request came over HTTPS. The JSON APIs
+    authenticate by headers alone: on their paths the cookie is neither read (an empty
+    session) nor written."""
 
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(app.config["SESSION_COOKIE_SECURE"] or request.is_secure)
+
+    def open_session(self, app: Flask, request):
+        if is_api_path(request.path):
+            return self.session_class()
+        return super().open_session(app, request)
+
+    def save_session(self, app: Flask, session, response) -> None:
+        if not is_api_path(request.path):
+            super().save_session(app, session, response)
 
 
 def register_security(app: Flask) -> None:

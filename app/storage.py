@@ -27,6 +27,7 @@ from sqlalchemy.dialects.sqlite.base import SQLiteCompiler
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import scoped_session
 
+from app.plain_reads import on_driver
 from app.sqlite_writes import WriteTurns
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -80,9 +81,9 @@ def take_write_lock(session) -> None:
         return
     if connection.connection.driver_connection.total_changes != connection.info[_CHANGES]:
         raise RuntimeError("a transaction begun as a reader wrote before take_write_lock")
-    connection.exec_driver_sql("ROLLBACK")
+    on_driver(connection, "ROLLBACK")
     _TURNS[connection.engine].take(connection.connection.dbapi_connection)
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+    on_driver(connection, "BEGIN IMMEDIATE")
     connection.info[_WRITING] = True
 
 
@@ -175,7 +176,7 @@ def tune_sqlite(
         writing = not _is_read_only()
         if writing:
             turns.take(connection.connection.dbapi_connection)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+        on_driver(connection, "BEGIN IMMEDIATE" if writing else "BEGIN")
         connection.info[_WRITING] = writing
         connection.info[_CHANGES] = connection.connection.driver_connection.total_changes
 

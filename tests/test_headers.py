@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.services.campaigns import find_campaign
-from tests.conftest import PREVIEW
+from tests.conftest import PREVIEW, Api
 from tests.ui.conftest import RequestClient, add_task, make_supervisor, sign_in
 
 HSTS = "max-age=31536000; includeSubDomains"
@@ -69,3 +69,21 @@ def test_the_sign_in_page_and_static_assets_may_be_cached(client):
     for path in ("/login", "/static/app.css"):
         with client.get(path) as response:
             assert "no-store" not in response.headers.get("Cache-Control", ""), path
+
+
+def test_the_json_apis_neither_read_nor_write_the_session_cookie(app, signed_in, tenant):
+    """A signed-in browser's cookie goes along to an API path: the API answers by its headers
+    alone, sets no cookie and does not vary on the cookie; the pages keep the session."""
+    _acme, key = tenant
+    api = Api(signed_in, "Acme", "prod", "us-east-1", key)
+    added = api.post("addOrUpdateCampaignRecord", clientId="C9",
+                     previewRecordData=[{"key": "Name", "value": "Ann"}])  # fmt: skip
+    found = api.post("searchPreviewCampaign", clientId="C9")
+    refused = Api(signed_in, "Acme", "prod", "us-east-1", "wrong-key").post(
+        "searchPreviewCampaign", clientId="C9"
+    )
+    assert (added.status_code, found.status_code, refused.status_code) == (200, 200, 401)
+    for response in (added, found, refused):
+        assert "Set-Cookie" not in response.headers
+        assert "Cookie" not in response.headers.get("Vary", "")
+    assert signed_in.get("/tenants").status_code == 200  # still signed in
