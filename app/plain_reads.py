@@ -9,8 +9,8 @@ driver the SQL and its parameters (through the column types' bind processors) on
 session's own connection, in its transaction, and reads back plain rows (through the
 types' result processors), so the values are exactly those `session.execute` returns.
 The engine's `before_cursor_execute` listeners still hear each statement. `on_driver` does
-the same for one statement given as SQL: SQLite's BEGIN of every transaction
-(app/storage.py).
+the same for a statement given as SQL: SQLite's BEGIN of every transaction and the rows of
+`bulk_insert` (app/storage.py).
 """
 
 from __future__ import annotations
@@ -86,16 +86,20 @@ class PlainRead:
         return rows[0] if rows else None
 
 
-def on_driver(connection, sql: str, parameters: Any = ()) -> list[tuple]:
-    """Run `sql` on the driver of `connection` (a SQLAlchemy Connection), in its transaction:
-    the rows it returns, as the driver gives them. The engine's `before_cursor_execute`
-    listeners hear it; a driver error is raised as the engine raises it."""
+def on_driver(connection, sql: str, parameters: Any = (), many: bool = False) -> list[tuple]:
+    """Run `sql` on the driver of `connection` (a SQLAlchemy Connection), in its transaction,
+    once or (`many`) for each of a list of parameter sets: the rows it returns, as the
+    driver gives them. The engine's `before_cursor_execute` listeners hear it; a driver
+    error is raised as the engine raises it."""
     dialect = connection.dialect
     cursor = connection.connection.driver_connection.cursor()
     try:
         listeners = connection.engine.dispatch.before_cursor_execute
         if listeners:
-            listeners(connection, cursor, sql, parameters, None, False)
+            listeners(connection, cursor, sql, parameters, None, many)
+        if many:
+            cursor.executemany(sql, parameters)
+            return []
         cursor.execute(sql, parameters)
         return cursor.fetchall() if cursor.description else []
     except dialect.loaded_dbapi.Error as error:

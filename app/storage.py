@@ -236,7 +236,10 @@ def bulk_insert(session, table, columns: tuple[str, ...], rows: list[tuple]) -> 
     if connection.dialect.paramstyle != "qmark":
         marks = ", ".join(["%s"] * len(columns))
         sql = f"INSERT INTO {table.name} ({names}) VALUES ({marks})"  # noqa: S608 - our names
-        connection.exec_driver_sql(sql, rows)
+        if len(rows) == 1:
+            on_driver(connection, sql, rows[0])
+        else:
+            on_driver(connection, sql, rows, many=True)
         return
     per_insert = max(1, min(ROWS_PER_INSERT, _SQLITE_PARAMETERS // len(columns)))
     row_marks = f"({', '.join(['?'] * len(columns))})"
@@ -244,4 +247,4 @@ def bulk_insert(session, table, columns: tuple[str, ...], rows: list[tuple]) -> 
         chunk = rows[start : start + per_insert]
         values = ", ".join([row_marks] * len(chunk))
         sql = f"INSERT INTO {table.name} ({names}) VALUES {values}"  # noqa: S608 - our names
-        connection.exec_driver_sql(sql, tuple(value for row in chunk for value in row))
+        on_driver(connection, sql, tuple(value for row in chunk for value in row))
