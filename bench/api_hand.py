@@ -20,6 +20,8 @@ import secrets
 import sqlite3
 import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from flask import Flask, jsonify, request
@@ -75,7 +77,7 @@ def _now():
 
 
 def _caller(cursor, body: dict) -> tuple[int, tuple]:
-    """The tenant of a live key matching the headers, and its campaign's row; 401 else."""
+    """The tenant of a live key matching the headers, and its campaign's row."""
     headers = request.headers
     names = ("X-sc-platform-code", "X-sc-company-code", "X-sc-company-environment")
     identity = [headers.get(name, "") for name in names]
@@ -84,28 +86,35 @@ def _caller(cursor, body: dict) -> tuple[int, tuple]:
     tenant = next((t for stored, t in cursor.fetchall()
                    if hmac.compare_digest(stored, presented)), None)  # fmt: skip
     if tenant is None:
-        return 0, ()
+        raise PermissionError("the API key is not valid")
     cursor.execute(_sql(_CAMPAIGN), (tenant, body["campaignName"]))
     return tenant, cursor.fetchone()
 
 
-@app.post("/hand/search")
-def search():
+@contextmanager
+def _request() -> Iterator[tuple]:
+    """The body, a cursor in a transaction begun as a reader, the caller's tenant and
+    campaign; the transaction is committed at the end, rolled back on an error."""
     body = request.get_json()
     connection = _connection()
     cursor = connection.cursor()
     if _SQLITE:
         cursor.execute("BEGIN")
     try:
-        tenant, campaign = _caller(cursor, body)
-        if not tenant:
-            raise PermissionError("the API key is not valid")
+        yield body, cursor, *_caller(cursor, body)
+    except BaseException:
+        cursor.execute("ROLLBACK") if _SQLITE else connection.rollback()
+        raise
+    cursor.execute("COMMIT") if _SQLITE else connection.commit()
+
+
+@app.post("/hand/search")
+def search():
+    with _request() as (body, cursor, _tenant, campaign):
         cursor.execute(_sql(_TASK), (campaign[0], body["clientId"]))
         task = cursor.fetchone()
         cursor.execute(_sql(_ITEMS), (task[0],))
         items = cursor.fetchall()
-    finally:
-        connection.rollback() if not _SQLITE else cursor.execute("COMMIT")
     record = {"previewRecordID": task[1], "clientId": task[2], "sys_worked_state": task[3],
               "sys_worked_attempts": task[4],
               "previewRecordData": [{"key": k, "value": v} for k, v in items]}  # fmt: skip
@@ -114,18 +123,10 @@ def search():
 
 @app.post("/hand/add")
 def add():
-    body = request.get_json()
-    connection = _connection()
-    cursor = connection.cursor()
-    if _SQLITE:
-        cursor.execute("BEGIN")
-    try:
-        tenant, campaign = _caller(cursor, body)
-        if not tenant:
-            raise PermissionError("the API key is not valid")
+    with _request() as (body, cursor, tenant, campaign):
         campaign_id, queue, zone, field = campaign
         record_id, now = secrets.token_hex(16), _now()
-        if _SQLITE:
+        if _SQLITE:  # the write lock taken once the reads are done, as the service does
             cursor.execute("COMMIT")
             cursor.execute("BEGIN IMMEDIATE")
         values = (record_id, campaign_id, body["clientId"], field, queue, zone, now, now)
@@ -141,16 +142,6 @@ def add():
                            "previewRecordData": items})  # fmt: skip
         cursor.execute(_sql(_ADD_AUDIT), (tenant, now, "1", record_id, data))
         cursor.execute(_sql(_ADD_EVENT), (str(uuid.uuid4()), tenant, record_id, data, now))
-        if _SQLITE:
-            cursor.execute("COMMIT")
-        else:
-            connection.commit()
-    except BaseException:
-        if _SQLITE:
-            cursor.execute("ROLLBACK")
-        else:
-            connection.rollback()
-        raise
     return jsonify({"status": "SUCCESS", **body})
 
 
