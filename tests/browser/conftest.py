@@ -113,6 +113,14 @@ class Tab:
         self.assert_no_problems()
         return path
 
+    def page_width(self) -> list[int]:
+        """The page's scroll and client widths, once it has loaded: a page whose text is
+        already there may still be waiting for its stylesheet, and lay out unstyled."""
+        self.page.wait_for_load_state("load")
+        return self.page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+
     def assert_no_problems(self) -> None:
         csp = [p for p in self.problems if any(marker in p for marker in CSP_MARKERS)]
         assert not csp, "Content-Security-Policy violations:\n" + "\n".join(csp)

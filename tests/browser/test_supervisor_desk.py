@@ -56,12 +56,6 @@ def sign_in(tab: Tab, path: str) -> None:
     tab.page.get_by_role("button", name="Sign in").click()
 
 
-def page_width(tab: Tab) -> list[int]:
-    return tab.page.evaluate(
-        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
-    )
-
-
 def test_the_agents_page_fits_a_phone_and_releases_a_task(tab: Tab, seed: Seed):
     page = tab.page
     sign_in(tab, f"/tenants/{seed.tenant_id}/agents")
@@ -69,7 +63,7 @@ def test_the_agents_page_fits_a_phone_and_releases_a_task(tab: Tab, seed: Seed):
     tab.shot("agents")
     page.set_viewport_size(PHONE)
     tab.shot("agents-390px")
-    assert page_width(tab) == [PHONE["width"], PHONE["width"]]
+    assert tab.page_width() == [PHONE["width"], PHONE["width"]]
     box = page.locator("table.agents").locator("xpath=..")
     scroll_width, client_width = box.evaluate("box => [box.scrollWidth, box.clientWidth]")
     assert scroll_width == client_width  # each agent a card: nothing to scroll to
@@ -77,7 +71,7 @@ def test_the_agents_page_fits_a_phone_and_releases_a_task(tab: Tab, seed: Seed):
     page.get_by_role("link", name="R-1001").click()  # the task page says who holds it
     expect(page.locator(".held-by")).to_contain_text(f"Held by {LONG_LOGIN} since")
     tab.shot("task-held-by-390px")
-    assert page_width(tab) == [PHONE["width"], PHONE["width"]]
+    assert tab.page_width() == [PHONE["width"], PHONE["width"]]
     page.go_back()
 
     release = page.get_by_role("button", name=f"Release task R-1001 from {LONG_LOGIN}")
@@ -87,7 +81,7 @@ def test_the_agents_page_fits_a_phone_and_releases_a_task(tab: Tab, seed: Seed):
         f"Task 'R-1001' released from {LONG_LOGIN}: it is back in its queue."
     )
     expect(page.get_by_role("button", name="Release", exact=False)).to_have_count(0)
-    assert page_width(tab) == [PHONE["width"], PHONE["width"]]
+    assert tab.page_width() == [PHONE["width"], PHONE["width"]]
 
 
 def test_the_progress_panel_refreshes_itself_and_fits_a_phone(tab: Tab, seed: Seed):
@@ -99,7 +93,7 @@ def test_the_progress_panel_refreshes_itself_and_fits_a_phone(tab: Tab, seed: Se
     expect(panel.locator("dd[data-count='deliverable']")).to_have_text("1")
     expect(panel.locator("dd[data-count='in_work']")).to_have_text("1")
     tab.shot("campaign-progress-390px")
-    assert page_width(tab) == [PHONE["width"], PHONE["width"]]
+    assert tab.page_width() == [PHONE["width"], PHONE["width"]]
 
     add(db.session.get(Campaign, seed.campaign_id), "R-1003")
     db.session.rollback()

@@ -48,10 +48,7 @@ def test_the_users_page_fits_a_phone_and_its_table_scrolls_in_its_own_box(tab: T
     expect(page.get_by_role("heading", name="Users", exact=True)).to_be_visible()
     tab.shot("users-390px")
 
-    page_width = page.evaluate(
-        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
-    )
-    assert page_width == [PHONE["width"], PHONE["width"]]
+    assert tab.page_width() == [PHONE["width"], PHONE["width"]]
     box = page.locator("table.users").locator("xpath=..")
     scroll_width, client_width = box.evaluate("box => [box.scrollWidth, box.clientWidth]")
     assert client_width <= PHONE["width"] < scroll_width  # it scrolls, inside its box
@@ -62,5 +59,5 @@ def test_the_users_page_fits_a_phone_and_its_table_scrolls_in_its_own_box(tab: T
     expect(
         page.get_by_role("heading", name="Delete user agent.number0", exact=False)
     ).to_be_visible()
-    assert page.evaluate("document.documentElement.scrollWidth") == PHONE["width"]
+    assert tab.page_width()[0] == PHONE["width"]
     tab.shot("user-delete-390px")

@@ -42,7 +42,7 @@ def paths(app) -> Paths:
 
 
 def _page_width(tab: Tab) -> int:
-    return tab.page.evaluate("document.documentElement.scrollWidth")
+    return tab.page_width()[0]
 
 
 def test_no_webhook_page_scrolls_sideways_at_a_phones_width(tab: Tab, paths: Paths):
