@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 UPLOADS = frozenset({"admin.upload_intake", "admin.dnc_import"})
 
 # The JSON APIs count their own rate limit (app/api/auth.py) and are exempt from
-# Flask-Limiter's: decided from the path before any limit is resolved (once per process,
-# on the shared limiter; their blueprints are exempted as well).
+# Flask-Limiter's, decided from their path before any limit is resolved (registered once per
+# process, on the shared limiter).
 limiter.request_filter(wants_json)
 
 
@@ -77,10 +77,8 @@ def register_blueprints(app: Flask) -> None:
 
     for blueprint in (preview.bp, users.bp, api_bp):
         app.register_blueprint(blueprint)
-        # The JSON APIs authenticate by header key, not by session cookie, and count their
-        # own rate limit (app/api/auth.py).
+        # The JSON APIs authenticate by header key, not by session cookie.
         csrf.exempt(blueprint)
-        limiter.exempt(blueprint)
     app.register_blueprint(admin)
     from app.desk import bp as desk
     from app.desk import pages  # noqa: F401 - the desk's views register themselves on bp
