@@ -70,7 +70,7 @@ class PlainRead:
     tuples), `first` the first or None."""
 
     def __init__(self, statement: Select) -> None:
-        self._statement = statement
+        self.statement = statement
         self._by_dialect: dict[str, _Compiled] = {}
 
     def all(self, session, **values: Any) -> list[tuple]:
@@ -78,7 +78,7 @@ class PlainRead:
         dialect = connection.dialect
         compiled = self._by_dialect.get(dialect.name)
         if compiled is None:
-            compiled = self._by_dialect[dialect.name] = _Compiled(self._statement, dialect)
+            compiled = self._by_dialect[dialect.name] = _Compiled(self.statement, dialect)
         return compiled.rows(on_driver(connection, compiled.sql, compiled.parameters(values)))
 
     def first(self, session, **values: Any) -> tuple | None:

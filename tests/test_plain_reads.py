@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import bindparam, event, select, text
 from sqlalchemy.exc import DBAPIError
 
 from app.extensions import db
@@ -44,7 +44,7 @@ def tasks(app):
 
 
 def _engine_rows(read: PlainRead, **values) -> list[tuple]:
-    return [tuple(row) for row in db.session.execute(read._statement, values).all()]
+    return [tuple(row) for row in db.session.execute(read.statement, values).all()]
 
 
 @pytest.mark.parametrize("client_id", ["C1", "C2", "none"])
@@ -80,8 +80,6 @@ def test_a_bound_time_is_handed_over_as_the_engine_hands_it(tasks):
 
 
 def test_the_engine_s_listeners_hear_each_statement(tasks):
-    from sqlalchemy import event
-
     heard = []
 
     def listen(_conn, _cursor, statement, parameters, _context, _many):
