@@ -6,8 +6,9 @@ Executing a Core statement through the session costs some 50 µs of Python each 
 database; the key check, the task of a search and its items and work codes are sent by
 almost every request. A `PlainRead` is compiled once per dialect, and each run hands the
 driver the SQL and its parameters (through the column types' bind processors) on the
-session's own connection, in its transaction, and reads back plain rows (through the
-types' result processors), so the values are exactly those `session.execute` returns.
+session's own connection, in its transaction (`session_connection`), and reads back plain
+rows (through the types' result processors), so the values are exactly those
+`session.execute` returns.
 The engine's `before_cursor_execute` listeners still hear each statement. `on_driver` does
 the same for a statement given as SQL: SQLite's BEGIN of every transaction and the rows of
 `bulk_insert` (app/storage.py).
@@ -19,7 +20,8 @@ from collections import namedtuple
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from sqlalchemy import Select
+from sqlalchemy import Select, event
+from sqlalchemy.orm import Session
 from sqlalchemy.exc import DBAPIError
 
 
@@ -74,7 +76,7 @@ class PlainRead:
         self._by_dialect: dict[str, _Compiled] = {}
 
     def all(self, session, **values: Any) -> list[tuple]:
-        connection = session.connection()
+        connection = session_connection(session)
         dialect = connection.dialect
         compiled = self._by_dialect.get(dialect.name)
         if compiled is None:
@@ -84,6 +86,31 @@ class PlainRead:
     def first(self, session, **values: Any) -> tuple | None:
         rows = self.all(session, **values)
         return rows[0] if rows else None
+
+
+# The Connection of a session's transaction in progress, kept in the session's info from
+# the transaction's begin to its end: asking the session for it walks its transaction's
+# state machine each time, some 30 µs, and a request asks up to a dozen times. The app's
+# sessions have one bind (one database), so one connection per transaction.
+_CONNECTION = "transaction_connection"
+
+
+def session_connection(session):
+    """What `session.connection()` gives (the session's transaction begun if need be),
+    without the session's bookkeeping when its transaction has a connection already."""
+    connection = session.info.get(_CONNECTION)
+    return connection if connection is not None else session.connection()
+
+
+@event.listens_for(Session, "after_begin")
+def _remember(session, _transaction, connection) -> None:
+    session.info[_CONNECTION] = connection
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget(session, transaction) -> None:
+    if transaction.parent is None:  # a savepoint's end leaves its transaction's connection
+        session.info.pop(_CONNECTION, None)
 
 
 def on_driver(connection, sql: str, parameters: Any = (), many: bool = False) -> list[tuple]:

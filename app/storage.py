@@ -27,7 +27,7 @@ from sqlalchemy.dialects.sqlite.base import SQLiteCompiler
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import scoped_session
 
-from app.plain_reads import on_driver
+from app.plain_reads import on_driver, session_connection
 from app.sqlite_writes import WriteTurns
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -76,7 +76,7 @@ def take_write_lock(session) -> None:
         session = session()
     if not session.in_transaction():
         return
-    connection = session.connection()
+    connection = session_connection(session)
     if connection.dialect.name != "sqlite" or connection.info.get(_WRITING, True):
         return
     if connection.connection.driver_connection.total_changes != connection.info[_CHANGES]:
@@ -211,7 +211,7 @@ def register_storage(app: Flask, db) -> None:
 def driver_value(session, column):
     """How this database's driver is handed a value of `column` (e.g. a UTC time is a string
     on SQLite), for rows that go straight to `bulk_insert`."""
-    dialect = session.connection().dialect
+    dialect = session_connection(session).dialect
     processor = column.type.dialect_impl(dialect).bind_processor(dialect)
     return processor or (lambda value: value)
 
@@ -231,7 +231,7 @@ def bulk_insert(session, table, columns: tuple[str, ...], rows: list[tuple]) -> 
     """
     if not rows:
         return
-    connection = session.connection()
+    connection = session_connection(session)
     names = ", ".join(columns)
     if connection.dialect.paramstyle != "qmark":
         marks = ", ".join(["%s"] * len(columns))

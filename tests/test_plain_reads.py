@@ -11,7 +11,7 @@ from sqlalchemy.exc import DBAPIError
 
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem
-from app.plain_reads import PlainRead
+from app.plain_reads import PlainRead, session_connection
 from app.services import campaigns
 from app.services.errors import NotFound
 from app.services.task_lookups import campaign_named, campaign_ref
@@ -126,3 +126,26 @@ def test_a_missing_campaign_is_refused_alike_by_both_lookups(tasks):
     assert messages[0] == messages[1] == "campaign 'Nope' does not exist in this environment"
     with pytest.raises(NotFound):
         campaign_ref(tasks.tenant_id + 1, "Renewals")  # another tenant's name finds nothing
+
+
+def test_the_session_s_connection_is_its_transaction_s_through_begin_savepoint_and_end(app):
+    """`session_connection` hands out the connection `session.connection()` would, through
+    a savepoint and its end, and a later transaction's own once the first has ended, so a
+    plain read never runs on a connection given back to the pool."""
+    first = session_connection(db.session)
+    assert first is db.session.connection()
+    with db.session.begin_nested():
+        assert session_connection(db.session) is first
+    assert session_connection(db.session) is first
+    db.session.commit()
+    assert first.closed
+    second = session_connection(db.session)
+    assert not second.closed
+    assert second is db.session.connection()
+    db.session.rollback()
+    assert second.closed
+    third = session_connection(db.session)
+    assert third is db.session.connection() and not third.closed
+    db.session.remove()
+    assert third.closed
+    assert not session_connection(db.session).closed

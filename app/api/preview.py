@@ -64,6 +64,7 @@ def _run(
     schema: type[Common],
     action: Callable[[Any, Any, Actor], dict],
     campaign_of: Callable[[int, str], Any] = tasks.campaign_named,
+    reads_only: bool = False,
     **on_failure: Any,
 ):
     """Authenticate, validate, run one action in one transaction, answer the envelope.
@@ -71,7 +72,9 @@ def _run(
     The action acts as the caller's key on the campaign `campaign_of` finds (a model by
     default; a read takes a plain row); a refused action rolls back with its change the
     audit record and the event it wrote. An action that writes begins as a reader and
-    takes the write lock when it is ready to write (app/storage.py, `reads_first`).
+    takes the write lock when it is ready to write (app/storage.py, `reads_first`). An
+    action that `reads_only` has nothing to commit or roll back: its transaction ends with
+    the request, when the session closes.
     """
     receive()
     caller = authenticate()
@@ -80,9 +83,11 @@ def _run(
         request = _validated(schema, body, caller)
         campaign = campaign_of(caller.tenant_id, request.campaignName)
         extra = action(campaign, request, caller.actor)
-        db.session.commit()
+        if not reads_only:
+            db.session.commit()
     except (ValidationError, ServiceError) as error:
-        db.session.rollback()
+        if not reads_only:
+            db.session.rollback()
         if isinstance(error, ValidationError):
             return jsonify(wire.envelope(body, wire.FAILED, describe(error), **on_failure))
         return jsonify(wire.envelope(body, wire.status_of(error), error.message, **on_failure))
@@ -122,7 +127,9 @@ def search_preview_campaign():
         found = search_tasks(campaign, _criteria(request), result_limit(request.maxRecords))
         return {"previewRecordClientData": [wire.task_to_wire(one) for one in with_data(found)]}
 
-    return _run(SearchRequest, action, tasks.campaign_ref, previewRecordClientData=[])
+    return _run(
+        SearchRequest, action, tasks.campaign_ref, reads_only=True, previewRecordClientData=[]
+    )
 
 
 def _criteria(request: SearchRequest) -> list:

@@ -35,6 +35,7 @@ from app.services.task_writes import (
 )
 from app.services.tenants import get_skill_queue
 from app.services.validation import ItemInput, TaskPlan, plan_task
+from app.plain_reads import session_connection
 from app.storage import bulk_insert, take_write_lock
 
 
@@ -118,7 +119,7 @@ def add_planned(campaign: Campaign, plan: TaskPlan, now, actor: Actor) -> Task |
     task = Task(**dict.fromkeys(_NULL_WHEN_NEW), **values, campaign=campaign, skill_queue=queue)
     after = snapshot(TaskData(task, plan.items, ()))
     take_write_lock(db.session)
-    statement = insert_statement(db.session.connection().dialect.name)
+    statement = insert_statement(session_connection(db.session).dialect.name)
     task.id = db.session.execute(statement, values).scalar()
     if task.id is None:
         return None
