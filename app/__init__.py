@@ -9,7 +9,7 @@ from flask_login import current_user
 
 from app import cli, ratelimit  # noqa: F401 - ratelimit registers database://
 from app.config import INSTANCE_PATH, from_environment
-from app.errors import register_error_handlers, wants_json
+from app.errors import register_error_handlers
 from app.extensions import csrf, db, limiter, login_manager, migrate
 from app.jsonprovider import OrjsonProvider
 from app.security import register_security
@@ -18,11 +18,6 @@ from app.storage import register_storage
 ROOT = Path(__file__).resolve().parent.parent
 # Form posts that carry a file: they may exceed MAX_CONTENT_LENGTH (INTAKE_MAX_UPLOAD_BYTES).
 UPLOADS = frozenset({"admin.upload_intake", "admin.dnc_import"})
-
-# The JSON APIs count their own rate limit (app/api/auth.py) and are exempt from
-# Flask-Limiter's, decided from their path before any limit is resolved (registered once per
-# process, on the shared limiter).
-limiter.request_filter(wants_json)
 
 
 def create_app(config: dict | None = None) -> Flask:

@@ -7,25 +7,14 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from app.api_paths import USERS_PREFIX, wants_json
 from app.extensions import db
 
-PREVIEW_PREFIX = "/service-previewcontact-service/"
-USERS_PREFIX = "/service-admin/api/"
-DESK_PREFIX = "/desk-api/"
-API_PREFIXES = (PREVIEW_PREFIX, USERS_PREFIX, DESK_PREFIX)
 # On the User Provisioning API an HTTP error also carries the API's own `result` field.
 _USER_RESULTS = {401: "UNAUTHORIZED", 400: "INVALID_ARGUMENTS", 413: "INVALID_ARGUMENTS",
                  415: "INVALID_ARGUMENTS"}  # fmt: skip
 # Headers an error keeps on an API path: what to send instead (405), when to retry (429).
 _KEPT_HEADERS = frozenset({"Allow", "Retry-After"})
-
-
-def is_api_path(path: str) -> bool:
-    return path.startswith(API_PREFIXES)
-
-
-def wants_json() -> bool:
-    return is_api_path(request.path)
 
 
 def error_body(status: int, error: str, message: str, path: str | None) -> dict[str, Any]:

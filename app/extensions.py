@@ -9,6 +9,8 @@ from flask_wtf import CSRFProtect
 from sqlalchemy import MetaData
 from sqlalchemy.orm import DeclarativeBase
 
+from app.api_paths import wants_json
+
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -26,4 +28,17 @@ db = SQLAlchemy(model_class=Base)
 migrate = Migrate(render_as_batch=True, compare_type=True)
 csrf = CSRFProtect()
 login_manager = LoginManager()
-limiter = Limiter(key_func=get_remote_address, default_limits=[])
+
+
+class PagesLimiter(Limiter):
+    """Flask-Limiter for the pages (sign-in attempts). The JSON APIs count their own rate
+    limit per tenant (app/api/auth.py), so its check before every request skips their
+    paths at once instead of resolving, for each API request, that no limit applies."""
+
+    def _check_request_limit(self, callable_name=None, in_middleware=True) -> None:
+        if in_middleware and wants_json():
+            return
+        super()._check_request_limit(callable_name, in_middleware)
+
+
+limiter = PagesLimiter(key_func=get_remote_address, default_limits=[])

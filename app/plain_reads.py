@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sqlalchemy import Select, event
-from sqlalchemy.orm import Session
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 
 
 class _Compiled:

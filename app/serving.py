@@ -20,7 +20,8 @@ import re
 
 from gunicorn.workers.gthread import ThreadWorker
 
-from app.errors import error_body, is_api_path
+from app.api_paths import is_api_path
+from app.errors import error_body
 
 workers = int(os.environ.get("WEB_CONCURRENCY", 2))
 worker_class = "app.serving.ApiThreadWorker"

@@ -17,6 +17,7 @@ from sqlalchemy.orm import make_transient_to_detached
 
 from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem, Tenant
+from app.plain_reads import session_connection
 from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidClientId, ServiceError
 from app.services.task_data import TaskData
@@ -35,7 +36,6 @@ from app.services.task_writes import (
 )
 from app.services.tenants import get_skill_queue
 from app.services.validation import ItemInput, TaskPlan, plan_task
-from app.plain_reads import session_connection
 from app.storage import bulk_insert, take_write_lock
 
 

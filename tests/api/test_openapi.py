@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from app.api import schemas, users
 from app.api.catalog import apis
-from app.errors import API_PREFIXES
+from app.api_paths import API_PREFIXES
 from app.extensions import db
 from app.models import Task, WorkCode
 from tests.api.users_support import USERS, users_api

@@ -87,3 +87,22 @@ def test_a_request_holds_one_pooled_connection_at_a_time(api):
     for _ in range(LIMIT):
         assert search(api).status_code == 200
     assert search(api).status_code == 429
+
+
+def test_flask_limiter_resolves_no_limit_for_an_api_request_but_does_for_a_page(
+    api, client, monkeypatch
+):
+    """The APIs count their own limit: Flask-Limiter's check before each request leaves
+    their paths at once (app/extensions.py), and still runs for the pages."""
+    resolved = []
+    resolve = limiter.limit_manager.resolve_limits
+
+    def spy(app, endpoint, *args, **kwargs):
+        resolved.append(endpoint)
+        return resolve(app, endpoint, *args, **kwargs)
+
+    monkeypatch.setattr(limiter.limit_manager, "resolve_limits", spy)
+    assert search(api).status_code == 200
+    assert resolved == []
+    assert client.get("/login").status_code == 200
+    assert set(resolved) == {"admin.login"}
