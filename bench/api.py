@@ -2,7 +2,8 @@
 
     make bench                       # SQLite, then PostgreSQL when TEST_DATABASE_URL is set
     python -m bench.api              # the same, this benchmark only
-    BENCH_API_SECONDS=10             # how long each endpoint is driven (after 2 s of warm-up)
+    BENCH_API_SECONDS=4              # how long each endpoint is driven in each round
+    BENCH_API_ROUNDS=3               # rounds, after a warm-up round of 2 s per endpoint
     BENCH_API_CLIENTS=8              # concurrent clients, each a thread with one kept-alive
                                      # connection sending its next request on each answer
     BENCH_API_TASKS=100000           # tasks in the campaign searched and added to
@@ -17,10 +18,13 @@ endpoint); and bench/api_hand.py, the same two requests hand-written on the bare
 against the same database (the ceiling of a request doing their database work). Every
 request of the service is authenticated and counted against API_RATE_LIMIT in the
 database, as in production (the limit set never to refuse); the hand-written ones check
-the key and count nothing. The endpoints are driven one after the other, bare first.
+the key and count nothing. The three servers run side by side and the five endpoints are
+driven one after the other, in BENCH_API_ROUNDS rounds, so that a machine whose speed drifts
+(other jobs, a shared host) weighs on each endpoint alike.
 
-Columns: requests per second; `ratio`, those over the bare endpoint's (the last line gives
-the service's over the hand-written); the latency of one request as its client saw it,
+Columns: requests per second over all rounds; `ratio`, the median over the rounds of the
+endpoint's rate over the bare endpoint's in the same round (the last line gives the
+service's over the hand-written, alike); the latency of one request as its client saw it,
 median and 99th percentile; `CPU`, the CPU time the server's
 processes spent per request (gunicorn's, plus on PostgreSQL the database backends'), which
 holds when other jobs share the machine; `errors`, answers other than HTTP 200 with
@@ -36,6 +40,7 @@ import itertools
 import json
 import os
 import random
+import statistics
 import tempfile
 import threading
 import time
@@ -49,7 +54,8 @@ from sqlalchemy import make_url
 from bench import servers
 from bench.databases import postgresql_url
 
-SECONDS = float(os.environ.get("BENCH_API_SECONDS", 10))
+SECONDS = float(os.environ.get("BENCH_API_SECONDS", 4))
+ROUNDS = int(os.environ.get("BENCH_API_ROUNDS", 3))
 WARM_UP_SECONDS = 2.0
 CLIENTS = int(os.environ.get("BENCH_API_CLIENTS", 8))
 TASKS = int(os.environ.get("BENCH_API_TASKS", 100_000))
@@ -148,35 +154,45 @@ def _drive(
     path: str,
     body: Callable[[int, int], bytes],
     headers: dict,
+    seconds: float,
 ) -> Figures:
-    """CLIENTS clients for WARM_UP_SECONDS (not counted), then for SECONDS."""
-    figures = None
-    for seconds in (WARM_UP_SECONDS, SECONDS):
-        out: list = []
-        cpu = servers.cpu_by_process(pid, database)
-        started = time.perf_counter()
-        deadline = started + seconds
-        threads = [
-            threading.Thread(
-                target=_client, args=(port, path, partial(body, c), headers, deadline, out)
-            )
-            for c in range(CLIENTS)
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        elapsed = time.perf_counter() - started
-        latencies = [latency for one, _, _ in out for latency in one]
-        figures = Figures(
-            len(latencies),
-            elapsed,
-            latencies,
-            servers.cpu_spent(cpu, servers.cpu_by_process(pid, database)),
-            sum(errors for _, errors, _ in out),
-            next((first for _, _, first in out if first), None),
+    """CLIENTS clients for `seconds`."""
+    out: list = []
+    cpu = servers.cpu_by_process(pid, database)
+    started = time.perf_counter()
+    deadline = started + seconds
+    threads = [
+        threading.Thread(
+            target=_client, args=(port, path, partial(body, c), headers, deadline, out)
         )
-    return figures
+        for c in range(CLIENTS)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    latencies = [latency for one, _, _ in out for latency in one]
+    return Figures(
+        len(latencies),
+        elapsed,
+        latencies,
+        servers.cpu_spent(cpu, servers.cpu_by_process(pid, database)),
+        sum(errors for _, errors, _ in out),
+        next((first for _, _, first in out if first), None),
+    )
+
+
+def _merged(rounds: list[Figures]) -> Figures:
+    """The rounds of one endpoint as one run: their requests, time, latencies and CPU."""
+    return Figures(
+        sum(one.requests for one in rounds),
+        sum(one.seconds for one in rounds),
+        [latency for one in rounds for latency in one.latencies],
+        sum(one.cpu_seconds for one in rounds),
+        sum(one.errors for one in rounds),
+        next((one.first_error for one in rounds if one.first_error), None),
+    )
 
 
 def _search_body(_client: int, _n: int) -> bytes:
@@ -213,57 +229,79 @@ def _add_body(run: str) -> Callable[[int, int], bytes]:
 # --- The report -----------------------------------------------------------------------------
 
 
-def _row(label: str, figures: Figures, bare: Figures) -> str:
+def _row(label: str, rounds: list[Figures], bare: list[Figures]) -> str:
+    """An endpoint's figures over all rounds; its ratio is the median of its rounds' ratios
+    over the bare endpoint's in the same round."""
+    figures = _merged(rounds)
+    ratio = statistics.median(
+        one.per_second / ceiling.per_second for one, ceiling in zip(rounds, bare, strict=True)
+    )
     return (
-        f"{label:<24}{figures.per_second:>8,.0f}{figures.per_second / bare.per_second:>7.2f}"
+        f"{label:<24}{figures.per_second:>8,.0f}{ratio:>7.2f}"
         f"{figures.percentile(0.5):>8.1f}{figures.percentile(0.99):>8.1f}"
         f"{figures.cpu_ms:>8.2f}{figures.errors:>8}"
     )
 
 
+def _over(rounds: list[Figures], ceiling: list[Figures]) -> float:
+    return statistics.median(
+        one.per_second / top.per_second for one, top in zip(rounds, ceiling, strict=True)
+    )
+
+
 def report(name: str, url: str, folder: Path) -> None:
-    """Load the database at `url`, then drive the bare endpoint, search and add."""
+    """Load the database at `url`, start the three servers, then drive each endpoint in
+    turn, ROUNDS times over, so that every endpoint meets the machine as the others do."""
     started = time.perf_counter()
     key = _load(url)
     loaded = time.perf_counter() - started
     database = make_url(url).database if url.startswith("postgresql") else None
     headers = {"Content-Type": "application/json", **servers.headers(key)}
-    bodies = _add_body(f"{int(time.time())}")
     print(
         f"api: the Preview API beside a bare Flask endpoint, gunicorn -w {WORKERS} as `make run`,"
         f" {name}, {TASKS:,} tasks (loaded in {loaded:.0f} s)"
     )
     print(
-        f"{CLIENTS} clients, {SECONDS:g} s each (load average {os.getloadavg()[0]:.1f} on "
-        f"{os.cpu_count()} CPUs); latency and CPU per request in ms"
+        f"{CLIENTS} clients, {ROUNDS} rounds of {SECONDS:g} s per endpoint (load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs); latency and CPU per request in ms"
     )
-    results = {}
-    with servers.gunicorn("bench.api_bare:app", url, folder, WORKERS) as (port, pid):
-        results["bare"] = _drive(port, pid, None, "/bare", bodies, headers)
-    with servers.gunicorn("wsgi:app", url, folder, WORKERS) as (port, pid):
+    with (
+        servers.gunicorn("bench.api_bare:app", url, folder, WORKERS) as bare,
+        servers.gunicorn("wsgi:app", url, folder, WORKERS) as service,
+        servers.gunicorn("bench.api_hand:app", url, folder, WORKERS) as hand,
+    ):
         search = PREVIEW + "searchPreviewCampaign"
-        results["search"] = _drive(port, pid, database, search, _search_body, headers)
         add = PREVIEW + "addOrUpdateCampaignRecord"
-        results["add"] = _drive(port, pid, database, add, bodies, headers)
-    with servers.gunicorn("bench.api_hand:app", url, folder, WORKERS) as (port, pid):
-        results["hand search"] = _drive(port, pid, database, "/hand/search", _search_body, headers)
-        hand_bodies = _add_body(f"H{int(time.time())}")
-        results["hand add"] = _drive(port, pid, database, "/hand/add", hand_bodies, headers)
-    bare = results["bare"]
+        endpoints = {  # label: server, database measured, path, bodies
+            "bare": (bare, None, "/bare", _add_body(f"B{time.time_ns()}")),
+            "search": (service, database, search, _search_body),
+            "add": (service, database, add, _add_body(f"S{time.time_ns()}")),
+            "hand search": (hand, database, "/hand/search", _search_body),
+            "hand add": (hand, database, "/hand/add", _add_body(f"H{time.time_ns()}")),
+        }
+        results: dict[str, list[Figures]] = {label: [] for label in endpoints}
+        for rounds, seconds in ((1, WARM_UP_SECONDS), (ROUNDS, SECONDS)):
+            for label in results:
+                results[label] = []
+            for _ in range(rounds):
+                for label, ((port, pid), measured, path, body) in endpoints.items():
+                    figures = _drive(port, pid, measured, path, body, headers, seconds)
+                    results[label].append(figures)
+    bare_rounds = results["bare"]
     print(f"{'endpoint':<24}{'req/s':>8}{'ratio':>7}{'p50':>8}{'p99':>8}{'CPU':>8}{'errors':>8}")
-    print(_row("bare Flask JSON", bare, bare))
-    print(_row("search by clientId", results["search"], bare))
-    print(_row("  hand-written", results["hand search"], bare))
-    print(_row("add (new clientId)", results["add"], bare))
-    print(_row("  hand-written", results["hand add"], bare))
+    print(_row("bare Flask JSON", bare_rounds, bare_rounds))
+    print(_row("search by clientId", results["search"], bare_rounds))
+    print(_row("  hand-written", results["hand search"], bare_rounds))
+    print(_row("add (new clientId)", results["add"], bare_rounds))
+    print(_row("  hand-written", results["hand add"], bare_rounds))
     print(
         "the service over the hand-written requests: search "
-        f"{results['search'].per_second / results['hand search'].per_second:.2f}, add "
-        f"{results['add'].per_second / results['hand add'].per_second:.2f}"
+        f"{_over(results['search'], results['hand search']):.2f}, add "
+        f"{_over(results['add'], results['hand add']):.2f}"
     )
-    for label, figures in results.items():
-        if figures.first_error:
-            print(f"  first error of {label}: {figures.first_error}")
+    for label, rounds in results.items():
+        if first_error := _merged(rounds).first_error:
+            print(f"  first error of {label}: {first_error}")
 
 
 def main() -> None:
