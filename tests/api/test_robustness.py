@@ -123,6 +123,20 @@ def test_a_nul_character_anywhere_answers_400_on_every_database(api, before, pla
     assert everything(api) == before
 
 
+def test_a_raw_nul_byte_is_invalid_json_and_an_escaped_backslash_is_no_nul(api, before):
+    """JSON writes U+0000 only as the escape, which the body check looks for first: a raw
+    NUL byte is refused as invalid JSON, and the text "\\u0000" (a backslash kept) is no NUL."""
+    raw = encoded(api).encode().replace(b'"C1"', b'"C\x001"')
+    assert b"\x00" in raw
+    refused = send(api, DELETE, raw)
+    assert_json_error(refused, 400)
+    assert "not valid JSON" in refused.get_json()["message"]
+    assert everything(api) == before
+    kept = json.dumps(body_with(api, ADD, "clientId", "C\\u0000"))
+    answer = send(api, ADD, kept).get_json()
+    assert answer["previewResult"]["previewResultStatus"] == "SUCCESS"
+
+
 def test_a_wrong_content_type_answers_415(api, before, subtests):
     for content_type in WRONG_CONTENT_TYPES:
         with subtests.test(content_type=content_type):
