@@ -87,9 +87,16 @@ def _schema(database_uri):
 
 
 def _empty_tables() -> None:
-    # DELETE beats TRUNCATE on PostgreSQL for tables this small.
-    for table in reversed(db.metadata.sorted_tables):
-        db.session.execute(table.delete())
+    # DELETE beats TRUNCATE on PostgreSQL for tables this small; there all of them go in one
+    # round trip (statements without parameters are sent as one query).
+    tables = list(reversed(db.metadata.sorted_tables))
+    connection = db.session.connection()
+    if connection.dialect.name == "postgresql":
+        quote = connection.dialect.identifier_preparer.quote
+        connection.exec_driver_sql("; ".join(f"DELETE FROM {quote(t.name)}" for t in tables))
+    else:
+        for table in tables:
+            db.session.execute(table.delete())
     db.session.commit()
 
 
