@@ -143,7 +143,10 @@ def tune_sqlite(
     engine: Engine, busy_timeout_ms: int, cache_kib: int = 65536, mmap_mib: int = 1024
 ) -> None:
     """Set WAL, the busy timeout, foreign keys, the page cache and memory-mapped reads, and
-    case-sensitive LIKE on every connection; table hints are rendered."""
+    case-sensitive LIKE on every connection; table hints are rendered. Once per engine: an
+    engine already tuned (by an earlier app of this process) keeps its settings."""
+    if engine in _TURNS:
+        return
     engine.dialect.statement_compiler = _HintingSQLiteCompiler
     path = _sqlite_file(engine)
     if path is not None and not path.parent.is_dir():
