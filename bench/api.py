@@ -233,9 +233,7 @@ def _row(label: str, rounds: list[Figures], bare: list[Figures]) -> str:
     """An endpoint's figures over all rounds; its ratio is the median of its rounds' ratios
     over the bare endpoint's in the same round."""
     figures = _merged(rounds)
-    ratio = statistics.median(
-        one.per_second / ceiling.per_second for one, ceiling in zip(rounds, bare, strict=True)
-    )
+    ratio = _over(rounds, bare)
     return (
         f"{label:<24}{figures.per_second:>8,.0f}{ratio:>7.2f}"
         f"{figures.percentile(0.5):>8.1f}{figures.percentile(0.99):>8.1f}"
@@ -244,6 +242,7 @@ def _row(label: str, rounds: list[Figures], bare: list[Figures]) -> str:
 
 
 def _over(rounds: list[Figures], ceiling: list[Figures]) -> float:
+    """The median over the rounds of one endpoint's rate over another's in the same round."""
     return statistics.median(
         one.per_second / top.per_second for one, top in zip(rounds, ceiling, strict=True)
     )
@@ -279,14 +278,16 @@ def report(name: str, url: str, folder: Path) -> None:
             "hand search": (hand, database, "/hand/search", _search_body),
             "hand add": (hand, database, "/hand/add", _add_body(f"H{time.time_ns()}")),
         }
-        results: dict[str, list[Figures]] = {label: [] for label in endpoints}
-        for rounds, seconds in ((1, WARM_UP_SECONDS), (ROUNDS, SECONDS)):
-            for label in results:
-                results[label] = []
-            for _ in range(rounds):
-                for label, ((port, pid), measured, path, body) in endpoints.items():
-                    figures = _drive(port, pid, measured, path, body, headers, seconds)
-                    results[label].append(figures)
+
+        def one_round(seconds: float) -> dict[str, Figures]:
+            return {
+                label: _drive(port, pid, measured, path, body, headers, seconds)
+                for label, ((port, pid), measured, path, body) in endpoints.items()
+            }
+
+        one_round(WARM_UP_SECONDS)  # not counted
+        rounds = [one_round(SECONDS) for _ in range(ROUNDS)]
+        results = {label: [figures[label] for figures in rounds] for label in endpoints}
     bare_rounds = results["bare"]
     print(f"{'endpoint':<24}{'req/s':>8}{'ratio':>7}{'p50':>8}{'p99':>8}{'CPU':>8}{'errors':>8}")
     print(_row("bare Flask JSON", bare_rounds, bare_rounds))
