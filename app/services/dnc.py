@@ -27,6 +27,7 @@ from app.extensions import db
 from app.models import Campaign, Task, TaskItem, Tenant
 from app.models.dnc import DncNumber
 from app.models.types import utcnow
+from app.plain_reads import session_connection
 from app.services.actors import Actor
 from app.services.errors import InvalidInput
 from app.services.history import Change, record_all
@@ -81,7 +82,7 @@ def insert_numbers(
     more than running it."""
     if not rows:
         return set()
-    connection = db.session.connection()
+    connection = session_connection(db.session)
     mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
     stamp = driver_value(db.session, DncNumber.__table__.c.created_at)(now or utcnow())
     inserted: set[str] = set()

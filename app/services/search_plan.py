@@ -50,6 +50,7 @@ from sqlalchemy.sql.operators import custom_op
 
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem, search_index
+from app.plain_reads import session_connection
 
 
 @dataclass
@@ -99,7 +100,7 @@ class Scope:
 
 def scope_of(campaign: Campaign) -> Scope:
     """The campaign and what its database offers."""
-    connection = db.session.connection()
+    connection = session_connection(db.session)
     return Scope(campaign, connection.dialect.name, has_trigram_index(connection))
 
 

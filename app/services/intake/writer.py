@@ -24,6 +24,7 @@ from sqlalchemy import bindparam, delete, select, text, update
 from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem
 from app.models.types import utcnow
+from app.plain_reads import session_connection
 from app.services import history
 from app.services.actors import Actor
 from app.services.errors import ServiceError
@@ -206,7 +207,7 @@ def _insert(campaign: Campaign, new: list[Planned], now) -> list[tuple[dict, Tas
 def _bulk_insert(table, columns: tuple[str, ...], rows: list[tuple]) -> None:
     """Plain rows into the table: COPY on PostgreSQL (an executemany there costs a round
     of the protocol per row), `bulk_insert`'s multi-row INSERTs on SQLite."""
-    connection = db.session.connection()
+    connection = session_connection(db.session)
     if connection.dialect.name != "postgresql" or not rows:
         bulk_insert(db.session, table, columns, rows)
         return
