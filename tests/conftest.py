@@ -6,8 +6,7 @@ import os
 from dataclasses import dataclass, field
 
 import pytest
-from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import Engine, create_engine, make_url, text
+from sqlalchemy import create_engine, make_url, text
 from werkzeug.routing.rules import Rule
 
 from app import create_app
@@ -40,27 +39,6 @@ def _compiled_once(rule: Rule, append_unknown: bool = True):
 
 
 Rule._compile_builder = _compiled_once
-
-
-# Each app would also make its own engines, and an engine caches the SQL it compiles: every
-# test compiled again each statement it sent, a fifth of the suite's time. Apps of the
-# same settings share their engines for the whole run instead (the SQLite tuning is done
-# once per engine); the `app` fixture still closes their connections after each test.
-_make_engine = SQLAlchemy._make_engine
-_ENGINES: dict[str, Engine] = {}
-_ENGINE_SETTINGS = ("SQLITE_BUSY_TIMEOUT_MS", "SQLITE_CACHE_KIB", "SQLITE_MMAP_MIB")
-
-
-def _engine_of_the_run(self, bind_key, options: dict, app) -> Engine:
-    settings = [app.config.get(name) for name in _ENGINE_SETTINGS]
-    key = repr((bind_key, sorted(options.items(), key=lambda item: item[0]), settings))
-    engine = _ENGINES.get(key)
-    if engine is None:
-        engine = _ENGINES[key] = _make_engine(self, bind_key, options, app)
-    return engine
-
-
-SQLAlchemy._make_engine = _engine_of_the_run
 
 
 @pytest.fixture(scope="session")
