@@ -54,22 +54,24 @@ def database_url(url: str | None) -> str:
 
 # Settings of every PostgreSQL session: these short queries gain nothing from JIT
 # compilation, which costs milliseconds whenever the planner's estimate crosses
-# jit_above_cost (a search over a large campaign); a transaction left idle by a stuck
-# request must not hold its locks for long.
-POSTGRESQL_OPTIONS = "-c jit=off -c idle_in_transaction_session_timeout=60000"
+# jit_above_cost (a search over a large campaign), nor from parallel workers: estimated
+# from the values of every key at once, a count of a handful of a search's items can look
+# like half a million rows, and starting workers for it costs ten times the count itself.
+# A transaction left idle by a stuck request must not hold its locks for long.
+POSTGRESQL_OPTIONS = (
+    "-c jit=off -c max_parallel_workers_per_gather=0 -c idle_in_transaction_session_timeout=60000"
+)
 
 
 def engine_options(url: str, env: Mapping[str, str]) -> dict[str, Any]:
     """The engine's pool, sized for the threads that share it, and PostgreSQL's settings.
 
     Each of a web worker's threads holds at most one pooled connection at a time, plus a
-    short one of its own for a rate-limit count or a session stamp (app/aside.py).
+    short one of its own for a rate-limit count or a session stamp (app/aside.py). A
+    PostgreSQL connection the server closed is found at checkout (app/pg_connections.py).
     """
     threads = int(env.get("GUNICORN_THREADS", 16))
     options: dict[str, Any] = {
-        # A server's connection may have been closed under the pool (a restart, an idle
-        # timeout); a SQLite file's never is, and a ping would cost every request a query.
-        "pool_pre_ping": not url.startswith("sqlite"),
         "pool_size": int(env.get("DB_POOL_SIZE", threads)),
         "max_overflow": int(env.get("DB_MAX_OVERFLOW", threads)),
     }

@@ -27,6 +27,7 @@ from sqlalchemy.dialects.sqlite.base import SQLiteCompiler
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import scoped_session
 
+from app.pg_connections import check_at_checkout
 from app.plain_reads import on_driver, session_connection
 from app.sqlite_writes import WriteTurns
 
@@ -34,8 +35,10 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def read_only(view):
-    """Mark a view whose transaction never writes (it then takes no write lock on SQLite)."""
+    """Mark a view whose transaction never writes: it takes no write lock on SQLite, and on
+    PostgreSQL its statements run without a transaction block (`autocommit_reads`)."""
     view.read_only = True
+    view.never_writes = True
     return view
 
 
@@ -193,9 +196,12 @@ def tune_sqlite(
 
 
 def register_storage(app: Flask, db) -> None:
-    """Tune every SQLite engine of the app and mark each request's transaction mode."""
+    """Tune every SQLite engine of the app, check every PostgreSQL engine's pooled
+    connections at checkout, and mark each request's transaction mode."""
     with app.app_context():
         for engine in db.engines.values():
+            if engine.dialect.name == "postgresql":
+                check_at_checkout(engine)
             if engine.dialect.name == "sqlite":
                 _private_sqlite_file(engine)
                 tune_sqlite(
@@ -205,10 +211,36 @@ def register_storage(app: Flask, db) -> None:
                     app.config["SQLITE_MMAP_MIB"],
                 )
 
+    with app.app_context():
+        reads_in_autocommit = db.engine.dialect.name == "postgresql"
+
     @app.before_request
     def _mark_transaction_mode() -> None:
         view = app.view_functions.get(request.endpoint or "")
         g.read_only_transaction = getattr(view, "read_only", request.method in SAFE_METHODS)
+        if reads_in_autocommit and getattr(view, "never_writes", False):
+            g.autocommit_reads = autocommit_reads(db.session())
+
+    @app.teardown_request
+    def _end_autocommit_reads(_error) -> None:
+        # The connection goes back to the pool with the request: a session that outlives
+        # it (a test's) must not carry it into a later request's writes.
+        if g.pop("autocommit_reads", False):
+            db.session.rollback()
+
+
+def autocommit_reads(session) -> bool:
+    """The session's reads run without a transaction block, on PostgreSQL: no BEGIN before
+    them, no ROLLBACK after, two round trips fewer. At READ COMMITTED, the service's level,
+    each statement reads its own snapshot inside a block as well, so the answers are the
+    same. For a request that never writes (`read_only`); its connection goes back to the
+    pool with its isolation level restored. SQLite keeps its deferred BEGIN, whose one
+    snapshot is what keeps a task and its items read together. A session already in a
+    transaction (a test's, across its requests) stays in it. Whether the reads run so."""
+    if session.in_transaction():
+        return False
+    session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+    return True
 
 
 def driver_value(session, column):

@@ -130,17 +130,6 @@ def test_the_pool_holds_a_connection_for_every_thread(env, pool_size, max_overfl
     assert "connect_args" not in options  # SQLite's driver takes no server options
 
 
-@pytest.mark.parametrize(
-    ("url", "pinged"),
-    [("sqlite:///x.db", False), ("postgresql+psycopg://db/x", True)],
-    ids=["sqlite", "postgresql"],
-)
-def test_only_a_server_s_connections_are_checked_before_use(url, pinged):
-    """A server may have closed a pooled connection; a SQLite file's connection stays open,
-    and a check would cost every request a query."""
-    assert config.engine_options(url, {})["pool_pre_ping"] is pinged
-
-
 def test_postgresql_sessions_get_the_service_settings():
     options = config.engine_options("postgresql+psycopg://db/x", {})
     assert options["connect_args"] == {"options": config.POSTGRESQL_OPTIONS}
@@ -152,4 +141,5 @@ def test_the_app_s_postgresql_connections_run_without_jit(app):
     if db.engine.dialect.name != "postgresql":
         pytest.skip("a PostgreSQL setting")
     assert db.session.scalar(text("SHOW jit")) == "off"
+    assert db.session.scalar(text("SHOW max_parallel_workers_per_gather")) == "0"
     assert db.session.scalar(text("SHOW idle_in_transaction_session_timeout")) == "1min"

@@ -164,11 +164,7 @@ class Finder:
 
 def plan(scope: Scope, finders: list[Finder], limit: int, offset: int = 0) -> Select:
     """A select of the first matching tasks in task order (limit and offset applied)."""
-    if scope.dialect == "postgresql":
-        # Estimated from the values of every key at once, a count of a handful of items
-        # can look like half a million rows, and starting parallel workers for it costs
-        # ten times the count itself. For this search's transaction only.
-        db.session.execute(text("SET LOCAL max_parallel_workers_per_gather = 0"))
+    # No parallel workers on PostgreSQL: its sessions are set so (app/config.py).
     query = _plan(scope, finders, limit + offset)
     return query.limit(limit).offset(offset)
 
