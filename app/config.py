@@ -63,6 +63,14 @@ POSTGRESQL_OPTIONS = (
 )
 
 
+POSTGRESQL_KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 60,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+}
+
+
 def engine_options(url: str, env: Mapping[str, str]) -> dict[str, Any]:
     """The engine's pool, sized for the threads that share it, and PostgreSQL's settings.
 
@@ -76,7 +84,16 @@ def engine_options(url: str, env: Mapping[str, str]) -> dict[str, Any]:
         "max_overflow": int(env.get("DB_MAX_OVERFLOW", threads)),
     }
     if url.startswith("postgresql"):
-        options["connect_args"] = {"options": env.get("PG_OPTIONS", POSTGRESQL_OPTIONS)}
+        # The service's level, whatever the server's default: each statement reads what
+        # was committed when it began (app/storage.py, `autocommit_reads`), and an insert
+        # that meets a concurrent one's row can update it instead.
+        options["isolation_level"] = "READ COMMITTED"
+        options["connect_args"] = {
+            "options": env.get("PG_OPTIONS", POSTGRESQL_OPTIONS),
+            # A peer gone without a word (a failover, a NAT that forgot the connection) is
+            # found by the kernel within a minute and a half of silence.
+            **POSTGRESQL_KEEPALIVES,
+        }
     return options
 
 
@@ -122,6 +139,7 @@ def defaults() -> dict[str, Any]:
         "SQLITE_BUSY_TIMEOUT_MS": int(env.get("SQLITE_BUSY_TIMEOUT_MS", 15000)),
         "SQLITE_CACHE_KIB": int(env.get("SQLITE_CACHE_KIB", 65536)),
         "SQLITE_MMAP_MIB": int(env.get("SQLITE_MMAP_MIB", 1024)),
+        "DB_PING_IDLE_SECONDS": float(env.get("DB_PING_IDLE_SECONDS", 30)),
         "MAX_CONTENT_LENGTH": int(env.get("MAX_CONTENT_LENGTH", 2 * 1024 * 1024)),
         "SEARCH_MAX_RECORDS": int(env.get("SEARCH_MAX_RECORDS", 10000)),
         "SESSION_COOKIE_HTTPONLY": True,

@@ -46,6 +46,7 @@ def writes(view):
     """Mark a GET view whose transaction writes: it starts with the write lock on SQLite,
     or a write after another request's would fail at once with "database is locked"."""
     view.read_only = False
+    view.never_writes = False
     return view
 
 
@@ -54,6 +55,7 @@ def reads_first(view):
     write lock on SQLite) and takes the write lock when the service is ready to write, by
     `take_write_lock`; every write of such a view must come after that call."""
     view.read_only = True  # begins as a reader's
+    view.never_writes = False
     return view
 
 
@@ -201,7 +203,7 @@ def register_storage(app: Flask, db) -> None:
     with app.app_context():
         for engine in db.engines.values():
             if engine.dialect.name == "postgresql":
-                check_at_checkout(engine)
+                check_at_checkout(engine, app.config["DB_PING_IDLE_SECONDS"])
             if engine.dialect.name == "sqlite":
                 _private_sqlite_file(engine)
                 tune_sqlite(
@@ -218,8 +220,8 @@ def register_storage(app: Flask, db) -> None:
     def _mark_transaction_mode() -> None:
         view = app.view_functions.get(request.endpoint or "")
         g.read_only_transaction = getattr(view, "read_only", request.method in SAFE_METHODS)
-        if reads_in_autocommit and getattr(view, "never_writes", False):
-            g.autocommit_reads = autocommit_reads(db.session())
+        # Set once the request's body is in (`reads_begin`): the connection is taken then.
+        g.reads_in_autocommit = reads_in_autocommit and getattr(view, "never_writes", False)
 
     @app.teardown_request
     def _end_autocommit_reads(_error) -> None:
@@ -227,6 +229,13 @@ def register_storage(app: Flask, db) -> None:
         # it (a test's) must not carry it into a later request's writes.
         if g.pop("autocommit_reads", False):
             db.session.rollback()
+
+
+def reads_begin(session) -> None:
+    """The request's database work begins (its body is read): a request that never writes
+    takes its connection now, for reads without a transaction block on PostgreSQL."""
+    if g.pop("reads_in_autocommit", False):
+        g.autocommit_reads = autocommit_reads(session)
 
 
 def autocommit_reads(session) -> bool:

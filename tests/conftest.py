@@ -54,10 +54,14 @@ _COMPILED: dict[str, tuple[Dialect, object]] = {}
 def _engine_compiling_once(self, bind_key, options: dict, app) -> Engine:
     engine = _make_engine(self, bind_key, options, app)
     key = repr((str(engine.url), sorted(options.items(), key=lambda item: item[0])))
-    engine.dialect, engine._compiled_cache = _COMPILED.setdefault(
-        key, (engine.dialect, engine._compiled_cache)
-    )
-    engine.pool._dialect = engine.dialect
+    shared = _COMPILED.get(key)
+    # A dialect is set up by its engine's first connection; until one has been, each new
+    # engine offers its own.
+    if shared is None or shared[0].server_version_info is None:
+        _COMPILED[key] = (engine.dialect, engine._compiled_cache)
+    else:
+        engine.dialect, engine._compiled_cache = shared
+        engine.pool._dialect = engine.dialect
     return engine
 
 

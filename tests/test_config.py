@@ -132,9 +132,13 @@ def test_the_pool_holds_a_connection_for_every_thread(env, pool_size, max_overfl
 
 def test_postgresql_sessions_get_the_service_settings():
     options = config.engine_options("postgresql+psycopg://db/x", {})
-    assert options["connect_args"] == {"options": config.POSTGRESQL_OPTIONS}
+    assert options["connect_args"] == {
+        "options": config.POSTGRESQL_OPTIONS,
+        **config.POSTGRESQL_KEEPALIVES,
+    }
+    assert options["isolation_level"] == "READ COMMITTED"
     custom = config.engine_options("postgresql+psycopg://db/x", {"PG_OPTIONS": "-c jit=on"})
-    assert custom["connect_args"] == {"options": "-c jit=on"}
+    assert custom["connect_args"]["options"] == "-c jit=on"
 
 
 def test_the_app_s_postgresql_connections_run_without_jit(app):

@@ -1,5 +1,6 @@
-"""A pooled PostgreSQL connection the server closed is replaced before a request uses it,
-and an open one is checked without a round trip."""
+"""PostgreSQL's connections: one the server closed is replaced before a request uses it, an
+open one is checked without a round trip unless it sat idle, and a request that never
+writes reads without a transaction block, once its body is in."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ import pytest
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.pool import NullPool
 
+from app.api.body import receive
 from app.extensions import db
 from app.pg_connections import listen_for_goodbye, still_open
+from tests.conftest import PREVIEW
 
 
 @pytest.fixture
@@ -76,17 +79,67 @@ def test_a_connection_the_server_ended_or_the_client_closed_is_not_open(postgres
     assert not still_open(connection)
 
 
-def test_a_checkout_sends_no_ping(postgresql, api):
-    api.add("C1", {"Name": "Ann"})
-    pings: list[object] = []
+@pytest.fixture
+def pings(postgresql, monkeypatch) -> list[object]:
+    """The connections asked a SELECT 1 at checkout."""
+    asked: list[object] = []
     original = postgresql.dialect.do_ping
-    postgresql.dialect.do_ping = lambda connection: pings.append(connection) or original(connection)
-    try:
-        for _ in range(3):
-            assert api.find("C1")["clientId"] == "C1"
-    finally:
-        del postgresql.dialect.do_ping
+
+    def ping(connection) -> bool:
+        asked.append(connection)
+        return original(connection)
+
+    monkeypatch.setattr(postgresql.dialect, "do_ping", ping)
+    return asked
+
+
+def test_a_connection_used_a_moment_ago_is_not_pinged(api, pings):
+    api.add("C1", {"Name": "Ann"})
+    for _ in range(3):
+        db.session.remove()  # each request of a server has a session of its own
+        assert api.find("C1")["clientId"] == "C1"
     assert pings == []
+
+
+@pytest.fixture
+def ping_any_idle(settings) -> None:
+    settings["DB_PING_IDLE_SECONDS"] = 0  # every connection back from the pool is idle
+
+
+def test_a_connection_idle_past_the_limit_is_pinged(ping_any_idle, api, pings):
+    api.add("C1", {"Name": "Ann"})
+    db.session.remove()
+    assert api.find("C1")["clientId"] == "C1"
+    assert pings
+
+
+def test_an_idle_connection_that_does_not_answer_is_replaced(
+    ping_any_idle, postgresql, api, monkeypatch
+):
+    api.add("C1", {"Name": "Ann"})
+    db.session.remove()
+    silent = _pooled(postgresql)
+
+    def no_answer(connection) -> bool:
+        if connection in silent:
+            raise psycopg.OperationalError("no answer")
+        return True
+
+    monkeypatch.setattr(postgresql.dialect, "do_ping", no_answer)
+    assert api.find("C1")["clientId"] == "C1"
+    assert not set(_pooled(postgresql)) & set(silent)
+
+
+def test_a_request_takes_no_connection_before_its_body_is_read(app, postgresql, api):
+    db.session.remove()  # each request of a server has a session of its own
+    url = PREVIEW + "searchPreviewCampaign"
+    with app.test_request_context(url, method="POST", json=api.body(clientId="C1")):
+        app.preprocess_request()  # the view's marks are set, no connection is taken
+        assert not db.session().in_transaction()
+        receive()
+        assert db.session().in_transaction()
+        assert db.session.connection().connection.dbapi_connection.autocommit
+        db.session.rollback()
 
 
 @contextmanager
