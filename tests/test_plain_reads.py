@@ -10,12 +10,12 @@ from sqlalchemy import bindparam, event, select, text
 from sqlalchemy.exc import DBAPIError
 
 from app.extensions import db
-from app.models import Campaign, Task, TaskItem
+from app.models import Campaign, Task, TaskItem, WorkCode
 from app.plain_reads import PlainRead, session_connection
 from app.services import campaigns
 from app.services.errors import NotFound
 from app.services.task_lookups import campaign_named, campaign_ref
-from app.services.task_wire import _CODES_OF, _ITEMS_OF, _ONE_TASK
+from app.services.task_wire import _ITEMS_AND_CODES_OF, _ONE_TASK
 from app.services.tasks import add_or_update_task
 from app.services.validation import ItemInput
 from tests.conftest import SETUP, make_tenant
@@ -39,6 +39,12 @@ def tasks(app):
     task = db.session.scalar(select(Task).filter_by(client_id="C2"))
     task.last_attempt_at = datetime(2026, 3, 29, 1, 30, 15, 123000, tzinfo=UTC)
     task.last_attempt_agent = "agent7"
+    db.session.add_all(
+        [
+            WorkCode(task_id=task.id, key="Topics", value="Price", position=1),
+            WorkCode(task_id=task.id, key="Outcome", value="Sale", position=0),
+        ]
+    )
     db.session.commit()
     return campaign
 
@@ -55,19 +61,24 @@ def test_a_task_s_reads_give_the_engine_s_values_and_types(tasks, client_id):
     assert plain == engine
     assert [list(map(type, row)) for row in plain] == [list(map(type, row)) for row in engine]
     for task_id, *_ in plain:
-        for read in (_ITEMS_OF, _CODES_OF):
-            rows = [tuple(r) for r in read.all(db.session, task_id=task_id)]
-            assert rows == _engine_rows(read, task_id=task_id)
+        read = _ITEMS_AND_CODES_OF
+        rows = [tuple(r) for r in read.all(db.session, task_id=task_id)]
+        assert rows == _engine_rows(read, task_id=task_id)
+        assert [list(map(type, row)) for row in rows] == [
+            list(map(type, row)) for row in _engine_rows(read, task_id=task_id)
+        ]
 
 
 def test_rows_are_named_by_their_columns(tasks):
     row = _ONE_TASK["client_id"].first(db.session, campaign_id=tasks.id, value="C2")
     assert (row.client_id, row.preferred_agent, row.queue_name) == ("C2", "agent7", "Sales")
     assert row.next_earliest_work_at > datetime.now(UTC)
-    items = _ITEMS_OF.all(db.session, task_id=row.id)
-    assert [(i.key, i.value, i.display_order) for i in items][-2:] == [
-        ("Name", "Bo", 2),
-        ("Balance", "12.5", None),
+    rows = _ITEMS_AND_CODES_OF.all(db.session, task_id=row.id)
+    assert [(r.kind, r.key, r.value, r.display_order) for r in rows][-4:] == [
+        (0, "Name", "Bo", 2),  # the items first, in stored order
+        (0, "Balance", "12.5", None),
+        (1, "Outcome", "Sale", None),  # then the work codes, in theirs
+        (1, "Topics", "Price", None),
     ]
 
 
@@ -87,11 +98,11 @@ def test_the_engine_s_listeners_hear_each_statement(tasks):
 
     event.listen(db.engine, "before_cursor_execute", listen)
     try:
-        _ITEMS_OF.all(db.session, task_id=1)
+        _ITEMS_AND_CODES_OF.all(db.session, task_id=1)
     finally:
         event.remove(db.engine, "before_cursor_execute", listen)
     reads = [parameters for statement, parameters in heard if "FROM task_items" in statement]
-    assert reads in ([(1,)], [{"task_id": 1}])  # SQLite's positional, psycopg's named
+    assert reads in ([(1, 1)], [{"task_id": 1}])  # SQLite's positional, psycopg's named
 
 
 def test_a_driver_error_is_raised_as_the_engine_raises_it(app):

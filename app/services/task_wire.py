@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Integer, bindparam, literal_column, null, select, union_all
 
 from app.extensions import db
 from app.models import SkillQueue, Task, TaskItem, WorkCode
@@ -36,8 +36,8 @@ WIRE_COLUMNS = (
 _TASKS = Task.__table__
 _WIRE_TABLE_COLUMNS = tuple(_TASKS.c[column.key] for column in WIRE_COLUMNS)
 _QUEUES, _ITEMS, _CODES = SkillQueue.__table__, TaskItem.__table__, WorkCode.__table__
-# One task as search shows it, in three reads built once and run on the driver: its columns
-# with its queue's name, its items, its work codes.
+# One task as search shows it, in two reads built once and run on the driver: its columns
+# with its queue's name, then its items and work codes.
 _ONE_TASK = {
     by: PlainRead(
         select(*_WIRE_TABLE_COLUMNS, _QUEUES.c.name.label("queue_name"))
@@ -46,15 +46,21 @@ _ONE_TASK = {
     )
     for by in ("record_id", "client_id")
 }
-_ITEMS_OF = PlainRead(
-    select(_ITEMS.c.key, _ITEMS.c.value, _ITEMS.c.display_order)
-    .where(_ITEMS.c.task_id == bindparam("task_id"))
-    .order_by(_ITEMS.c.position)
-)
-_CODES_OF = PlainRead(
-    select(_CODES.c.key, _CODES.c.value)
-    .where(_CODES.c.task_id == bindparam("task_id"))
-    .order_by(_CODES.c.position)
+# Its items and its work codes in one read: the items (kind 0), then the codes (kind 1),
+# each in stored order.
+_ITEMS_AND_CODES_OF = PlainRead(
+    union_all(
+        select(
+            literal_column("0", Integer).label("kind"),
+            _ITEMS.c.position,
+            _ITEMS.c.key,
+            _ITEMS.c.value,
+            _ITEMS.c.display_order,
+        ).where(_ITEMS.c.task_id == bindparam("task_id")),
+        select(
+            literal_column("1", Integer), _CODES.c.position, _CODES.c.key, _CODES.c.value, null()
+        ).where(_CODES.c.task_id == bindparam("task_id")),
+    ).order_by("kind", "position")
 )
 
 
@@ -118,8 +124,9 @@ def stored_record(campaign_id: int, by: str, value: str) -> dict[str, Any] | Non
     task = _ONE_TASK[by].first(db.session, campaign_id=campaign_id, value=value)
     if task is None:
         return None
-    items = _ITEMS_OF.all(db.session, task_id=task.id)
-    codes = _CODES_OF.all(db.session, task_id=task.id)
+    rows = _ITEMS_AND_CODES_OF.all(db.session, task_id=task.id)
+    items = [row for row in rows if row.kind == 0]
+    codes = [row for row in rows if row.kind == 1]
     return task_record(task, task.queue_name, items, codes)
 
 
