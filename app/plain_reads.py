@@ -113,17 +113,20 @@ def _forget(session, transaction) -> None:
         session.info.pop(_CONNECTION, None)
 
 
-def on_driver(connection, sql: str, parameters: Any = ()) -> list[tuple]:
-    """Run `sql` on the driver of `connection` (a SQLAlchemy Connection), in its
-    transaction: the rows it returns, as the driver gives them. The engine's
-    `before_cursor_execute` listeners hear it; a driver error is raised as the engine
-    raises it."""
+def on_driver(connection, sql: str, parameters: Any = (), many: bool = False) -> list[tuple]:
+    """Run `sql` on the driver of `connection` (a SQLAlchemy Connection), in its transaction,
+    once or (`many`) for each of a list of parameter sets: the rows it returns, as the
+    driver gives them. The engine's `before_cursor_execute` listeners hear it; a driver
+    error is raised as the engine raises it."""
     dialect = connection.dialect
     cursor = connection.connection.driver_connection.cursor()
     try:
         listeners = connection.engine.dispatch.before_cursor_execute
         if listeners:
-            listeners(connection, cursor, sql, parameters, None, False)
+            listeners(connection, cursor, sql, parameters, None, many)
+        if many:
+            cursor.executemany(sql, parameters)
+            return []
         cursor.execute(sql, parameters)
         return cursor.fetchall() if cursor.description else []
     except dialect.loaded_dbapi.Error as error:

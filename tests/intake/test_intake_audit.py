@@ -89,9 +89,12 @@ def test_records_and_events_are_written_with_each_batch_in_one_statement_each(
     def spy(conn, cursor, statement, parameters, context, executemany):
         for table in ("audit_records", "events"):
             if statement.startswith(f"INSERT INTO {table}"):
-                # The rows of one INSERT's VALUES.
-                assert not executemany
-                rows = statement.count("(?") + statement.count("(%s") or 1
+                # An executemany's parameter sets, or the rows of one INSERT's VALUES.
+                rows = (
+                    len(parameters)
+                    if executemany
+                    else statement.count("(?") + statement.count("(%s") or 1
+                )
                 inserts.append((table, rows))
 
     engine = db.engine
