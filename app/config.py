@@ -85,7 +85,7 @@ def engine_options(url: str, env: Mapping[str, str]) -> dict[str, Any]:
     }
     if url.startswith("postgresql"):
         # The service's level, whatever the server's default: each statement reads what
-        # was committed when it began (app/storage.py, `autocommit_reads`), and an insert
+        # was committed when it began (`autocommit_reads`, app/storage.py), and an insert
         # that meets a concurrent one's row can update it instead.
         options["isolation_level"] = "READ COMMITTED"
         options["connect_args"] = {

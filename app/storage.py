@@ -148,10 +148,7 @@ def tune_sqlite(
     engine: Engine, busy_timeout_ms: int, cache_kib: int = 65536, mmap_mib: int = 1024
 ) -> None:
     """Set WAL, the busy timeout, foreign keys, the page cache and memory-mapped reads, and
-    case-sensitive LIKE on every connection; table hints are rendered. Once per engine: an
-    engine already tuned (by an earlier app of this process) keeps its settings."""
-    if engine in _TURNS:
-        return
+    case-sensitive LIKE on every connection; table hints are rendered."""
     engine.dialect.statement_compiler = _HintingSQLiteCompiler
     path = _sqlite_file(engine)
     if path is not None and not path.parent.is_dir():
@@ -212,16 +209,14 @@ def register_storage(app: Flask, db) -> None:
                     app.config["SQLITE_CACHE_KIB"],
                     app.config["SQLITE_MMAP_MIB"],
                 )
-
-    with app.app_context():
         reads_in_autocommit = db.engine.dialect.name == "postgresql"
 
     @app.before_request
     def _mark_transaction_mode() -> None:
         view = app.view_functions.get(request.endpoint or "")
         g.read_only_transaction = getattr(view, "read_only", request.method in SAFE_METHODS)
-        # Set once the request's body is in (`reads_begin`): the connection is taken then.
-        g.reads_in_autocommit = reads_in_autocommit and getattr(view, "never_writes", False)
+        # Acted on once the request's body is in (`autocommit_reads`).
+        g.autocommit_reads_due = reads_in_autocommit and getattr(view, "never_writes", False)
 
     @app.teardown_request
     def _end_autocommit_reads(_error) -> None:
@@ -231,25 +226,18 @@ def register_storage(app: Flask, db) -> None:
             db.session.rollback()
 
 
-def reads_begin(session) -> None:
-    """The request's database work begins (its body is read): a request that never writes
-    takes its connection now, for reads without a transaction block on PostgreSQL."""
-    if g.pop("reads_in_autocommit", False):
-        g.autocommit_reads = autocommit_reads(session)
-
-
-def autocommit_reads(session) -> bool:
-    """The session's reads run without a transaction block, on PostgreSQL: no BEGIN before
-    them, no ROLLBACK after, two round trips fewer. At READ COMMITTED, the service's level,
-    each statement reads its own snapshot inside a block as well, so the answers are the
-    same. For a request that never writes (`read_only`); its connection goes back to the
-    pool with its isolation level restored. SQLite keeps its deferred BEGIN, whose one
-    snapshot is what keeps a task and its items read together. A session already in a
-    transaction (a test's, across its requests) stays in it. Whether the reads run so."""
-    if session.in_transaction():
-        return False
-    session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
-    return True
+def autocommit_reads(session) -> None:
+    """The request's database work begins (its body is read). A request that never writes
+    (`read_only`) takes its connection now, on PostgreSQL, for reads without a transaction
+    block: no BEGIN before them, no ROLLBACK after, two round trips fewer. At READ
+    COMMITTED, the service's level, each statement reads its own snapshot inside a block as
+    well, so the answers are the same; the connection goes back to the pool with its
+    isolation level restored. SQLite keeps its deferred BEGIN, whose one snapshot is what
+    keeps a task and its items read together. A session already in a transaction (a
+    test's, across its requests) stays in it."""
+    if g.pop("autocommit_reads_due", False) and not session.in_transaction():
+        session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+        g.autocommit_reads = True
 
 
 def driver_value(session, column):
@@ -283,16 +271,13 @@ def bulk_insert(session, table, columns: tuple[str, ...], rows: list[tuple]) -> 
         return
     connection = session_connection(session)
     names = ", ".join(columns)
-    if connection.dialect.paramstyle == "qmark":
-        mark, per_insert = "?", max(1, min(ROWS_PER_INSERT, _SQLITE_PARAMETERS // len(columns)))
-    elif len(rows) >= PIPELINED_FROM:
-        marks = ", ".join(["%s"] * len(columns))
-        sql = f"INSERT INTO {table.name} ({names}) VALUES ({marks})"  # noqa: S608 - our names
+    sqlite = connection.dialect.paramstyle == "qmark"
+    row_marks = f"({', '.join(['?' if sqlite else '%s'] * len(columns))})"
+    if not sqlite and len(rows) >= PIPELINED_FROM:
+        sql = f"INSERT INTO {table.name} ({names}) VALUES {row_marks}"  # noqa: S608 - our names
         on_driver(connection, sql, rows, many=True)
         return
-    else:
-        mark, per_insert = "%s", PIPELINED_FROM
-    row_marks = f"({', '.join([mark] * len(columns))})"
+    per_insert = max(1, min(ROWS_PER_INSERT, _SQLITE_PARAMETERS // len(columns)))
     for start in range(0, len(rows), per_insert):
         chunk = rows[start : start + per_insert]
         values = ", ".join([row_marks] * len(chunk))

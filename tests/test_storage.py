@@ -6,7 +6,7 @@ import sqlite3
 from contextlib import closing
 
 import pytest
-from sqlalchemy import create_engine, event, func, select, text
+from sqlalchemy import event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
@@ -14,7 +14,7 @@ from app.models import ApiKey, Campaign, RateLimitCounter, SkillQueue, Task, Tas
 from app.services import campaigns
 from app.services.tasks import add_or_update_task
 from app.services.validation import ItemInput
-from app.storage import PIPELINED_FROM, ROWS_PER_INSERT, bulk_insert, tune_sqlite
+from app.storage import PIPELINED_FROM, ROWS_PER_INSERT, bulk_insert
 from tests.conftest import PREVIEW, SETUP, make_tenant
 
 # Not the defaults, so the tests prove the settings are applied.
@@ -117,22 +117,6 @@ def test_transactions_outside_requests_take_the_write_lock(sqlite):
     finally:
         db.session.rollback()
     assert _can_take_write_lock(db.engine.url.database)
-
-
-def test_an_engine_is_tuned_once_however_many_apps_tune_it(tmp_path):
-    """A second tuning of an engine adds no listener (its transactions would begin twice)
-    and changes no setting."""
-    engine = create_engine(f"sqlite:///{tmp_path / 'tuned.db'}")
-    tune_sqlite(engine, busy_timeout_ms=1234)
-    listeners = (len(engine.pool.dispatch.connect), len(engine.dispatch.begin))
-    tune_sqlite(engine, busy_timeout_ms=999)
-    assert (len(engine.pool.dispatch.connect), len(engine.dispatch.begin)) == listeners
-    raw = engine.raw_connection()
-    try:
-        assert raw.cursor().execute("PRAGMA busy_timeout").fetchone() == (1234,)
-    finally:
-        raw.close()
-        engine.dispose()
 
 
 def _count(model) -> int:

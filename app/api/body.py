@@ -9,7 +9,7 @@ from flask import request
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 
 from app.extensions import db
-from app.storage import reads_begin
+from app.storage import autocommit_reads
 
 # How JSON writes U+0000 (the only way: a raw control character is invalid JSON).
 _ESCAPED_NUL = b"\\u0000"
@@ -22,7 +22,7 @@ def receive() -> None:
     On SQLite a writing request holds the database's write lock from its first query, so
     a slow client must not be sending its body while the lock is held; and no request
     holds a pooled connection while its client is still sending. The database work may
-    begin after it (`reads_begin`).
+    begin after it (`autocommit_reads`).
     """
     body = request.get_data(cache=True)
     limit = request.max_content_length
@@ -31,7 +31,7 @@ def receive() -> None:
     at_limit = limit is not None and request.content_length is None and len(body) >= limit
     if at_limit and request.environ["wsgi.input"].read(1):
         raise RequestEntityTooLarge()
-    reads_begin(db.session())
+    autocommit_reads(db.session())
 
 
 def json_object() -> dict[str, Any]:
