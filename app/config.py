@@ -170,6 +170,8 @@ def defaults() -> dict[str, Any]:
         # this long returns to the queue; a preferred agent's hold lasts this long.
         "AGENT_IDLE_SECONDS": int(env.get("AGENT_IDLE_SECONDS", 120)),
         "OFFER_TIMEOUT_SECONDS": int(env.get("OFFER_TIMEOUT_SECONDS", 600)),
+        # The desk warns this long before either lapse (at most half the shorter timeout).
+        "DESK_WARN_SECONDS": int(env.get("DESK_WARN_SECONDS", 60)),
         "PREFERRED_AGENT_HOLD_SECONDS": int(env.get("PREFERRED_AGENT_HOLD_SECONDS", 1800)),
         # Where agents reach the service: the base of the desk invitation links.
         "PUBLIC_BASE_URL": env.get("PUBLIC_BASE_URL", "http://localhost:9443"),

@@ -3,7 +3,9 @@
 Thin views over the delivery engine (app/services/delivery.py), the one place the rules
 live; the Desk API calls the same functions. Each view of the page is a heartbeat, and while
 the agent is AVAILABLE it asks for the next task (the one the agent already holds comes
-back), so a page left on "nothing to do" picks up work on its next refresh.
+back), so a page left on "nothing to do" picks up work on its next refresh. While the page
+is open its script (static/desk.js) keeps the agent present (`heartbeat`), and warns with a
+"Keep it" button (`keep`) before the task would return to its queue.
 """
 
 from __future__ import annotations
@@ -11,23 +13,32 @@ from __future__ import annotations
 from contextlib import suppress
 from datetime import UTC, datetime
 
-from flask import flash, redirect, render_template, request, url_for
+from flask import abort, flash, jsonify, redirect, render_template, request, url_for
 
 from app.admin.items import next_time_ms
 from app.desk import auth, bp
 from app.desk.forms import CloseForm, DeskButtonForm, StateForm, chosen_work_codes
 from app.extensions import db
 from app.models import AgentState, Task, User
+from app.models.types import utcnow
 from app.services import delivery
 from app.services.actors import Actor
+from app.services.delivery.presence import Presence, desk_heartbeat, keep_task, presence
 from app.services.delivery.seat import local_text
 from app.services.display import agent_view_of
-from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
+from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound, TaskTaken
 from app.services.tasks import find_tenant_task
 from app.services.work_code_offers import offered
 from app.storage import writes
 
 REFRESH_SECONDS = 15
+
+
+def heartbeat_seconds() -> int:
+    """How often the open desk says it is there: well within AGENT_IDLE_SECONDS."""
+    return max(1, min(30, int(delivery.rules.setting("AGENT_IDLE_SECONDS") / 4)))
+
+
 GONE = "That task is no longer yours: it was released, closed, changed or moved."
 
 
@@ -42,6 +53,32 @@ def _due_text(next_due, agent: User) -> str | None:
     if isinstance(next_due, int | float):
         next_due = datetime.fromtimestamp(next_due / 1000, UTC)
     return local_text(next_due, agent.time_zone or "UTC")
+
+
+def _customer_time(moment: datetime, task: Task, agent: User) -> str:
+    """A time of the task as the agent typed it: in the customer's zone, and in the
+    agent's own too when that differs."""
+    text = local_text(moment, task.time_zone)
+    own = agent.time_zone or "UTC"
+    if own != task.time_zone:
+        text += f" ({local_text(moment, own)} for you)"
+    return text
+
+
+def _presence_json(now_presence: Presence, now: datetime) -> dict:
+    """What the desk's script needs: the state, the task held, seconds to each lapse."""
+
+    def seconds_to(moment: datetime | None) -> float | None:
+        return None if moment is None else max(0.0, (moment - now).total_seconds())
+
+    task = now_presence.task
+    return {
+        "state": now_presence.state,
+        "task": task.record_id if task is not None else None,
+        "idleLapsesIn": seconds_to(now_presence.idle_lapses_at),
+        "offerLapsesIn": seconds_to(now_presence.offer_lapses_at),
+        "warnSeconds": now_presence.warn_seconds,
+    }
 
 
 def work_code_choices(task: Task | None) -> dict:
@@ -63,6 +100,8 @@ def home():
     offer = None
     with suppress(NotAvailable):  # not AVAILABLE: the page offers the state switch only
         offer = delivery.next_task(agent, actor=_actor(agent))
+    now = utcnow()
+    where = presence(agent, now)
     db.session.commit()
     task: Task | None = offer.task if offer else None
     view = agent_view_of(task) if task else None
@@ -78,20 +117,34 @@ def home():
         **work_code_choices(task),
         due=_due_text(offer.next_due, agent) if offer else None,
         refresh=REFRESH_SECONDS if offer is not None and task is None else None,
+        presence=_presence_json(where, now),
+        heartbeat_every=heartbeat_seconds(),
         state_form=StateForm(),
         close_form=CloseForm(),
         button_form=DeskButtonForm(),
     )
 
 
-def _run(action):
-    """Run one engine call in one transaction; a refusal becomes the page's message."""
+def _refusal(error: ServiceError, agent: User) -> str:
+    """A refusal as the page says it: a task no longer the agent's says what became of it,
+    by whom and when (in the agent's zone)."""
+    if isinstance(error, TaskTaken) and error.who:
+        when = f" at {_due_text(error.at, agent)}" if error.at else ""
+        return f"That task is no longer yours: {error.what} by {error.who}{when}."
+    if isinstance(error, NotFound | TaskNotFound):
+        return GONE
+    return error.message
+
+
+def _run(action, agent: User, lost: str = ""):
+    """Run one engine call in one transaction; a refusal becomes the page's message, with
+    `lost` (what the agent chose and was not saved) after it."""
     try:
         result = action()
         db.session.commit()
     except ServiceError as error:
         db.session.rollback()
-        flash(GONE if isinstance(error, NotFound | TaskNotFound) else error.message)
+        flash(_refusal(error, agent) + lost)
         return None
     return result
 
@@ -102,7 +155,7 @@ def state():
     agent = auth.current_agent()
     form = StateForm()
     if form.validate_on_submit():
-        _run(lambda: delivery.set_agent_state(agent, form.state.data, actor=_actor(agent)))
+        _run(lambda: delivery.set_agent_state(agent, form.state.data, actor=_actor(agent)), agent)
     else:
         flash("Choose AVAILABLE, AWAY or OFFLINE.")
     return redirect(url_for("desk.home"))
@@ -119,8 +172,10 @@ def close(record_id: str):
         return redirect(url_for("desk.home"))
     task = find_tenant_task(agent.tenant_id, record_id)
     if task is None:
-        flash(GONE)
+        flash(GONE + _lost_choice(form, task))
         return redirect(url_for("desk.home"))
+    if form.outcome.data == "REMOVE" and request.form.get("confirmed") != "yes":
+        return _confirm_remove(agent, task)
 
     def close_it():
         when = next_time_ms(form.next_time.data, task.time_zone)
@@ -133,10 +188,44 @@ def close(record_id: str):
             actor=_actor(agent),
         )
 
-    closed = _run(close_it)
+    closed = _run(close_it, agent, _lost_choice(form, task))
     if closed is not None:
         flash(_closed_text(closed, agent))
     return redirect(url_for("desk.home"))
+
+
+def _confirm_remove(agent: User, task: Task):
+    """Remove asks first: a page that says what Remove does and sends the same choice
+    again (work codes included) once confirmed; Cancel goes back to the task."""
+    carried = [
+        (name, value)
+        for name in request.form
+        if name not in ("csrf_token", "confirmed")
+        for value in request.form.getlist(name)
+    ]
+    view = agent_view_of(task)
+    return render_template("desk/confirm_remove.html", agent=agent, task=task, view=view,
+                           carried=carried)  # fmt: skip
+
+
+OUTCOME_WORDS = {"COMPLETE": "Complete", "RESCHEDULE": "Reschedule", "REMOVE": "Remove"}
+
+
+def _lost_choice(form: CloseForm, task: Task | None) -> str:
+    """What the agent chose, said back when it could not be saved, so nothing is lost
+    silently: the outcome, the work codes, the next attempt's time as typed."""
+    parts = []
+    if form.outcome.data:
+        parts.append(OUTCOME_WORDS.get(form.outcome.data, form.outcome.data))
+    codes = chosen_work_codes(request.form)
+    if codes:
+        parts.append("work codes " + ", ".join(f"{group}: {code}" for group, code in codes))
+    if form.next_time.data:
+        zone = f" {task.time_zone}" if task is not None else ""
+        parts.append(f"next attempt {form.next_time.data:%Y-%m-%d %H:%M}{zone}")
+    if not parts:
+        return ""
+    return " Not saved, so note it down: " + "; ".join(parts) + "."
 
 
 def _closed_text(task: Task, agent: User) -> str:
@@ -146,7 +235,7 @@ def _closed_text(task: Task, agent: User) -> str:
     if task.close_reason:
         text += f", {task.close_reason}"
     elif task.worked_state == "WORKED" and task.next_earliest_work_at:
-        text += f"; next attempt {_due_text(task.next_earliest_work_at, agent)}"
+        text += f"; next attempt {_customer_time(task.next_earliest_work_at, task, agent)}"
     return text + "."
 
 
@@ -155,5 +244,41 @@ def release(record_id: str):
     """Give the task back without counting an attempt."""
     agent = auth.current_agent()
     if DeskButtonForm().validate_on_submit():
-        _run(lambda: delivery.release_task(agent, record_id, actor=_actor(agent)))
+        _run(lambda: delivery.release_task(agent, record_id, actor=_actor(agent)), agent)
+    return redirect(url_for("desk.home"))
+
+
+@bp.post("/tasks/<record_id>/keep")
+def keep(record_id: str):
+    """ "Still there? Keep it": the task stays the agent's for another offer timeout. The
+    desk's script asks for JSON; a plain form post goes back to the desk."""
+    agent = auth.current_agent()
+    if not DeskButtonForm().validate_on_submit():
+        abort(400)
+    kept = _run(lambda: keep_task(agent, record_id), agent)
+    if request.accept_mimetypes.best == "application/json":
+        if kept is None:
+            return jsonify({"kept": False}), 409
+        return jsonify({"kept": True, **_presence_json(kept, utcnow())})
+    return redirect(url_for("desk.home"))
+
+
+@bp.post("/heartbeat")
+def heartbeat():
+    """The open desk's heartbeat (static/desk.js): the agent is present; `active` says the
+    agent worked the task since the last one. Answers when each lapse would come."""
+    agent = auth.current_agent()
+    if not DeskButtonForm().validate_on_submit():
+        abort(400)
+    now = utcnow()
+    where = desk_heartbeat(agent, active=request.form.get("active") == "1", now=now)
+    db.session.commit()
+    return jsonify(_presence_json(where, now))
+
+
+@bp.get("/tasks/<record_id>/<any(close, release, keep):action>")
+@bp.get("/state")
+@bp.get("/heartbeat")
+def back_to_desk(**_ignored):
+    """The desk's form addresses opened as links (a reload, a copied address): the desk."""
     return redirect(url_for("desk.home"))

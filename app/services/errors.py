@@ -25,6 +25,14 @@ class TaskNotFound(ServiceError):
     """No task matches the previewRecordId or clientId given."""
 
 
+class TaskTaken(TaskNotFound):
+    """The agent's task is no longer theirs: `what` happened, by `who`, `at` (UTC)."""
+
+    def __init__(self, message: str, *, what: str, who: str | None, at) -> None:
+        super().__init__(message)
+        self.what, self.who, self.at = what, who, at
+
+
 class InvalidClientId(ServiceError):
     """An add or update named no clientId."""
 

@@ -135,6 +135,40 @@ def test_a_task_deleted_while_held_is_not_found_on_the_next_action(desk, renewal
     assert answer["result"] == "NOT_FOUND"
 
 
+def test_a_close_after_a_lapse_is_accepted_and_a_taken_task_names_who(desk, renewals, ann, app):
+    """The Desk API keeps the desk page's rule: the clock returning the task to its queue
+    does not throw the agent's close away; another agent taking it does, and says who."""
+    from datetime import timedelta
+
+    from app.extensions import db
+    from app.services.delivery import sweeps
+
+    def lapse() -> None:
+        timeout = timedelta(seconds=app.config["OFFER_TIMEOUT_SECONDS"] + 1)
+        sweeps.expire_reservations(utcnow() + timeout)
+        db.session.commit()
+
+    def delivered(agent: str) -> str:
+        desk("setAgentState", agent=agent, state="AVAILABLE")
+        return desk("nextTask", agent=agent)["task"]["previewRecordID"]
+
+    add(renewals, "c1")
+    add(renewals, "c2")
+    first = delivered("ann")
+    lapse()
+    assert stored("c1").reserved_by_id is None
+    answer = desk("closeTask", agent="ann", previewRecordID=first, outcome="COMPLETE")
+    assert (answer["result"], answer["task"]["workedState"]) == ("SUCCESS", "COMPLETED")
+
+    make_agent(renewals.tenant, "bob")
+    second = delivered("ann")
+    lapse()
+    assert delivered("bob") == second
+    refused = desk("closeTask", agent="ann", previewRecordID=second, outcome="COMPLETE")
+    assert refused["result"] == "NOT_FOUND"
+    assert "taken by agent bob at" in refused["message"]
+
+
 @pytest.mark.parametrize(
     ("fields", "result"),
     [

@@ -293,7 +293,7 @@ def test_a_reschedule_without_a_time_is_refused_and_the_task_stays_held(desk, re
 def test_closing_sets_the_outcomes_state(desk, renewals, outcome, state):
     add_task(renewals, "c1")
     record_id = _offered(desk)
-    _close(desk, record_id, outcome=outcome)
+    _close(desk, record_id, outcome=outcome, confirmed="yes")
     task = _task(record_id)
     assert (task.worked_state, task.work_attempts, task.reserved_by_id) == (state, 1, None)
 

@@ -53,7 +53,7 @@ def notice(desk) -> str:
 
 
 def post_close(desk, task: Task, outcome, codes, next_time=None, token=None, status=302):
-    data = MultiDict([("outcome", outcome or "")])
+    data = MultiDict([("outcome", outcome or ""), ("confirmed", "yes")])  # Remove asks first
     for key, value in codes:
         data.add(f"wc:{key}", value)
     if next_time:

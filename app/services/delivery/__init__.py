@@ -5,6 +5,8 @@ One engine for every door (the desk page, the Desk API, the supervisors' pages):
 - `agents`: the agent's state and heartbeat;
 - `offers`: `next_task`, the order and the reservation;
 - `closing`: `close_task` (an outcome, an attempt) and `release_task` (no attempt);
+- `ownership`: whose task it is, and a close after a lapse that left the task to its agent;
+- `presence`: the open desk's heartbeat, "Keep it", and when each lapse would come;
 - `sweeps`: holds, reservations and silent desks that time ends (the worker's clock);
 - `progress`: the supervisors' counts, the agents' board, a supervisor's release.
 """

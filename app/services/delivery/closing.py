@@ -1,8 +1,10 @@
 """How a delivered task ends: closed with an outcome (an attempt), or released (none).
 
-Only the agent holding the task may close or release it; any other task, or one whose
-reservation ended (deleted, transferred, its status changed elsewhere, taken by another
-agent after it lapsed), is TaskNotFound, which the desk shows as "no longer yours".
+Only the agent holding the task may release it, and close it, with one allowance
+(`ownership.task_to_close`): a task whose reservation lapsed while the agent worked it may
+still be closed by them while it is free and nobody else has changed it. Any other task
+(deleted, transferred, its status changed elsewhere, taken by another agent after it
+lapsed) is TaskTaken, which says what happened to it, by whom and when.
 
 Work codes (app/services/work_code_offers.py): when the task's queue has work-code groups, the
 codes must be the queue's (`check_choice`). The outcome may then be left out if
@@ -26,12 +28,12 @@ from enum import StrEnum
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Campaign, Task, User, WorkCode, WorkCodeChoice, WorkedState
+from app.models import Task, User, WorkCode, WorkCodeChoice, WorkedState
 from app.models.types import utcnow
 from app.services import dnc
 from app.services.actors import Actor
-from app.services.delivery import rules
-from app.services.errors import InvalidInput, TaskNotFound
+from app.services.delivery.ownership import held_task, task_to_close
+from app.services.errors import InvalidInput
 from app.services.rules import format_time, from_epoch_ms
 from app.services.task_trail import trace_change
 from app.services.task_wire import task_snapshot
@@ -66,26 +68,6 @@ class Closing:
 
 # Checks every closing passes before it is applied, each raising a ServiceError to refuse.
 OUTCOME_RULES: list[Callable[[Task, Closing], None]] = []
-
-
-def held_task(agent: User, record_id: str) -> Task:
-    """The open task with this previewRecordID that the agent holds, else TaskNotFound."""
-    task = db.session.scalar(
-        select(Task)
-        .join(Campaign, Campaign.id == Task.campaign_id)
-        .where(
-            Campaign.tenant_id == agent.tenant_id,
-            Task.record_id == record_id,
-            Task.reserved_by_id == agent.id,
-            rules.in_open_state(),
-        )
-        .with_for_update(of=Task)
-    )
-    if task is None:
-        raise TaskNotFound(
-            f"agent '{agent.login_user_id}' holds no task with previewRecordID '{record_id}'"
-        )
-    return task
 
 
 def _asked(outcome: str | None) -> Outcome | None:
@@ -192,7 +174,7 @@ def close_task(
     the one named, else the one the work codes imply; see the module's docstring."""
     now = now or utcnow()
     asked = _asked(outcome)
-    task = held_task(agent, record_id)
+    task = task_to_close(agent, record_id, now)
     closing = _closing(task, asked, next_earliest_ms, work_codes, now)
     for rule in OUTCOME_RULES:
         rule(task, closing)

@@ -1,0 +1,152 @@
+"""Whose task it is: the one an agent holds, and the one a lapse took but left to them.
+
+A reservation lapses when the agent goes silent (AGENT_IDLE_SECONDS) or does nothing with
+the task for OFFER_TIMEOUT_SECONDS; the clock then returns the task to its queue. An agent
+who was on the phone all along must not lose what they chose: while nobody else has taken
+or changed the task since it was delivered to them, their close is still accepted
+(`task_to_close`). Otherwise `TaskTaken` says what happened to it, who did it and when.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, func, select
+
+from app.extensions import db
+from app.models import AuditRecord, Campaign, Task, User
+from app.services.actors import ActorKind
+from app.services.audit import describe_actor
+from app.services.delivery import rules
+from app.services.errors import TaskTaken
+from app.services.rules import format_time
+
+# The clock's changes that leave a lapsed task the agent's to close: its reservation
+# lapsed, its preferred agent's hold ended.
+LAPSES = ("task.reservation_lapsed", "task.preferred_agent_cleared")
+# What the trail's actions say of a task that is no longer the agent's.
+DONE = {
+    "task.delivered": "taken",
+    "task.closed": "closed",
+    "task.deleted": "deleted",
+    "task.transferred": "moved",
+    "task.status_changed": "changed",
+    "task.updated": "changed",
+    "task.released": "released",
+}
+
+
+def _tenant_task(agent: User, record_id: str) -> Task | None:
+    return db.session.scalar(
+        select(Task)
+        .join(Campaign, Campaign.id == Task.campaign_id)
+        .where(Campaign.tenant_id == agent.tenant_id, Task.record_id == record_id)
+        .with_for_update(of=Task)
+    )
+
+
+def held_task(agent: User, record_id: str) -> Task:
+    """The open task with this previewRecordID that the agent holds, else TaskTaken."""
+    task = _tenant_task(agent, record_id)
+    if task is None or task.reserved_by_id != agent.id or not _open(task):
+        raise not_yours(agent, record_id, task)
+    return task
+
+
+def task_to_close(agent: User, record_id: str, now: datetime) -> Task:
+    """The task the agent may close: the one they hold, or the one whose reservation
+    lapsed while they worked it, as long as it is still free and nobody else has changed
+    it since its delivery to them; else TaskTaken."""
+    task = _tenant_task(agent, record_id)
+    if task is not None and _open(task):
+        if task.reserved_by_id == agent.id:
+            return task
+        if (
+            _free(task, now)
+            and task.last_attempt_agent == agent.login_user_id
+            and _changed_by_others(task, agent) is None
+        ):
+            return task
+    raise not_yours(agent, record_id, task)
+
+
+def _open(task: Task) -> bool:
+    return task.worked_state in rules.OPEN_STATES
+
+
+def _free(task: Task, now: datetime) -> bool:
+    """Reserved by nobody, or by a reservation that has lapsed."""
+    return task.reserved_by_id is None or task.reserved_at <= now - rules.seconds(
+        "OFFER_TIMEOUT_SECONDS"
+    )
+
+
+def _task_records(agent: User, record_id: str) -> tuple:
+    return (
+        AuditRecord.tenant_id == agent.tenant_id,
+        AuditRecord.entity_kind == "task",
+        AuditRecord.entity_id == record_id,
+    )
+
+
+def _by_others(agent: User) -> ColumnElement[bool]:
+    return ~(
+        (AuditRecord.actor_kind == ActorKind.AGENT.value)
+        & (AuditRecord.actor_id == agent.login_user_id)
+    )
+
+
+def _changed_by_others(task: Task, agent: User) -> AuditRecord | None:
+    """The newest change of the task since its last delivery made by anyone but the agent,
+    other than the clock's lapses (`LAPSES`), if any."""
+    delivered = (
+        select(func.max(AuditRecord.id))
+        .where(*_task_records(agent, task.record_id), AuditRecord.action == "task.delivered")
+        .scalar_subquery()
+    )
+    return db.session.scalar(
+        select(AuditRecord)
+        .where(
+            *_task_records(agent, task.record_id),
+            AuditRecord.id > delivered,
+            AuditRecord.action.not_in(LAPSES),
+            _by_others(agent),
+        )
+        .order_by(AuditRecord.id.desc())
+        .limit(1)
+    )
+
+
+def _last_change(agent: User, record_id: str) -> AuditRecord | None:
+    """The newest change of the task by anyone but the agent (its deletion included)."""
+    return db.session.scalar(
+        select(AuditRecord)
+        .where(*_task_records(agent, record_id), _by_others(agent))
+        .order_by(AuditRecord.id.desc())
+        .limit(1)
+    )
+
+
+def not_yours(agent: User, record_id: str, task: Task | None) -> TaskTaken:
+    """Why the task is not the agent's to act on: what happened to it, by whom, when."""
+    if task is not None and task.reserved_by_id not in (None, agent.id):
+        holder = task.last_attempt_agent
+        what, at = "taken", task.last_attempt_at
+        who = f"agent {holder}" if holder else "another agent"
+    elif (change := _last_change(agent, record_id)) is not None:
+        what = DONE.get(change.action, "changed")
+        who, at = describe_actor(change.actor_kind, change.actor_id), change.at
+    else:
+        return TaskTaken(
+            f"agent '{agent.login_user_id}' holds no task with previewRecordID '{record_id}'",
+            what="unknown",
+            who=None,
+            at=None,
+        )
+    when = f" at {format_time(at)} UTC" if at else ""
+    return TaskTaken(
+        f"task '{record_id}' is no longer agent '{agent.login_user_id}''s: {what} by {who}{when}",
+        what=what,
+        who=who,
+        at=at,
+    )
