@@ -64,8 +64,10 @@
     if (keepForm) keepForm.hidden = !offerKeep;
     if (warning.hidden) {
       warning.hidden = false;
+      // Focus moves to "Keep it" only from nowhere: never out of a field being typed in.
       const button = keepForm && !keepForm.hidden && keepForm.querySelector("button");
-      if (button) button.focus();
+      const idleFocus = !document.activeElement || document.activeElement === document.body;
+      if (button && idleFocus) button.focus();
     }
   };
 

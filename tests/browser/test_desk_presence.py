@@ -102,6 +102,7 @@ def test_a_task_left_open_past_the_idle_limit_is_still_held_and_closes(quick_tab
     warning = page.locator("[data-lapse-warning]")
     expect(warning).to_be_visible(timeout=(OFFER_TIMEOUT + 2) * 1000)
     expect(warning).to_contain_text("Your task returns to the queue in")
+    quick_tab.shot("desk-still-there-1280")
     page.get_by_role("button", name="Keep it").click()
     expect(warning).to_be_hidden()
     _sweep()
