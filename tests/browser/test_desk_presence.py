@@ -11,7 +11,6 @@ closes it. The waits are real seconds because the server's clock is real: they a
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 
@@ -26,7 +25,8 @@ from app.services.delivery import sweeps
 from tests.browser.conftest import Tab
 from tests.desk.desk_support import AGENT, make_agent
 from tests.servers import gunicorn
-from tests.ui.conftest import PASSWORD, add_task
+from tests.ui.conftest import add_task
+from tests.work_codes.test_browser import sign_in_available
 
 pytestmark = pytest.mark.server
 
@@ -79,16 +79,7 @@ def test_a_task_left_open_past_the_idle_limit_is_still_held_and_closes(quick_tab
     add_task(renewals, "c1", {"Name": "Carla Diaz", "Phone": "+14155550100"})
     agent_id = agent.id
     db.session.commit()
-    page = quick_tab.page
-    quick_tab.goto("/desk/login")
-    page.get_by_label("Company").fill("Acme")
-    page.get_by_label("Environment").fill("prod")
-    page.get_by_label("Login user id").fill(AGENT)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page).to_have_url(re.compile(r"/desk$"))
-    page.get_by_role("button", name="Available").click()
-    expect(page.locator("article.desk-task")).to_be_visible()
+    page = sign_in_available(quick_tab)
 
     # The agent is on the phone: the page stays open, untouched, twice the idle limit,
     # while the clock sweeps every second.
@@ -119,15 +110,7 @@ def test_the_desk_says_so_when_the_server_cannot_be_reached(quick_tab, acme, ren
     make_agent(acme, queues=("Sales",))
     add_task(renewals, "c1", {"Name": "Carla Diaz"})
     db.session.commit()
-    page = quick_tab.page
-    quick_tab.goto("/desk/login")
-    page.get_by_label("Company").fill("Acme")
-    page.get_by_label("Environment").fill("prod")
-    page.get_by_label("Login user id").fill(AGENT)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.get_by_role("button", name="Available").click()
-    expect(page.locator("article.desk-task")).to_be_visible()
+    page = sign_in_available(quick_tab)
     page.route("**/desk/heartbeat", lambda route: route.abort())
     warning = page.locator("[data-lapse-warning]")
     expect(warning).to_contain_text("cannot reach the server", timeout=(IDLE + 3) * 1000)
