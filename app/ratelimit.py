@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from flask import Flask
 from limits import RateLimitItem
 from limits.storage import RedisStorage, Storage
 from sqlalchemy import case, delete, func, select
@@ -247,11 +246,3 @@ def _redis_incr_window(
         )
     count, ttl_ms = script([storage.prefixed_key(key)], [expiry * 1000, amount])
     return int(count), time.time() + int(ttl_ms) / 1000
-
-
-def leases_of(app: Flask) -> Leases:
-    """The app's leases: this process's, shared by its threads."""
-    try:
-        return app.extensions["rate_limit_leases"]
-    except KeyError:
-        return app.extensions.setdefault("rate_limit_leases", Leases())
