@@ -1,20 +1,39 @@
 """Redis gone and back (a redis-server of the test's own, stopped and started again on its
 port): the APIs, sign-in and the desk keep answering, rate limits fall back to a count of
-each process's own with one log line, and everything counts in Redis again by itself
-once it is back."""
+each process's own with one log line, an intake file is refused and not kept (or left in
+the drop) rather than queued behind an error page, and everything counts and queues in
+Redis again by itself once it is back."""
 
 from __future__ import annotations
 
+import io
 import logging
 import time
+from datetime import timedelta
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 import redis
 
+from app.extensions import db
+from app.jobs.intake import sweep_intake
+from app.models import IntakeLoad
+from app.models.types import utcnow
 from app.ratelimit_failover import RETRY_SECONDS, ApiCounts
+from app.services.intake.runs import NO_WORKER
+from app.services.intake.watch import FolderDrop, watch_once
 from tests.desk.desk_support import desk_sign_in, make_agent
-from tests.ui.conftest import PASSWORD, RequestClient, make_supervisor, sign_in
+from tests.intake.conftest import tasks_of
+from tests.ui.conftest import (
+    PASSWORD,
+    RequestClient,
+    make_supervisor,
+    page,
+    session_for,
+    sign_in,
+)
+from tests.worker.conftest import run_queued_jobs
 
 API_LIMIT, LOGIN_LIMIT = 5, 3
 
@@ -132,3 +151,78 @@ def test_sign_in_and_the_desk_work_while_redis_is_gone_and_count_in_redis_again(
     assert client.post("/login", data=wrong).status_code == 200
     assert "Rate limit storage recovered" in outage_lines(caplog, "flask-limiter")
     assert list(counted_in(private_redis).values()) == [1]
+
+
+# --- Intake files while the job queue is gone ----------------------------------------------
+
+FILE = "Id,Name\nA,Ann\nB,Bob\n"
+
+
+@pytest.fixture
+def intake_app(app, tmp_path):
+    """The app, keeping loads' files under this test's tmp_path."""
+    app.instance_path = str(tmp_path / "instance")
+    return app
+
+
+def loads_kept(app) -> tuple[list[IntakeLoad], list[str]]:
+    """The loads recorded, and the files kept in the intake folder."""
+    folder = Path(app.instance_path) / "intake"
+    files = sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+    db.session.expire_all()
+    return list(db.session.scalars(db.select(IntakeLoad))), files
+
+
+def upload(client, campaign):
+    url = f"/tenants/{campaign.tenant_id}/campaigns/{campaign.id}/intake"
+    return client.post(url, data={"file": (io.BytesIO(FILE.encode()), "tasks.csv")})
+
+
+def test_an_upload_while_the_queue_is_gone_is_refused_and_not_kept(
+    intake_app, client, renewals, private_redis
+):
+    supervisor = session_for(client, make_supervisor())
+    private_redis.stop()
+    refused = upload(supervisor, renewals)
+    assert refused.status_code == 302  # not an error page
+    campaign_page = f"/tenants/{renewals.tenant_id}/campaigns/{renewals.id}"
+    assert refused.location == campaign_page
+    assert NO_WORKER in page(supervisor, refused.location).get_text(" ", strip=True)
+    assert loads_kept(intake_app) == ([], [])
+
+    private_redis.start()
+    # Nothing of the refused upload runs later, even once a sweep would take it up.
+    assert run_queued_jobs() == 0
+    assert sweep_intake(utcnow() + timedelta(hours=1)) == {"requeued": 0, "moved_aside": 0}
+    assert tasks_of(renewals) == {}
+    # Uploaded again, it is queued once and loaded once.
+    accepted = upload(supervisor, renewals)
+    assert accepted.status_code == 302 and "/loads/" in accepted.location
+    assert run_queued_jobs() == 1
+    assert set(tasks_of(renewals)) == {"A", "B"}
+    [load], _ = loads_kept(intake_app)
+    assert (load.status, load.added) == ("done", 2)
+
+
+def test_a_dropped_file_waits_in_the_drop_while_the_queue_is_gone(
+    intake_app, renewals, private_redis, tmp_path
+):
+    folder = tmp_path / "drop" / "Acme" / "prod" / "Renewals"
+    folder.mkdir(parents=True)
+    for name in ("first.csv", "second.csv"):
+        (folder / name).write_text(FILE, encoding="utf-8")
+    drop = FolderDrop(tmp_path / "drop")
+    private_redis.stop()
+    [waiting] = watch_once(drop)
+    assert (waiting.file, waiting.status) == ("first.csv", "waiting")
+    assert sorted(p.name for p in folder.iterdir()) == ["first.csv", "second.csv"]  # unclaimed
+    assert loads_kept(intake_app) == ([], [])
+
+    private_redis.start()
+    assert [(o.file, o.status) for o in watch_once(drop)] == [
+        ("first.csv", "queued"),
+        ("second.csv", "queued"),
+    ]
+    assert run_queued_jobs() == 2
+    assert sorted(p.name for p in (folder / "done").iterdir())[0].endswith("first.csv")
+    assert set(tasks_of(renewals)) == {"A", "B"}
