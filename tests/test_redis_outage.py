@@ -17,6 +17,7 @@ import pytest
 import redis
 
 from app.extensions import db
+from app.jobs import leases
 from app.jobs.intake import sweep_intake
 from app.models import IntakeLoad
 from app.models.types import utcnow
@@ -226,3 +227,19 @@ def test_a_dropped_file_waits_in_the_drop_while_the_queue_is_gone(
     assert run_queued_jobs() == 2
     assert sorted(p.name for p in (folder / "done").iterdir())[0].endswith("first.csv")
     assert set(tasks_of(renewals)) == {"A", "B"}
+
+
+def test_a_running_jobs_lease_is_kept_alive_through_the_outage(app, private_redis):
+    """A running load's heartbeat outlives Redis gone and back (its keys lost with it):
+    the lease is stored again, so no other worker takes the load over while it runs."""
+    seconds = 0.6  # a beat every 0.2 s
+    with leases.held("intake.x", seconds) as mine:
+        assert mine
+        private_redis.stop()
+        time.sleep(seconds)  # beats fail meanwhile
+        private_redis.start()  # empty: the lease is gone
+        deadline = time.monotonic() + 5
+        while not leases.is_held("intake.x") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert leases.is_held("intake.x")
+    assert leases.current("intake.x") is None  # released at the end

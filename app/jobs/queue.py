@@ -31,6 +31,10 @@ class QueueUnavailable(Exception):
     """The job could not be queued: the queue's storage cannot be reached."""
 
 
+# How the queue's storage says it cannot be reached.
+QUEUE_ERRORS = (RedisError, sqlite3.Error)
+
+
 class AppHuey(Huey):
     """A huey whose storage the app's settings choose once the app exists."""
 
@@ -47,7 +51,7 @@ class AppHuey(Huey):
             return super().enqueue(task)  # run here: the job's own errors are its own
         try:
             return super().enqueue(task)
-        except (RedisError, sqlite3.Error) as error:
+        except QUEUE_ERRORS as error:
             raise QueueUnavailable(f"the job queue cannot be reached ({error})") from error
 
 
