@@ -5,6 +5,7 @@ with the queue in Redis."""
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -210,3 +211,26 @@ def test_the_same_jobs_with_the_queue_in_redis(
     finally:
         huey.storage.flush_all()
     assert_loaded_once(db.session.get(IntakeLoad, load_id), ROWS)
+
+
+def test_a_worker_takes_jobs_again_once_redis_is_back(
+    app, database_uri, renewals, tmp_path, private_redis
+):
+    """A worker whose Redis goes away and comes back (empty) goes on by itself: the next
+    load queued is run, without a restart."""
+    settings = worker_settings(tmp_path, redis_url=private_redis.url, queue="outage")
+    app.config.update(settings)
+    init_app(app)
+    path = big_file(tmp_path / "small.csv", 2000)
+    db.session.rollback()  # this test holds no transaction while the worker starts
+    with workers(database_uri, tmp_path, settings) as pool:
+        worker = pool.start()
+        wait_for(lambda: huey.get("clock.beat", peek=True), 30, "the worker's first tick", pool)
+        private_redis.stop()
+        time.sleep(2)  # the worker meets the outage (refused connections) for a while
+        private_redis.start()
+        load_id = start_load(renewals, path.name, "upload", copy_of(path), in_worker=True).id
+        db.session.rollback()
+        wait_for(lambda: progress_of(load_id)[0] == LoadStatus.DONE, 60, "the load", pool)
+        assert worker.poll() is None  # the same worker, still running
+    assert_loaded_once(db.session.get(IntakeLoad, load_id), 2000)
