@@ -81,14 +81,19 @@ class ApiCounts:
         """Count one hit of `item` for `identifiers`: whether it is within the limit, and
         when its window ends (epoch seconds)."""
         if self._shared_due():
+            wrote = []  # whether the storage was written, or a lease in hand served
+
+            def writing() -> None:
+                wrote.append(True)
+                before_writing()
+
             try:
-                counted = self.leases.hit(
-                    storage, item, *identifiers, before_writing=before_writing
-                )
+                counted = self.leases.hit(storage, item, *identifiers, before_writing=writing)
             except _unreachable(storage) as error:
                 self._went_down(error)
             else:
-                self._came_back()
+                if wrote:
+                    self._came_back()
                 return counted
         within, ends_in = self.local.hit(item, *identifiers, now=self.clock())
         return within, time.time() + (ends_in - self.clock())

@@ -15,6 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 import redis
+from limits import parse
+from limits.storage import storage_from_string
 
 from app.extensions import db
 from app.jobs import leases
@@ -114,6 +116,27 @@ def test_the_api_counts_per_process_while_redis_is_gone_then_in_redis_again(
     assert list(counted_in(private_redis).values()) == [API_LIMIT]
     assert "answers again" in outage_lines(caplog, "app.ratelimit_failover")[-1]
     assert len(outage_lines(caplog, "app.ratelimit_failover")) == 2
+
+
+def test_only_an_answer_of_redis_ends_the_per_process_count(private_redis, caplog):
+    """A lease taken before the outage still serves its hits, but is no sign that Redis is
+    back: only a write that Redis answers switches the count back to it."""
+    clock, item = Clock(), parse("1000 per minute")  # leases of 10 hits
+    counts = ApiCounts(clock=clock)
+    storage = storage_from_string(private_redis.url, key_prefix="outage")
+    assert counts.hit(storage, item, "api", "7")[0] and counts.hit(storage, item, "api", "8")[0]
+    private_redis.stop()
+    assert all(counts.hit(storage, item, "api", "7")[0] for _ in range(10))  # its lease, then here
+    assert counts.down_since is not None
+    clock.now += RETRY_SECONDS
+    assert counts.hit(storage, item, "api", "8")[0]  # from tenant 8's lease: Redis not asked
+    assert counts.down_since is not None
+    private_redis.start()
+    clock.now += RETRY_SECONDS
+    assert counts.hit(storage, item, "api", "7")[0]
+    assert counts.down_since is None
+    lines = outage_lines(caplog, "app.ratelimit_failover")
+    assert ["unreachable" in lines[0], "answers again" in lines[1], len(lines)] == [True, True, 2]
 
 
 @pytest.fixture
