@@ -8,7 +8,9 @@ key at once both count. The storage knows nothing of what it limits: any key wor
 
 The API's limit is counted from leases (`Leases`): a process takes a block of a window's
 hits in one write and counts its requests against it in memory, so that a request seldom
-writes, yet all workers and hosts together never admit more than the limit.
+writes, yet all workers and hosts together never admit more than the limit. On Redis a
+lease is one round trip too (a Lua script). When the storage cannot be reached, the API
+counts per process instead (app/ratelimit_failover.py).
 """
 
 from __future__ import annotations
