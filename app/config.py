@@ -103,6 +103,20 @@ def rate_limit_storage(env: Mapping[str, str]) -> str:
     return env.get("RATELIMIT_STORAGE_URI") or env.get("REDIS_URL") or "database://"
 
 
+def redis_timeout(env: Mapping[str, str]) -> float:
+    """Seconds a Redis connection may take to open, or a command to answer: a Redis gone
+    silent (a host down, a partition) holds a request no longer than this."""
+    return float(env.get("REDIS_TIMEOUT_SECONDS", 2))
+
+
+def rate_limit_storage_options(uri: str, env: Mapping[str, str]) -> dict[str, Any]:
+    """Options of the rate-limit storage: Redis's timeouts (else the system's, minutes)."""
+    if not uri.startswith(("redis://", "rediss://", "redis+unix://")):
+        return {}
+    timeout = redis_timeout(env)
+    return {"socket_connect_timeout": timeout, "socket_timeout": timeout}
+
+
 def worker_settings(env: Mapping[str, str]) -> dict[str, Any]:
     """The background worker's queue: SQLite in the instance folder, or Redis at REDIS_URL."""
     return {
@@ -151,6 +165,11 @@ def defaults() -> dict[str, Any]:
         "PASSWORD_HASH_METHOD": password_hash_method(env),
         "API_RATE_LIMIT": env.get("API_RATE_LIMIT", "6000 per minute"),
         "RATELIMIT_STORAGE_URI": rate_limit_storage(env),
+        "RATELIMIT_STORAGE_OPTIONS": rate_limit_storage_options(rate_limit_storage(env), env),
+        # The storage unreachable: the pages' limits count in each process's memory, and
+        # the shared count is tried again (with backoff) until it answers.
+        "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
+        "REDIS_TIMEOUT_SECONDS": redis_timeout(env),
         "SESSION_IDLE_MINUTES": int(env.get("SESSION_IDLE_MINUTES", 30)),
         "SESSION_MAX_HOURS": int(env.get("SESSION_MAX_HOURS", 12)),
         "RATELIMIT_HEADERS_ENABLED": True,

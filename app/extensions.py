@@ -33,7 +33,17 @@ login_manager = LoginManager()
 class PagesLimiter(Limiter):
     """Flask-Limiter for the pages (sign-in attempts). The JSON APIs count their own rate
     limit per tenant (app/api/auth.py), so its check before every request skips their
-    paths at once instead of resolving, for each API request, that no limit applies."""
+    paths at once instead of resolving, for each API request, that no limit applies.
+
+    With its storage unreachable it counts in memory (RATELIMIT_IN_MEMORY_FALLBACK_ENABLED),
+    logging the switch once, and goes back once the storage answers."""
+
+    def init_app(self, app) -> None:
+        # One limiter serves every app made in the process (the tests make many): each app
+        # starts with its own storage options, its storage taken to be up.
+        self._storage_options = {}
+        self._storage_dead = False
+        super().init_app(app)
 
     def _check_request_limit(self, callable_name=None, in_middleware=True) -> None:
         if in_middleware and wants_json():

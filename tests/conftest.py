@@ -16,6 +16,9 @@ from app.extensions import db
 from app.services import campaigns, keys, tenants
 from app.services.actors import Actor
 
+# Fixtures of Redis for the tests that need one: the shared server, a private one.
+pytest_plugins = ["tests.redis_support"]
+
 PREVIEW = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal/"
 PLATFORM = "AWS Connect"
 # Who sets up a test's data: an operator at the shell, as the CLI would.

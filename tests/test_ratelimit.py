@@ -14,7 +14,7 @@ import pytest
 from limits.storage import storage_from_string
 from sqlalchemy import select
 
-from app.config import rate_limit_storage
+from app.config import rate_limit_storage, rate_limit_storage_options
 from app.extensions import db, limiter
 from app.models import RateLimitCounter
 from app.ratelimit import PRUNE_EVERY_SECONDS, DatabaseStorage
@@ -65,6 +65,20 @@ def test_the_scheme_names_the_database_storage(app):
 )
 def test_where_counters_live(env, uri):
     assert rate_limit_storage(env) == uri
+
+
+@pytest.mark.parametrize(
+    ("uri", "env", "options"),
+    [
+        ("database://", {}, {}),
+        ("redis://cache:6379/0", {}, {"socket_connect_timeout": 2.0, "socket_timeout": 2.0}),
+        ("rediss://cache:6380/0", {"REDIS_TIMEOUT_SECONDS": "0.5"},
+         {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}),
+    ],
+    ids=["database", "redis", "redis-tls-own-timeout"],
+)  # fmt: skip
+def test_a_silent_redis_holds_a_request_no_longer_than_its_timeout(uri, env, options):
+    assert rate_limit_storage_options(uri, env) == options
 
 
 def test_hits_count_up_within_a_window_and_start_again_after_it(storage, clock):

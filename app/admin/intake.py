@@ -21,7 +21,7 @@ from app.admin.forms import IntakeForm
 from app.admin.search_args import criteria_from_args
 from app.extensions import db
 from app.models import IntakeLoad, Tenant
-from app.services.errors import ServiceError
+from app.services.errors import ServiceError, Unavailable
 from app.services.intake.export import export_csv
 from app.services.intake.runs import report_file, start_load
 
@@ -45,15 +45,19 @@ def upload_intake(tenant_id: int, campaign_id: int):
         flash("Choose a CSV file to load.")
         return redirect(url_for("admin.campaign", tenant_id=tenant.id, campaign_id=campaign.id))
     upload = form.file.data
-    load = start_load(
-        campaign,
-        upload.filename or "upload.csv",
-        "upload",
-        upload.save,
-        dry_run=form.dry_run.data,
-        all_or_nothing=form.all_or_nothing.data,
-        in_worker=True,
-    )
+    try:
+        load = start_load(
+            campaign,
+            upload.filename or "upload.csv",
+            "upload",
+            upload.save,
+            dry_run=form.dry_run.data,
+            all_or_nothing=form.all_or_nothing.data,
+            in_worker=True,
+        )
+    except Unavailable as refusal:  # the job queue is down: nothing kept, nothing queued
+        flash(refusal.message)
+        return redirect(url_for("admin.campaign", tenant_id=tenant.id, campaign_id=campaign.id))
     return redirect(url_for("admin.intake_load", tenant_id=tenant.id, load_id=load.id))
 
 

@@ -17,7 +17,7 @@ from werkzeug.exceptions import TooManyRequests, Unauthorized
 from app.extensions import db, limiter
 from app.models import Tenant
 from app.models.tenants import AWS_REGION
-from app.ratelimit import leases_of
+from app.ratelimit_failover import api_counts
 from app.services import keys
 from app.services.actors import Actor
 
@@ -107,21 +107,18 @@ def _count_request(tenant_id: int, rule: str) -> None:
     from this process's lease of each limit's window (app/ratelimit.py): most requests
     write nothing. 429 with Retry-After past a limit.
 
+    While the shared storage cannot be reached, the process counts by itself
+    (app/ratelimit_failover.py): the API keeps answering.
+
     A lease is written on a connection of its own, so the request's connection is given
     back first: on SQLite the lease would otherwise wait on the request's write lock, and
     on any database every busy thread would hold one pooled connection waiting for a second.
     """
-    leases, key = leases_of(current_app), str(tenant_id)
+    counts, key = api_counts(current_app), str(tenant_id)
     for item in _limits(rule):
-        try:
-            within, ends_at = leases.hit(
-                limiter.storage, item, "api", key, before_writing=db.session.rollback
-            )
-        except Exception:  # the storage is down: serve, when RATELIMIT_SWALLOW_ERRORS says so
-            if not current_app.config.get("RATELIMIT_SWALLOW_ERRORS"):
-                raise
-            current_app.logger.exception("The rate-limit storage failed; request not counted")
-            return
+        within, ends_at = counts.hit(
+            limiter.storage, item, "api", key, before_writing=db.session.rollback
+        )
         if not within:
             raise TooManyRequests(
                 f"The API requests of this company and environment are limited to {item}; "

@@ -8,6 +8,7 @@ restarted worker takes up what a killed one left without waiting.
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import threading
@@ -17,9 +18,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from app.jobs.queue import huey
+from app.jobs.queue import QUEUE_ERRORS, huey
 
 HOST = socket.gethostname()
+log = logging.getLogger(__name__)
 
 
 def _key(name: str) -> str:
@@ -52,8 +54,20 @@ def is_held(name: str, now: float | None = None) -> bool:
 
 
 def _beat(name: str, mine: dict[str, Any], seconds: float, stop: threading.Event) -> None:
+    # The queue's storage gone for a while (Redis restarting) must not end the heartbeat:
+    # the lease would then lapse while its job runs on, and another worker take it over.
+    failing = False
     while not stop.wait(seconds / 3):
-        huey.put(_key(name), {**mine, "until": time.time() + seconds})
+        try:
+            huey.put(_key(name), {**mine, "until": time.time() + seconds})
+        except QUEUE_ERRORS as error:
+            if not failing:
+                log.warning("Lease %s: heartbeat not stored (%s); trying on", name, error)
+            failing = True
+        else:
+            if failing:
+                log.warning("Lease %s: heartbeat stored again", name)
+            failing = False
 
 
 @contextmanager
@@ -83,4 +97,7 @@ def held(name: str, seconds: float) -> Iterator[bool]:
         stop.set()
         if heartbeat is not None:
             heartbeat.join()
-        huey.delete(_key(name))
+        try:
+            huey.delete(_key(name))
+        except QUEUE_ERRORS as error:  # the job is done; the lease lapses after `seconds`
+            log.warning("Lease %s: not released (%s)", name, error)

@@ -4,10 +4,14 @@ the app.
 SQLite in the instance folder (`instance/worker.db`, mode 0600) by default; Redis when
 `REDIS_URL` is set. With `WORKER_IMMEDIATE` (the tests' default) a job runs in the caller,
 to its end, when it is queued.
+
+A job that cannot be queued (Redis unreachable, the SQLite file locked past its timeout)
+raises QueueUnavailable, and the service that queued it says so: it was not queued.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
@@ -17,9 +21,18 @@ from typing import Any
 from flask import Flask, current_app, has_app_context
 from huey import Huey
 from huey.storage import BlackHoleStorage, RedisStorage, SqliteStorage
+from redis import ConnectionPool, RedisError
 
 from app.extensions import db
 from app.storage import private_file
+
+
+class QueueUnavailable(Exception):
+    """The job could not be queued: the queue's storage cannot be reached."""
+
+
+# How the queue's storage says it cannot be reached.
+QUEUE_ERRORS = (RedisError, sqlite3.Error)
 
 
 class AppHuey(Huey):
@@ -32,7 +45,17 @@ class AppHuey(Huey):
         self._immediate = immediate
         self.storage = self.create_storage()
 
+    def enqueue(self, task):
+        """Queue the task; QueueUnavailable when its storage cannot take it."""
+        if self._immediate:
+            return super().enqueue(task)  # run here: the job's own errors are its own
+        try:
+            return super().enqueue(task)
+        except QUEUE_ERRORS as error:
+            raise QueueUnavailable(f"the job queue cannot be reached ({error})") from error
 
+
+READ_TIMEOUT = 1  # huey's RedisStorage waits this long for a job (BRPOP) before it looks again
 huey = AppHuey("preview-service", results=False)  # jobs answer through the database
 _app: Flask | None = None
 
@@ -42,7 +65,11 @@ def init_app(app: Flask) -> None:
     global _app
     config = app.config
     if config["REDIS_URL"]:
-        storage: dict[str, Any] = {"storage_class": RedisStorage, "url": config["REDIS_URL"]}
+        storage: dict[str, Any] = {
+            "storage_class": RedisStorage,
+            "read_timeout": READ_TIMEOUT,
+            "connection_pool": redis_pool(config["REDIS_URL"], config["REDIS_TIMEOUT_SECONDS"]),
+        }
     elif config["WORKER_IMMEDIATE"]:
         storage = {"storage_class": SqliteStorage}  # not opened: jobs run in memory
     else:
@@ -52,6 +79,15 @@ def init_app(app: Flask) -> None:
         storage = {"storage_class": SqliteStorage, "filename": str(path)}
     huey.configure(config["WORKER_QUEUE_NAME"], immediate=config["WORKER_IMMEDIATE"], **storage)
     _app = app
+
+
+def redis_pool(url: str, timeout: float) -> ConnectionPool:
+    """Connections to the queue's Redis that give up after `timeout` seconds (connecting,
+    or answering a command beyond the worker's 1-second wait for a job): a Redis gone
+    silent holds a request that queues a job no longer than that."""
+    return ConnectionPool.from_url(
+        url, socket_connect_timeout=timeout, socket_timeout=timeout + READ_TIMEOUT
+    )
 
 
 def worker_app() -> Flask:

@@ -47,3 +47,8 @@ class NotAvailable(ServiceError):
 
 class StaleTask(Conflict):
     """The change was prepared from an older copy of the task than the one stored."""
+
+
+class Unavailable(ServiceError):
+    """Something the request needs cannot be reached now (the job queue): nothing was kept,
+    and the same request may succeed later."""

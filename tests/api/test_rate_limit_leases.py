@@ -82,6 +82,31 @@ def test_leases_of_a_window_that_ended_are_not_used(storage, clock):
     assert storage.get(parse("1000 per minute").key_for("api", "7")) == 10  # a new window
 
 
+class Drifting(Counted):
+    """A storage that tells a window's end a millisecond later at each write, as one that
+    counts down the window's time to live (Redis) does."""
+
+    def incr_window(self, key: str, expiry: float, amount: int = 1) -> tuple[int, float]:
+        count, ends_at = super().incr_window(key, expiry, amount)
+        return count, ends_at + self.writes / 1000
+
+
+def test_leases_taken_at_once_from_one_window_are_all_used(storage):
+    """Two threads take leases at once and the storage tells their window's end apart:
+    both leases stay this process's, none is dropped for the other."""
+    drifting, leases, item = Drifting(storage), Leases(), parse("1000 per minute")
+    taken_meanwhile = []
+
+    def another_thread_takes_one() -> None:
+        if not taken_meanwhile:
+            taken_meanwhile.append(leases.hit(drifting, item, "api", "7")[0])
+
+    assert leases.hit(drifting, item, "api", "7", before_writing=another_thread_takes_one)[0]
+    lease = 1000 // LEASE_OF_LIMIT
+    assert all(leases.hit(drifting, item, "api", "7")[0] for _ in range(2 * lease - 2))
+    assert drifting.writes == 2  # the hits both leases held, without a third
+
+
 LIMITED = {"RATELIMIT_ENABLED": True, "API_RATE_LIMIT": "3 per minute"}
 
 

@@ -38,6 +38,10 @@ def test_redis_url_puts_the_queue_in_redis(database_uri):
         settings_for(database_uri, WORKER_IMMEDIATE=False, REDIS_URL="redis://127.0.0.1:6379/0")
     )
     assert isinstance(huey.storage, RedisStorage)
+    # A Redis gone silent holds whoever queues a job no longer than REDIS_TIMEOUT_SECONDS
+    # (and the worker's 1-second wait for a job).
+    connecting = huey.storage.pool.connection_kwargs
+    assert (connecting["socket_connect_timeout"], connecting["socket_timeout"]) == (2.0, 3.0)
 
 
 def test_the_tests_run_jobs_in_the_caller(app):

@@ -21,6 +21,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Campaign, IntakeLoad, LoadStatus
 from app.models.types import utcnow
+from app.services.errors import Unavailable
 from app.services.intake.csvfile import FileRefused
 from app.services.intake.load import Counts, load_file, refusal_report
 from app.services.intake.trail import load_actor, load_finished
@@ -64,8 +65,9 @@ def start_load(
     aside: Mapping[str, Any] | None = None,
 ) -> IntakeLoad:
     """Record a new load once `save(path)` has put its file where the load reads it; with
-    `in_worker`, hand it to the worker to run. `aside`: where the dropped file it came from
-    is, to be moved aside when the load ends."""
+    `in_worker`, hand it to the worker to run (Unavailable, and nothing kept, when the job
+    queue cannot be reached). `aside`: where the dropped file it came from is, to be moved
+    aside when the load ends."""
     load = IntakeLoad(
         id=str(uuid.uuid4()),
         campaign=campaign,
@@ -88,10 +90,36 @@ def start_load(
     load_id = load.id
     db.session.commit()
     if in_worker:
-        from app.jobs.intake import load_intake  # the job module imports this one
-
-        load_intake(load_id)
+        _hand_to_worker(load, load_id)
     return load
+
+
+NO_WORKER = (
+    "Background work is unavailable right now (its job queue cannot be reached), so the "
+    "file was not loaded and not kept. Try again in a few minutes."
+)
+
+
+def _hand_to_worker(load: IntakeLoad, load_id: str) -> None:
+    """Queue the load's job; when the queue cannot take it, forget the load (its record and
+    files) and raise Unavailable: a load is queued, or it is not kept at all.
+
+    The record is committed first, since the worker may take the job at once. Should a job
+    reach the queue after all (a reply lost), it finds no load and does nothing.
+    """
+    from app.jobs.intake import load_intake  # the job module imports this one
+    from app.jobs.queue import QueueUnavailable
+
+    try:
+        load_intake(load_id)
+    except QueueUnavailable as error:
+        current_app.logger.warning("Intake load %s not queued: %s", load_id, error)
+        db.session.rollback()
+        for path in (stored_file(load), aside_file(load_id)):
+            path.unlink(missing_ok=True)
+        db.session.delete(load)
+        db.session.commit()
+        raise Unavailable(NO_WORKER) from error
 
 
 def unfinished_loads() -> list[IntakeLoad]:

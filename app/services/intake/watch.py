@@ -23,6 +23,7 @@ from app.extensions import db
 from app.models import IntakeLoad, LoadStatus
 from app.models.types import utcnow
 from app.services.campaigns import find_campaign
+from app.services.errors import Unavailable
 from app.services.intake.load import refusal_report
 from app.services.intake.runs import UNFINISHED, aside_file, copy_of, report_file, start_load
 from app.services.tenants import find_tenant
@@ -30,6 +31,11 @@ from app.storage import private_file
 
 DONE, FAILED = "done", "failed"
 ASIDE = frozenset({DONE, FAILED})
+WAITING = "waiting"
+NOT_QUEUED = (
+    "background work is unavailable (its job queue cannot be reached); "
+    "the file stays in the drop for the next look"
+)
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,8 @@ class Drop(Protocol):
 
     def set_aside(self, dropped: Dropped, folder: str, report: Path | None) -> None: ...
 
+    def release(self, dropped: Dropped) -> None: ...
+
 
 def _stamped(name: str) -> str:
     return f"{utcnow().strftime('%Y%m%dT%H%M%S%fZ')}-{name}"
@@ -85,6 +93,10 @@ class FolderDrop:
     def where(self, dropped: Dropped) -> dict[str, Any]:
         """What moving the claimed file aside later needs, as plain values."""
         return {"kind": "folder", "path": str(dropped.local), "name": dropped.name}
+
+    def release(self, dropped: Dropped) -> None:
+        """Give a claimed file back to the drop, for the next look."""
+        os.rename(dropped.local, dropped.local.parent / dropped.name)
 
     def set_aside(self, dropped: Dropped, folder: str, report: Path | None) -> None:
         target_dir = dropped.local.parent / folder
@@ -124,6 +136,10 @@ class S3Drop:
 
     def where(self, dropped: Dropped) -> dict[str, Any]:
         return {"kind": "s3", "bucket": self.bucket, "key": dropped.handle, "name": dropped.name}
+
+    def release(self, dropped: Dropped) -> None:
+        """The object stays where it is, for the next look; only its download goes."""
+        dropped.local.unlink(missing_ok=True)
 
     def set_aside(self, dropped: Dropped, folder: str, report: Path | None) -> None:
         key = str(dropped.handle)
@@ -191,11 +207,18 @@ def _load(drop: Drop, dropped: Dropped, scratch: Path) -> tuple[Outcome, Path | 
 
 def watch_once(drop: Drop) -> list[Outcome]:
     """Hand every file waiting in the drop to the worker, once; each is moved aside with
-    its report when its load ends (a file for an unknown campaign, at once)."""
+    its report when its load ends (a file for an unknown campaign, at once). While the job
+    queue cannot be reached, files stay in the drop, unclaimed, for a later look."""
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="intake-watch-") as scratch:
         for dropped in drop.pending():
-            outcome, reason = _load(drop, dropped, Path(scratch))
+            try:
+                outcome, reason = _load(drop, dropped, Path(scratch))
+            except Unavailable:  # the job queue is down: nothing kept, the file left for later
+                db.session.rollback()
+                drop.release(dropped)
+                outcomes.append(Outcome(dropped.name, WAITING, NOT_QUEUED))
+                break  # the files after it stay unclaimed too
             db.session.rollback()  # end the read, so a long watch holds no lock between files
             if reason is not None:
                 drop.set_aside(dropped, FAILED, reason)
