@@ -406,3 +406,74 @@ def test_a_release_from_an_older_page_is_refused(renewals, ann, bob):
         progress.release_by_supervisor(stored("c1"), actor=BOSS, now=now, expected_version=shown)
     db.session.rollback()
     assert stored("c1").reserved_by_id == bob.id
+
+
+def test_a_supervisors_release_ends_the_hold_and_the_next_agent_of_the_queue_gets_it(
+    renewals, ann, bob
+):
+    """Releasing from the Agents page means "not this agent now": before, the preferred
+    agent's hold gave ann the task back on her next click."""
+    add(renewals, "for-ann", preferred_agent="ann")
+    add(renewals, "other")
+    now = start()
+    available(ann, now)
+    assert client_id(offer(ann, now)) == "for-ann"
+    task = stored("for-ann")
+    progress.release_by_supervisor(task, actor=BOSS, now=now + S, expected_version=task.version)
+    db.session.commit()
+    assert client_id(offer(ann, now + 2 * S)) == "other"  # not the task taken from her
+    task = stored("for-ann")
+    assert (task.preferred_agent, task.hold_until) == (None, None)  # the hold ended
+    assert buckets(renewals, now + 2 * S) == {**only("deliverable"), "in_work": 1}
+    close(ann, stored("other"), now + 2 * S)
+    nothing = offer(ann, now + 3 * S)
+    assert nothing.task is None and "a supervisor took the remaining tasks back" in nothing.reason
+    assert nothing.next_due == now + S + HOLD * S
+    available(bob, now + 3 * S)
+    assert client_id(offer(bob, now + 3 * S)) == "for-ann"
+
+
+def test_a_supervisors_release_says_the_hold_ended_in_its_audit_record_and_event(renewals, ann):
+    add(renewals, "for-ann", preferred_agent="ann")
+    now = start()
+    available(ann, now)
+    offer(ann, now)
+    progress.release_by_supervisor(stored("for-ann"), actor=BOSS, now=now + S)
+    db.session.commit()
+    audit = db.session.scalar(select(AuditRecord).filter_by(action="task.released"))
+    before, after = audit.before, audit.after
+    assert before["preferredAgent"] == "ann" and after.get("preferredAgent") is None
+    assert after["holdEnded"] is True
+    assert after["passedOver"]["agent"] == "ann"
+    [released] = events("task.released")
+    assert released["holdEnded"] is True and released["passedOver"]["agent"] == "ann"
+
+
+def test_the_agent_a_task_was_taken_from_gets_it_again_when_nobody_took_it_in_time(
+    renewals, ann, bob
+):
+    add(renewals, "c1")
+    now = start()
+    available(ann, now)
+    offer(ann, now)
+    progress.release_by_supervisor(stored("c1"), actor=BOSS, now=now)
+    db.session.commit()
+    assert offer(ann, now + (HOLD - 1) * S).task is None
+    assert client_id(offer(ann, now + HOLD * S)) == "c1"
+    [released] = events("task.released")
+    assert released["holdEnded"] is False
+
+
+def test_once_another_agent_has_the_task_the_first_is_no_longer_kept_from_it(renewals, ann, bob):
+    add(renewals, "c1")
+    now = start()
+    available(ann, now)
+    offer(ann, now)
+    progress.release_by_supervisor(stored("c1"), actor=BOSS, now=now)
+    db.session.commit()
+    available(bob, now)
+    assert client_id(offer(bob, now)) == "c1"
+    assert (stored("c1").passed_over_agent, stored("c1").passed_over_until) == (None, None)
+    delivery.release_task(bob, stored("c1").record_id, actor=Actor.agent("bob"), now=now + S)
+    db.session.commit()
+    assert client_id(offer(ann, now + 2 * S)) == "c1"

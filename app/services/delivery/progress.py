@@ -32,7 +32,7 @@ from app.services.delivery.seat import Blocked, Seat
 from app.services.errors import InvalidInput, StaleTask
 
 # The rules that depend on who asks; the rest of ELIGIBILITY holds for any agent of the queue.
-PER_AGENT = (rules.in_agent_queues, rules.hold_allows)
+PER_AGENT = (rules.in_agent_queues, rules.hold_allows, rules.not_passed_over)
 
 
 @dataclass(frozen=True)
@@ -258,9 +258,13 @@ def holder(task: Task, now: datetime | None = None) -> Holding | None:
 def release_by_supervisor(
     task: Task, *, actor: Actor, now: datetime | None = None, expected_version: int | None = None
 ) -> User:
-    """A supervisor gives a held task back to its queue (no attempt counted); the agent who
-    held it. Refused when nobody holds it, or (`expected_version`) when it changed since the
-    page was shown, e.g. closed and delivered again to someone else."""
+    """A supervisor takes a held task back (no attempt counted); the agent who held it.
+
+    It means "not this agent now": a preferred agent's hold ends (the preference is
+    cleared), and the task is not offered to that agent again for PREFERRED_AGENT_HOLD_SECONDS,
+    so the next agent of its queue gets it. Refused when nobody holds it, or
+    (`expected_version`) when it changed since the page was shown, e.g. closed and
+    delivered again to someone else."""
     now = now or utcnow()
     held = db.session.execute(
         select(Task, User)
@@ -277,5 +281,5 @@ def release_by_supervisor(
             f"task '{task.client_id}' changed since the page was shown (version "
             f"{task.version}, the page showed {expected_version}); nothing was released"
         )
-    release(task, actor=actor, now=now)
+    release(task, actor=actor, now=now, passed_over=agent.login_user_id)
     return agent
