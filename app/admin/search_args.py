@@ -32,6 +32,9 @@ class Search:
 
     rows: list[SearchRow]
     state: str = ""  # the state choice; "" for any state
+    # A group of the Progress panel the results are narrowed to ("deliverable",
+    # "kept_back.dnc", ...; see progress.groups); "" for none.
+    group: str = ""
     criteria: list[Criterion] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     # The fields at fault: (row index, "k" | "c" | "v"), or (None, "s") for the state choice.
@@ -51,6 +54,8 @@ class Search:
         }
         if self.state:
             args["s"] = self.state
+        if self.group:
+            args["group"] = self.group
         return args
 
     def refuse(self, row: int | None, name: str, message: str) -> None:
@@ -74,7 +79,7 @@ def _states() -> str:
 
 def read_search(args: MultiDict) -> Search:
     """The search the query string asks for; `problems` says why it may not run."""
-    search = Search(search_rows(args), args.get("s", "").strip())
+    search = Search(search_rows(args), args.get("s", "").strip(), args.get("group", "").strip())
     if search.state and search.state not in STATES:
         search.refuse(None, "s", f"State must be one of {_states()}.")
     count = len(search.rows) + bool(search.state)

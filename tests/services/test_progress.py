@@ -16,7 +16,7 @@ from app.extensions import db
 from app.models import AuditRecord, Task
 from app.services import delivery, tasks
 from app.services.actors import Actor
-from app.services.delivery import progress, rules
+from app.services.delivery import groups, progress, rules
 from app.services.errors import InvalidInput, StaleTask, TaskNotFound
 from app.services.tasks import Locator, TaskChanges
 from app.services.users import NewUser, add_user
@@ -477,3 +477,31 @@ def test_once_another_agent_has_the_task_the_first_is_no_longer_kept_from_it(ren
     delivery.release_task(bob, stored("c1").record_id, actor=Actor.agent("bob"), now=now + S)
     db.session.commit()
     assert client_id(offer(ann, now + 2 * S)) == "c1"
+
+
+def test_every_group_the_panel_links_to_lists_exactly_the_tasks_it_counts(
+    renewals, ann, bob, acme, monkeypatch
+):
+    """The counts and the lists behind them come from the same conditions: they agree
+    bucket by bucket and reason by reason, a new rule of delivery included."""
+    not_now = lambda _seat: Task.client_id != "plain"  # noqa: E731 - a rule is a callable
+    not_now.__doc__ = "Not the plain task."
+    monkeypatch.setattr(rules, "ELIGIBILITY", [*rules.ELIGIBILITY, not_now])
+    now = mixed_campaign(renewals, ann, bob, make_agent(acme, "carl"))
+    counted = progress.campaign_progress(renewals, now)
+    found = groups.groups(acme.id, now)
+
+    def listed(name: str) -> list[str]:
+        query = select(Task.client_id).where(Task.campaign_id == renewals.id, found[name].condition)
+        return sorted(db.session.scalars(query))
+
+    for name in ("deliverable", "waiting", "held", "in_work", "kept_back"):
+        assert len(listed(name)) == getattr(counted, name), name
+    assert listed("kept_back") == ["plain"]
+    by_reason = {why.key: why for why in counted.kept_back_by}
+    assert [why.count for why in by_reason.values()] == [0, 0, 0, 1]
+    [(key, why)] = [(key, why) for key, why in by_reason.items() if why.count]
+    assert why.label == "Not the plain task"
+    assert listed(f"kept_back.{key}") == ["plain"]
+    with pytest.raises(InvalidInput, match="not a group"):
+        groups.group(acme.id, "kept_back.nonsense", now)
