@@ -113,10 +113,9 @@ def campaign(tenant_id: int, campaign_id: int):
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
     search = read_search(request.args)
-    error = search.error
     page, size = _page(), current_app.config["PAGE_SIZE"]
     found, total, group = [], 0, None
-    if error is None:
+    if search.error is None:
         try:
             # A count of the Progress panel links here: its tasks, within the search.
             group = progress_group(tenant.id, search.group) if search.group else None
@@ -126,7 +125,7 @@ def campaign(tenant_id: int, campaign_id: int):
             offset = (page - 1) * size
             found = with_data(search_tasks(campaign, search.criteria, size, offset, also))
         except ServiceError as refusal:  # e.g. a whole number expected for a sys_ key
-            error = refusal.message
+            search.refused_by_service(refusal.message)
     return render_template(
         "admin/campaign.html",
         tenant=tenant,
@@ -134,6 +133,8 @@ def campaign(tenant_id: int, campaign_id: int):
         rows=search.rows or [SearchRow("", "EQUALS", "")],
         state=search.state,
         faults=search.faults,
+        said=search.said,
+        rows_at_fault=search.rows_at_fault,
         search_args=search.args,
         group=group,
         ungrouped_args={k: v for k, v in search.args.items() if k != "group"},
@@ -153,8 +154,8 @@ def campaign(tenant_id: int, campaign_id: int):
         intake_form=IntakeForm(),
         loads=recent_loads(campaign),
         progress=campaign_progress(campaign),
-        error=error,
-    ), (422 if error else 200)
+        refused=search.error is not None,  # said at the rows, not atop the page
+    ), (422 if search.error else 200)
 
 
 @bp.get("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/progress")

@@ -39,6 +39,14 @@ class Search:
     problems: list[str] = field(default_factory=list)
     # The fields at fault: (row index, "k" | "c" | "v"), or (None, "s") for the state choice.
     faults: set[tuple[int | None, str]] = field(default_factory=set)
+    # The messages by the row they are about ("s": the state choice; None: the search as a
+    # whole), which the page shows at that row rather than far above it.
+    said: dict[int | str | None, list[str]] = field(default_factory=dict)
+
+    @property
+    def rows_at_fault(self) -> list[int]:
+        """The numbers of the rows at fault, as the page numbers them."""
+        return sorted(row + 1 for row in self.said if isinstance(row, int))
 
     @property
     def error(self) -> str | None:
@@ -61,6 +69,17 @@ class Search:
     def refuse(self, row: int | None, name: str, message: str) -> None:
         self.problems.append(message)
         self.faults.add((row, name))
+        self.said.setdefault("s" if name == "s" else row, []).append(message)
+
+    def refused_by_service(self, message: str) -> None:
+        """The search service refused a criterion (e.g. a whole number expected for a
+        `sys_` key): told at the first row whose key the message names, else as a whole."""
+        named = (i for i, row in enumerate(self.rows) if row.key and row.key in message)
+        row = next(named, None)
+        if row is None:
+            self.refuse(None, "search", message[0].upper() + message[1:] + ".")
+        else:
+            self.refuse(row, "v", f"Row {row + 1}: {message}.")
 
 
 def search_rows(args: MultiDict) -> list[SearchRow]:
