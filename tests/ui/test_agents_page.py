@@ -214,6 +214,11 @@ def test_the_task_page_says_who_holds_the_task_and_releases_it(signed_in, acme, 
     )
     assert held_by(html) is None
     assert stored("c1").reserved_by_id is None
+    until = stored("c1").passed_over_until
+    assert html.select_one(".passed-over").get_text(" ", strip=True) == (
+        "Released from ann by a supervisor: offered to the other agents of its queue, "
+        f"not to ann, until {until:%Y-%m-%d %H:%M:%S} UTC."
+    )
 
 
 def test_the_task_page_names_no_holder_for_a_free_or_lapsed_task(signed_in, acme, renewals, ann):

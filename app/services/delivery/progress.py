@@ -277,6 +277,22 @@ def holder(task: Task, now: datetime | None = None) -> Holding | None:
     return Holding(agent, delivered or task.reserved_at)
 
 
+@dataclass(frozen=True)
+class PassedOver:
+    """A supervisor took the task back from this agent: not offered to them until then."""
+
+    agent: str
+    until: datetime
+
+
+def passed_over(task: Task, now: datetime | None = None) -> PassedOver | None:
+    """Whom the task is kept from now, after a supervisor's release, and until when."""
+    now = now or utcnow()
+    if task.passed_over_agent and task.passed_over_until and task.passed_over_until > now:
+        return PassedOver(task.passed_over_agent, task.passed_over_until)
+    return None
+
+
 def release_by_supervisor(
     task: Task, *, actor: Actor, now: datetime | None = None, expected_version: int | None = None
 ) -> User:
