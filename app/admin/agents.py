@@ -66,7 +66,8 @@ def release(task: Task, page, target: str):
         ),
         page,
         lambda agent: (
-            f"Task '{task.client_id}' released from {agent.login_user_id}: it is back in its queue."
+            f"Task '{task.client_id}' released from {agent.login_user_id}: "
+            "it goes to the next agent of its queue."
         ),
         target,
     )

@@ -14,6 +14,7 @@ from app.models import Campaign, Tenant
 from app.services import campaigns as campaign_service
 from app.services import tasks as task_service
 from app.services import tenants as tenant_service
+from app.services.delivery.groups import group as progress_group
 from app.services.delivery.progress import campaign_progress
 from app.services.display import NAME_KEY
 from app.services.errors import ServiceError
@@ -112,16 +113,19 @@ def campaign(tenant_id: int, campaign_id: int):
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
     search = read_search(request.args)
-    error = search.error
     page, size = _page(), current_app.config["PAGE_SIZE"]
-    found, total = [], 0
-    if error is None:
+    found, total, group = [], 0, None
+    if search.error is None:
         try:
-            total = count_tasks(campaign, search.criteria)
+            # A count of the Progress panel links here: its tasks, within the search.
+            group = progress_group(tenant.id, search.group) if search.group else None
+            also = [group.condition] if group else []
+            total = count_tasks(campaign, search.criteria, also)
             page = min(page, max(1, -(-total // size)))
-            found = with_data(search_tasks(campaign, search.criteria, size, (page - 1) * size))
+            offset = (page - 1) * size
+            found = with_data(search_tasks(campaign, search.criteria, size, offset, also))
         except ServiceError as refusal:  # e.g. a whole number expected for a sys_ key
-            error = refusal.message
+            search.refused_by_service(refusal.message)
     return render_template(
         "admin/campaign.html",
         tenant=tenant,
@@ -129,7 +133,11 @@ def campaign(tenant_id: int, campaign_id: int):
         rows=search.rows or [SearchRow("", "EQUALS", "")],
         state=search.state,
         faults=search.faults,
+        said=search.said,
+        rows_at_fault=search.rows_at_fault,
         search_args=search.args,
+        group=group,
+        ungrouped_args={k: v for k, v in search.args.items() if k != "group"},
         states=STATES,
         state_key=STATE_KEY,
         max_criteria=MAX_CRITERIA,
@@ -146,8 +154,8 @@ def campaign(tenant_id: int, campaign_id: int):
         intake_form=IntakeForm(),
         loads=recent_loads(campaign),
         progress=campaign_progress(campaign),
-        error=error,
-    ), (422 if error else 200)
+        refused=search.error is not None,  # said at the rows, not atop the page
+    ), (422 if search.error else 200)
 
 
 @bp.get("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/progress")

@@ -21,6 +21,7 @@ from app.admin.forms import IntakeForm
 from app.admin.search_args import criteria_from_args
 from app.extensions import db
 from app.models import IntakeLoad, Tenant
+from app.services.delivery.groups import group as progress_group
 from app.services.errors import ServiceError, Unavailable
 from app.services.intake.export import export_csv
 from app.services.intake.runs import report_file, start_load
@@ -92,7 +93,10 @@ def export_campaign(tenant_id: int, campaign_id: int):
     # begin another, left idle for as long as the download streams.
     name = "".join(c if c.isalnum() or c in "-_" else "_" for c in campaign.name)
     try:
-        chunks = None if error else export_csv(campaign, criteria)
+        # The tasks of a group of the Progress panel, when the page showed those.
+        shown = request.args.get("group", "").strip()
+        also = [progress_group(tenant.id, shown).condition] if shown and not error else []
+        chunks = None if error else export_csv(campaign, criteria, also)
     except ServiceError as refusal:  # refused before the first byte, not a cut-off download
         error = refusal.message
     if error:

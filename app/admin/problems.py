@@ -41,12 +41,15 @@ def _row_refusal(form, message: str) -> str | None:
     row, rest = kept[index], message[found.end() :]
     number = list(rows).index(row) + 1
     if found[3] in SPECIAL_KEYS:  # the key is right, the value it holds is not
-        column, said = "value", f"{found[3]} {rest}"
+        column, beside = "value", f"{found[3]} {rest}"
+        said = beside
     elif (column := ITEM_COLUMNS.get(found[2] or "")) is None:
         return f"Row {number}: {rest}"
     else:
-        said = f"{words(row[column]).lower()} {rest}"
-    _mark(row[column], said[0].upper() + said[1:])
+        # The row's message names each field at fault ("Row 2: Value: ..."): beside the
+        # field the reason goes without the field's name, which the alert's sentence needs.
+        beside, said = rest, f"{words(row[column]).lower()} {rest}"
+    _mark(row[column], beside[0].upper() + beside[1:])
     return f"Row {number}: {said}"
 
 

@@ -32,10 +32,21 @@ class Search:
 
     rows: list[SearchRow]
     state: str = ""  # the state choice; "" for any state
+    # A group of the Progress panel the results are narrowed to ("deliverable",
+    # "kept_back.dnc", ...; see progress.groups); "" for none.
+    group: str = ""
     criteria: list[Criterion] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     # The fields at fault: (row index, "k" | "c" | "v"), or (None, "s") for the state choice.
     faults: set[tuple[int | None, str]] = field(default_factory=set)
+    # The messages by the row they are about ("s": the state choice; None: the search as a
+    # whole), which the page shows at that row rather than far above it.
+    said: dict[int | str | None, list[str]] = field(default_factory=dict)
+
+    @property
+    def rows_at_fault(self) -> list[int]:
+        """The numbers of the rows at fault, as the page numbers them."""
+        return sorted(row + 1 for row in self.said if isinstance(row, int))
 
     @property
     def error(self) -> str | None:
@@ -51,11 +62,24 @@ class Search:
         }
         if self.state:
             args["s"] = self.state
+        if self.group:
+            args["group"] = self.group
         return args
 
     def refuse(self, row: int | None, name: str, message: str) -> None:
         self.problems.append(message)
         self.faults.add((row, name))
+        self.said.setdefault("s" if name == "s" else row, []).append(message)
+
+    def refused_by_service(self, message: str) -> None:
+        """The search service refused a criterion (e.g. a whole number expected for a
+        `sys_` key): told at the first row whose key the message names, else as a whole."""
+        named = (i for i, row in enumerate(self.rows) if row.key and row.key in message)
+        row = next(named, None)
+        if row is None:
+            self.refuse(None, "search", message[0].upper() + message[1:] + ".")
+        else:
+            self.refuse(row, "v", f"Row {row + 1}: {message}.")
 
 
 def search_rows(args: MultiDict) -> list[SearchRow]:
@@ -74,7 +98,7 @@ def _states() -> str:
 
 def read_search(args: MultiDict) -> Search:
     """The search the query string asks for; `problems` says why it may not run."""
-    search = Search(search_rows(args), args.get("s", "").strip())
+    search = Search(search_rows(args), args.get("s", "").strip(), args.get("group", "").strip())
     if search.state and search.state not in STATES:
         search.refuse(None, "s", f"State must be one of {_states()}.")
     count = len(search.rows) + bool(search.state)

@@ -39,7 +39,7 @@ from app.models import Task, Tenant
 from app.services import campaigns as campaign_service
 from app.services import tasks as task_service
 from app.services import tenants as tenant_service
-from app.services.delivery.progress import holder
+from app.services.delivery.progress import holder, passed_over
 from app.services.display import agent_view_of
 from app.services.rules import time_zones
 from app.services.task_audit import task_history
@@ -147,6 +147,7 @@ def _task_page(tenant: Tenant, task: Task, error: str | None = None, unsaved=Non
         task=task,
         view=agent_view_of(task),
         holding=holder(task),
+        passed_over=passed_over(task),
         error=error,
         unsaved=unsaved,
         history=task_history(tenant.id, task.record_id, request.args.get("history", 1, type=int)),

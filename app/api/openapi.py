@@ -29,10 +29,10 @@ HTTP_ERRORS = {
     "415": "The Content-Type is not application/json.",
     "429": "Too many requests for this tenant; `Retry-After` says when to try again.",
 }
+# The first sentence counts and names the APIs of `catalog.apis()` (see `_overview`), so it
+# never says two when three are published.
+NUMBERS = ("No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine")
 INTRO = """\
-Two JSON APIs of one service: the Preview Campaign Realtime API (five actions on the tasks
-of a campaign) and the User Provisioning API (three operations on users).
-
 **Every request** is a POST with `Content-Type: application/json` and the five `X-sc-`
 headers (see the security schemes; all five are required together). The body repeats the
 platform, company code and environment of the headers.
@@ -41,8 +41,9 @@ platform, company code and environment of the headers.
 object, the answer is HTTP 200 and the outcome is in the body:
 `previewResult.previewResultStatus` (SUCCESS, FAILED, INVALIDCLIENTID, INVALIDRECORDDATAKEY,
 NORECORDFOUND) on the Preview API, `result` (SUCCESS, INVALID_ARGUMENTS, NOT_FOUND, ...) on
-the User Provisioning API. A field of the wrong type, a missing field or a value that breaks a rule
-gives such a 200 answer naming the field (e.g. `previewRecordData[2].value`); the request
+the User Provisioning API and the Desk API. A field of the wrong type, a missing field or a
+value that breaks a rule gives such a 200 answer naming the field (e.g.
+`previewRecordData[2].value`); the request
 schemas below describe a **valid** request. No string of a request may hold U+0000 (400).
 An integer is written as a JSON integer (`2`, not `2.0`), else the answer is FAILED.
 
@@ -146,6 +147,18 @@ def _security() -> tuple[dict[str, Any], list[dict[str, list]]]:
     return schemes, [{name: [] for name in HEADERS}]
 
 
+def _overview(all_apis: tuple[Api, ...]) -> str:
+    """ "Three JSON APIs of one service: the A (5 operations), the B (3) and the C (4)." """
+    named = [f"the {api.tag} ({_operations(len(api.operations))})" for api in all_apis]
+    listed = ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
+    count = NUMBERS[len(all_apis)] if len(all_apis) < len(NUMBERS) else str(len(all_apis))
+    return f"{count} JSON API{'s' if len(all_apis) != 1 else ''} of one service: {listed}."
+
+
+def _operations(count: int) -> str:
+    return f"{count} operation{'s' if count != 1 else ''}"
+
+
 @cache
 def document() -> dict[str, Any]:
     """The OpenAPI 3.1 document (built once: it depends only on code)."""
@@ -173,7 +186,7 @@ def document() -> dict[str, Any]:
         "info": {
             "title": "Preview campaigns and user provisioning",
             "version": "1",
-            "description": INTRO,
+            "description": _overview(all_apis) + "\n\n" + INTRO,
         },
         "tags": [{"name": api.tag, "description": api.description} for api in all_apis],
         "paths": paths,

@@ -111,6 +111,10 @@ class Task(db.Model):
     # Until when the task is offered only to its preferred agent (set when the task becomes
     # available with a preferred agent); past it, the preference is cleared.
     hold_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # A supervisor took the task back from this agent (loginUserId): it is not offered to
+    # them again until `passed_over_until`, so it goes to another agent of its queue.
+    passed_over_agent: Mapped[str | None] = mapped_column(String(255))
+    passed_over_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # Why the service itself closed the task (e.g. "attempt limit reached"); none otherwise.
     close_reason: Mapped[str | None] = mapped_column(String(255))
 

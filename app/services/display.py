@@ -2,7 +2,8 @@
 
 `Name` is the banner; `Highlight` and `Hidden` (pipe lists) mark and hide items;
 phone keys dial; `*_link` and `*_button` open http(s) URLs in a new window. The
-`Highlight`, `Hidden` and `SkillQueue` items themselves are never shown. A phone number
+`Highlight` and `Hidden` items and the system items `SkillQueue` and `ItemTimeZone` (which
+route the task and set its zone) are never shown. A phone number
 on the tenant's do-not-call list is shown but never dials: kind "blocked", no href.
 """
 
@@ -15,6 +16,7 @@ from urllib.parse import urlsplit
 
 from app.services import dnc
 from app.services.rules import is_e164, is_phone_key
+from app.services.validation import SKILL_QUEUE_KEY, TIME_ZONE_KEY
 
 if TYPE_CHECKING:
     from app.models import Task
@@ -22,7 +24,8 @@ if TYPE_CHECKING:
 NAME_KEY = "Name"
 HIGHLIGHT_KEY = "Highlight"
 HIDDEN_KEY = "Hidden"
-NEVER_SHOWN = frozenset({HIGHLIGHT_KEY, HIDDEN_KEY, "SkillQueue"})
+# The display's own keys, and the system items the contract gives the service, not the agent.
+NEVER_SHOWN = frozenset({HIGHLIGHT_KEY, HIDDEN_KEY, SKILL_QUEUE_KEY, TIME_ZONE_KEY})
 HIGHLIGHT_ALL = "ALL"
 
 

@@ -8,8 +8,10 @@ decides which of them a search reads, and in what order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from flask import current_app
-from sqlalchemy import Select, func, select
+from sqlalchemy import ColumnElement, Select, func, select
 
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem
@@ -19,8 +21,12 @@ from app.services.search_items import item_finder
 from app.services.search_plan import Finder, Scope, plan, scope_of
 from app.services.task_lookups import CampaignRef
 
+# Conditions on the task's own columns that narrow a search besides its criteria (the
+# supervisors' pages: a group of the Progress panel, such as the tasks deliverable now).
+Also = Sequence[ColumnElement[bool]]
 
-def _finders(scope: Scope, criteria: list[Criterion]) -> list[Finder]:
+
+def _finders(scope: Scope, criteria: list[Criterion], also: Also = ()) -> list[Finder]:
     """How each criterion finds its tasks; a criterion that is not valid raises InvalidInput."""
     finders = []
     for criterion in criteria:
@@ -28,15 +34,15 @@ def _finders(scope: Scope, criteria: list[Criterion]) -> list[Finder]:
         finders.append(
             Finder(system(scope, criterion)) if system else item_finder(scope, criterion)
         )
-    return finders
+    return finders + [Finder(condition) for condition in also]
 
 
-def filtered(campaign: Campaign, criteria: list[Criterion]) -> Select:
+def filtered(campaign: Campaign, criteria: list[Criterion], also: Also = ()) -> Select:
     """A select of the campaign's tasks matching every criterion, in no order."""
     scope = scope_of(campaign)
     conditions = [
         Task.id.in_(finder.matches()) if finder.ids else finder.test
-        for finder in _finders(scope, criteria)
+        for finder in _finders(scope, criteria, also)
     ]
     return select(Task).where(Task.campaign_id == campaign.id, *conditions)
 
@@ -55,18 +61,26 @@ def result_limit(max_records: int | None) -> int:
 
 
 def search_tasks(
-    campaign: Campaign | CampaignRef, criteria: list[Criterion], limit: int, offset: int = 0
+    campaign: Campaign | CampaignRef,
+    criteria: list[Criterion],
+    limit: int,
+    offset: int = 0,
+    also: Also = (),
 ) -> list[Task]:
     """Tasks matching every criterion, oldest first (see search_plan for how)."""
-    return list(db.session.scalars(search_query(campaign, criteria, limit, offset)))
+    return list(db.session.scalars(search_query(campaign, criteria, limit, offset, also)))
 
 
 def search_query(
-    campaign: Campaign | CampaignRef, criteria: list[Criterion], limit: int, offset: int = 0
+    campaign: Campaign | CampaignRef,
+    criteria: list[Criterion],
+    limit: int,
+    offset: int = 0,
+    also: Also = (),
 ) -> Select:
     """The select that search_tasks runs (for the benchmark: it times the plan alone)."""
     scope = scope_of(campaign)
-    return plan(scope, _finders(scope, criteria), limit, offset)
+    return plan(scope, _finders(scope, criteria, also), limit, offset)
 
 
 def suggested_keys(campaign: Campaign, sample: int = 500) -> list[str]:
@@ -83,7 +97,7 @@ def suggested_keys(campaign: Campaign, sample: int = 500) -> list[str]:
     return list(keys)
 
 
-def count_tasks(campaign: Campaign, criteria: list[Criterion]) -> int:
+def count_tasks(campaign: Campaign, criteria: list[Criterion], also: Also = ()) -> int:
     """How many tasks match every criterion."""
-    query = filtered(campaign, criteria).with_only_columns(func.count(Task.id))
+    query = filtered(campaign, criteria, also).with_only_columns(func.count(Task.id))
     return db.session.scalar(query) or 0

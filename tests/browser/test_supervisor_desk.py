@@ -78,7 +78,7 @@ def test_the_agents_page_fits_a_phone_and_releases_a_task(tab: Tab, seed: Seed):
     release.scroll_into_view_if_needed()
     release.click()
     expect(page.get_by_role("status")).to_have_text(
-        f"Task 'R-1001' released from {LONG_LOGIN}: it is back in its queue."
+        f"Task 'R-1001' released from {LONG_LOGIN}: it goes to the next agent of its queue."
     )
     expect(page.get_by_role("button", name="Release", exact=False)).to_have_count(0)
     assert tab.page_width() == [PHONE["width"], PHONE["width"]]

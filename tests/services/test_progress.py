@@ -16,7 +16,7 @@ from app.extensions import db
 from app.models import AuditRecord, Task
 from app.services import delivery, tasks
 from app.services.actors import Actor
-from app.services.delivery import progress, rules
+from app.services.delivery import groups, progress, rules
 from app.services.errors import InvalidInput, StaleTask, TaskNotFound
 from app.services.tasks import Locator, TaskChanges
 from app.services.users import NewUser, add_user
@@ -406,3 +406,102 @@ def test_a_release_from_an_older_page_is_refused(renewals, ann, bob):
         progress.release_by_supervisor(stored("c1"), actor=BOSS, now=now, expected_version=shown)
     db.session.rollback()
     assert stored("c1").reserved_by_id == bob.id
+
+
+def test_a_supervisors_release_ends_the_hold_and_the_next_agent_of_the_queue_gets_it(
+    renewals, ann, bob
+):
+    """Releasing from the Agents page means "not this agent now": before, the preferred
+    agent's hold gave ann the task back on her next click."""
+    add(renewals, "for-ann", preferred_agent="ann")
+    add(renewals, "other")
+    now = start()
+    available(ann, now)
+    assert client_id(offer(ann, now)) == "for-ann"
+    task = stored("for-ann")
+    progress.release_by_supervisor(task, actor=BOSS, now=now + S, expected_version=task.version)
+    db.session.commit()
+    assert client_id(offer(ann, now + 2 * S)) == "other"  # not the task taken from her
+    task = stored("for-ann")
+    assert (task.preferred_agent, task.hold_until) == (None, None)  # the hold ended
+    assert buckets(renewals, now + 2 * S) == {**only("deliverable"), "in_work": 1}
+    close(ann, stored("other"), now + 2 * S)
+    nothing = offer(ann, now + 3 * S)
+    assert nothing.task is None and "a supervisor took the remaining tasks back" in nothing.reason
+    assert nothing.next_due == now + S + HOLD * S
+    available(bob, now + 3 * S)
+    assert client_id(offer(bob, now + 3 * S)) == "for-ann"
+
+
+def test_a_supervisors_release_says_the_hold_ended_in_its_audit_record_and_event(renewals, ann):
+    add(renewals, "for-ann", preferred_agent="ann")
+    now = start()
+    available(ann, now)
+    offer(ann, now)
+    progress.release_by_supervisor(stored("for-ann"), actor=BOSS, now=now + S)
+    db.session.commit()
+    audit = db.session.scalar(select(AuditRecord).filter_by(action="task.released"))
+    before, after = audit.before, audit.after
+    assert before["preferredAgent"] == "ann" and after.get("preferredAgent") is None
+    assert after["holdEnded"] is True
+    assert after["passedOver"]["agent"] == "ann"
+    [released] = events("task.released")
+    assert released["holdEnded"] is True and released["passedOver"]["agent"] == "ann"
+
+
+def test_the_agent_a_task_was_taken_from_gets_it_again_when_nobody_took_it_in_time(
+    renewals, ann, bob
+):
+    add(renewals, "c1")
+    now = start()
+    available(ann, now)
+    offer(ann, now)
+    progress.release_by_supervisor(stored("c1"), actor=BOSS, now=now)
+    db.session.commit()
+    assert offer(ann, now + (HOLD - 1) * S).task is None
+    assert client_id(offer(ann, now + HOLD * S)) == "c1"
+    [released] = events("task.released")
+    assert released["holdEnded"] is False
+
+
+def test_once_another_agent_has_the_task_the_first_is_no_longer_kept_from_it(renewals, ann, bob):
+    add(renewals, "c1")
+    now = start()
+    available(ann, now)
+    offer(ann, now)
+    progress.release_by_supervisor(stored("c1"), actor=BOSS, now=now)
+    db.session.commit()
+    available(bob, now)
+    assert client_id(offer(bob, now)) == "c1"
+    assert (stored("c1").passed_over_agent, stored("c1").passed_over_until) == (None, None)
+    delivery.release_task(bob, stored("c1").record_id, actor=Actor.agent("bob"), now=now + S)
+    db.session.commit()
+    assert client_id(offer(ann, now + 2 * S)) == "c1"
+
+
+def test_every_group_the_panel_links_to_lists_exactly_the_tasks_it_counts(
+    renewals, ann, bob, acme, monkeypatch
+):
+    """The counts and the lists behind them come from the same conditions: they agree
+    bucket by bucket and reason by reason, a new rule of delivery included."""
+    not_now = lambda _seat: Task.client_id != "plain"  # noqa: E731 - a rule is a callable
+    not_now.__doc__ = "Not the plain task."
+    monkeypatch.setattr(rules, "ELIGIBILITY", [*rules.ELIGIBILITY, not_now])
+    now = mixed_campaign(renewals, ann, bob, make_agent(acme, "carl"))
+    counted = progress.campaign_progress(renewals, now)
+    found = groups.groups(acme.id, now)
+
+    def listed(name: str) -> list[str]:
+        query = select(Task.client_id).where(Task.campaign_id == renewals.id, found[name].condition)
+        return sorted(db.session.scalars(query))
+
+    for name in ("deliverable", "waiting", "held", "in_work", "kept_back"):
+        assert len(listed(name)) == getattr(counted, name), name
+    assert listed("kept_back") == ["plain"]
+    by_reason = {why.key: why for why in counted.kept_back_by}
+    assert [why.count for why in by_reason.values()] == [0, 0, 0, 1]
+    [(key, why)] = [(key, why) for key, why in by_reason.items() if why.count]
+    assert why.label == "Not the plain task"
+    assert listed(f"kept_back.{key}") == ["plain"]
+    with pytest.raises(InvalidInput, match="not a group"):
+        groups.group(acme.id, "kept_back.nonsense", now)

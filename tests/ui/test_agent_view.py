@@ -209,21 +209,25 @@ NEVER_SHOWN = [
     pytest.param({"Highlight": "A"}, id="Highlight"),
     pytest.param({"Hidden": "Nope"}, id="Hidden"),
     pytest.param({"SkillQueue": "Support"}, id="SkillQueue"),
-    pytest.param({"Highlight": "ALL", "Hidden": "B", "SkillQueue": "Support"}, id="all-three"),
+    pytest.param({"ItemTimeZone": "Europe/London"}, id="ItemTimeZone"),
+    pytest.param(
+        {"Highlight": "ALL", "Hidden": "B", "SkillQueue": "Support", "ItemTimeZone": "UTC"},
+        id="all-four",
+    ),
 ]
 
 
 @pytest.mark.parametrize("special", NEVER_SHOWN)
-def test_highlight_hidden_and_skillqueue_are_never_shown(special):
+def test_highlight_hidden_and_the_system_items_are_never_shown(special):
     assert set(shown(agent_view(items({"A": "1", **special})))) == {"A"}
 
 
 @pytest.mark.parametrize("special", NEVER_SHOWN)
-def test_highlight_hidden_and_skillqueue_are_never_rendered(render, special):
+def test_highlight_hidden_and_the_system_items_are_never_rendered(render, special):
     shown_page = render({"Name": "Ann", "A": "1", **special})
     assert details(shown_page) == ["A"]
     labels = [dt.get_text() for dt in section(shown_page).find_all("dt")]
-    assert not {"Highlight", "Hidden", "SkillQueue"} & set(labels)
+    assert not {"Highlight", "Hidden", "SkillQueue", "ItemTimeZone"} & set(labels)
 
 
 # --- Links and buttons ------------------------------------------------------------------

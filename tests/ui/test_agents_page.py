@@ -98,7 +98,7 @@ def test_release_gives_the_task_back_and_records_the_supervisor(signed_in, acme,
     assert response.status_code == 302
     assert response.location.endswith(f"/tenants/{acme.id}/agents")
     notice = page(signed_in, response.location).find(class_="notice").get_text()
-    assert notice == "Task 'c1' released from ann: it is back in its queue."
+    assert notice == "Task 'c1' released from ann: it goes to the next agent of its queue."
     assert stored("c1").reserved_by_id is None
     audit = db.session.scalar(
         select(AuditRecord).filter_by(action="task.released", entity_id=task.record_id)
@@ -210,10 +210,15 @@ def test_the_task_page_says_who_holds_the_task_and_releases_it(signed_in, acme, 
     assert response.status_code == 302 and response.location.endswith(url)
     html = page(signed_in, url)
     assert html.find(class_="notice").get_text() == (
-        "Task 'c1' released from ann: it is back in its queue."
+        "Task 'c1' released from ann: it goes to the next agent of its queue."
     )
     assert held_by(html) is None
     assert stored("c1").reserved_by_id is None
+    until = stored("c1").passed_over_until
+    assert html.select_one(".passed-over").get_text(" ", strip=True) == (
+        "Released from ann by a supervisor: offered to the other agents of its queue, "
+        f"not to ann, until {until:%Y-%m-%d %H:%M:%S} UTC."
+    )
 
 
 def test_the_task_page_names_no_holder_for_a_free_or_lapsed_task(signed_in, acme, renewals, ann):

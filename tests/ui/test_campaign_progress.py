@@ -11,8 +11,11 @@ from app.extensions import db
 from app.models.types import utcnow
 from app.services import calling_windows
 from app.services.delivery import progress
+from app.services.tasks import add_or_update_task
+from app.services.validation import ItemInput
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import add, available, make_agent, ms, offer
+from tests.dnc.dnc_support import put
 from tests.ui.conftest import make_supervisor, page, session_for, soup
 from tests.ui.test_security import (
     CSRF_ON,
@@ -135,3 +138,87 @@ def test_the_panel_says_why_tasks_are_kept_back_and_until_when(signed_in, acme, 
     assert said.endswith("America/New_York")
     until = progress.campaign_progress(renewals).kept_back_why[0].until
     assert why[0]["data-until"] == until.isoformat(timespec="seconds")
+
+
+# --- each count links to its tasks ----------------------------------------------------------
+
+
+def listed_ids(html) -> list[str]:
+    return [row.find("td").get_text(strip=True) for row in html.select("table.tasks tbody tr")]
+
+
+def follow(signed_in, panel, count: str):
+    """The page a count of the panel links to (the count is the link)."""
+    link = panel.select_one(f"dd[data-count='{count}'] a")
+    assert link is not None, f"the {count} count links nowhere"
+    return page(signed_in, link["href"])
+
+
+@pytest.mark.parametrize(
+    ("count", "tasks"),
+    [
+        ("NOTWORKED", ["in-work", "free", "later", "for-bob"]),
+        ("deliverable", ["free"]),
+        ("waiting", ["later"]),
+        ("held", ["for-bob"]),
+        ("in_work", ["in-work"]),
+    ],
+)
+def test_each_count_links_to_the_tasks_it_counts(signed_in, acme, busy, count, tasks):
+    panel = page(signed_in, f"/tenants/{acme.id}/campaigns/{busy.id}").select_one(
+        "section.progress"
+    )
+    shown = follow(signed_in, panel, count)
+    assert listed_ids(shown) == tasks
+    assert shown.select_one("p.count").get_text(strip=True).startswith(f"{len(tasks)} task")
+
+
+def test_a_count_of_zero_links_nowhere(signed_in, acme, busy):
+    fragment = soup(signed_in.get(f"/tenants/{acme.id}/campaigns/{busy.id}/progress"))
+    assert fragment.select_one("dd[data-count='kept_back']").find("a") is None
+    assert fragment.select_one("dd[data-count='COMPLETED']").find("a") is None
+
+
+def test_a_group_narrows_the_search_and_survives_paging_and_a_new_search(signed_in, acme, busy):
+    url = f"/tenants/{acme.id}/campaigns/{busy.id}"
+    shown = page(signed_in, f"{url}?group=deliverable&k=Name&c=EQUALS&v=Free")
+    assert listed_ids(shown) == ["free"]
+    assert "deliverable now" in shown.select_one("p.group-filter").get_text()
+    form = shown.find("form", class_="search")
+    assert form.find("input", attrs={"name": "group"})["value"] == "deliverable"
+    every = shown.select_one("p.group-filter a")["href"]
+    assert "group=" not in every
+    assert len(listed_ids(page(signed_in, every))) == 1  # the search alone: Name is Free
+    download = shown.find("a", attrs={"download": True})["href"]
+    assert "group=deliverable" in download
+    lines = signed_in.get(download).get_data(as_text=True).splitlines()
+    assert [line.split(",")[0] for line in lines[1:]] == ["free"]
+
+
+def test_an_unknown_group_is_refused_with_a_reason(signed_in, acme, busy):
+    response = signed_in.get(f"/tenants/{acme.id}/campaigns/{busy.id}?group=nonsense")
+    assert response.status_code == 422
+    assert "'nonsense' is not a group of tasks" in soup(response).find(role="alert").get_text()
+    assert not soup(response).select("table.tasks")
+    download = signed_in.get(f"/tenants/{acme.id}/campaigns/{busy.id}/export.csv?group=nonsense")
+    assert download.status_code == 400
+
+
+def test_kept_back_names_its_reasons_and_links_to_the_tasks_of_each(signed_in, acme, renewals):
+    """One of three tasks is kept back by the do-not-call list while the others are
+    deliverable: the panel said "Kept back: 1" with no reason and no way to see which."""
+    put(acme, "+14155550100")  # the number delivery_support.add gives every task
+    add(renewals, "listed")
+    for name in ("callable-1", "callable-2"):
+        task, _ = add_or_update_task(
+            renewals, name, [ItemInput("Name", name), ItemInput("Phone", "+14155550142")],
+            actor=SETUP,
+        )  # fmt: skip
+    db.session.commit()
+    url = f"/tenants/{acme.id}/campaigns/{renewals.id}"
+    panel = page(signed_in, url).select_one("section.progress")
+    assert counts(panel)["kept_back"] == "1" and counts(panel)["deliverable"] == "2"
+    [reason] = panel.select("ul.progress-reasons li")
+    assert reason.get_text(" ", strip=True) == "1 task : every number on the do-not-call list"
+    assert listed_ids(page(signed_in, reason.find("a")["href"])) == ["listed"]
+    assert listed_ids(follow(signed_in, panel, "kept_back")) == ["listed"]

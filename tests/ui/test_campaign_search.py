@@ -117,3 +117,39 @@ def test_a_state_row_shows_its_value_as_a_choice(signed_in, tasks):
     value = shown.select_one("form.search .criterion select[name=v]")
     assert [option["value"] for option in value("option")] == STATES
     assert value.find("option", selected=True)["value"] == "NOTWORKED"
+
+
+@pytest.mark.parametrize(
+    ("rows", "row", "message"),
+    [
+        (
+            [GOLD, ("Plan", "EQUALS", "x" * 2001)],
+            2,
+            "Row 2: the value must be at most 2,000 bytes.",
+        ),
+        ([GOLD, ("Plan", "LIKE", "Gold")], 2, "Row 2: 'LIKE' is not a search condition."),
+        (
+            [("sys_worked_attempts", "EQUALS", "many")],
+            1,
+            "Row 1: sys_worked_attempts compares with a whole number, not 'many'.",
+        ),
+    ],
+    ids=["long-value", "unknown-condition", "refused-by-the-service"],
+)
+def test_a_refused_search_says_why_at_the_row_and_shows_no_count(
+    signed_in, tasks, rows, row, message
+):
+    """The refusal was an alert atop the page, some 800 px above the row, and "0 tasks"
+    below the form read as if the search had run."""
+    response = signed_in.get(f"{url_of(tasks)}?{query(*rows)}")
+    assert response.status_code == 422
+    shown = soup(response)
+    main = shown.find("main")
+    assert main.find(role="alert").find_parent("form", class_="search") is not None
+    group = shown.select("form.search .criterion")[row - 1]
+    beside = group.select_one(".field-error")
+    assert beside.get_text(strip=True) == message
+    for field in group.select("[aria-invalid=true]"):
+        assert field["aria-describedby"] == beside["id"]
+    assert "The search was not run: see row " + str(row) in main.find(role="alert").get_text()
+    assert shown.select_one("p.count") is None and "0 tasks" not in main.get_text()

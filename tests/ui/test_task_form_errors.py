@@ -104,7 +104,32 @@ def test_a_refusal_names_the_field_as_the_form_does_and_marks_it(
     # The reason is beside the field, and the field points at it.
     field = sent.find(attrs={"name": at_fault})
     beside = sent.find(id=field["aria-describedby"]).get_text(" ", strip=True)
+    # A row's message names the field, then the reason: "Row 2: Value: '555' of ...".
+    beside = re.sub(r"^Row \d+: (\w+): ", r"\1 ", re.sub(r"\s+", " ", beside))
     assert said.split(": ")[-1].lower() in beside.lower()
+
+
+@pytest.mark.parametrize(
+    ("changes", "beside_row"),
+    [
+        (
+            {"data-items-1-key": "Phone", "data-items-1-value": "12345"},
+            "Row 2: Value: '12345' of phone key 'Phone' is not an E.164 number",
+        ),
+        (
+            {"data-items-1-key": "Plan", "data-items-1-display_order": "0"},
+            "Row 2: Order: Must be greater than zero",
+        ),
+    ],
+    ids=["phone-value", "order"],
+)
+def test_a_rows_message_names_the_field_once(signed_in, urls, changes, beside_row):
+    """The row's message says the field's name, then the reason, without saying the name
+    twice ("Row 2: Value: Value '12345' ..." before)."""
+    shown = soup(submit(signed_in, urls["task"], "/items", changes))
+    beside = shown.select_one("tr.row-error .field-error").get_text(" ", strip=True)
+    assert re.sub(r"\s+", " ", beside).startswith(beside_row)
+    assert not re.search(r"\b(\w+): \1\b", beside, re.IGNORECASE), beside
 
 
 def test_a_field_without_fault_is_not_marked(signed_in, urls):

@@ -32,6 +32,7 @@ from app.models import Task, User, WorkCode, WorkCodeChoice, WorkedState
 from app.models.types import utcnow
 from app.services import dnc
 from app.services.actors import Actor
+from app.services.delivery import rules
 from app.services.delivery.ownership import held_task, task_to_close
 from app.services.errors import InvalidInput
 from app.services.rules import format_time, from_epoch_ms
@@ -65,6 +66,10 @@ class Closing:
     # Why the outcome differs from the one chosen (the attempt limit), else None.
     reason: str | None = None
 
+
+# How long a task a supervisor took back from an agent is kept from that agent: as long as
+# a preferred agent's hold, the time the others of the queue get to take it.
+PASSED_OVER_FOR = "PREFERRED_AGENT_HOLD_SECONDS"
 
 # Checks every closing passes before it is applied, each raising a ServiceError to refuse.
 OUTCOME_RULES: list[Callable[[Task, Closing], None]] = []
@@ -208,12 +213,38 @@ def end_reservation(task: Task) -> None:
     task.reserved_by_id, task.reserved_at = None, None
 
 
-def release(task: Task, *, actor: Actor, now: datetime, reason: str = "task.released") -> None:
-    """Return a reserved task to the queue without counting an attempt."""
+def release(
+    task: Task,
+    *,
+    actor: Actor,
+    now: datetime,
+    reason: str = "task.released",
+    passed_over: str | None = None,
+) -> None:
+    """Return a reserved task to the queue without counting an attempt.
+
+    `passed_over` (a supervisor's release): the agent the task is taken from. Any hold ends
+    with it, and the task is not offered to that agent for PREFERRED_AGENT_HOLD_SECONDS; the
+    audit record and the event say both (`holdEnded`, `passedOver`)."""
     before = task_snapshot(task)
     end_reservation(task)
+    extra: dict = {}
+    if passed_over is not None:
+        extra = _pass_over(task, passed_over, now)
     touch(task, now)
-    trace_change(actor, reason, task, before, task_snapshot(task))
+    after = {**task_snapshot(task), **extra}
+    trace_change(actor, reason, task, before, after)
+
+
+def _pass_over(task: Task, agent: str, now: datetime) -> dict:
+    """End the task's hold and keep it from `agent` for a while; what the trail says of it."""
+    held = task.preferred_agent is not None
+    task.preferred_agent, task.hold_until = None, None
+    task.passed_over_agent, task.passed_over_until = agent, now + rules.seconds(PASSED_OVER_FOR)
+    return {
+        "holdEnded": held,
+        "passedOver": {"agent": agent, "until": format_time(task.passed_over_until)},
+    }
 
 
 def release_task(agent: User, record_id: str, *, actor: Actor, now: datetime | None = None) -> Task:

@@ -182,6 +182,8 @@ def deliver(task: Task, agent: User, *, actor: Actor, now: datetime) -> TaskData
         clear_preference(task, now)
     data = task_data(task)  # a delivery changes the task's columns only, never its data
     before = snapshot(data)
+    # Taken back from another agent by a supervisor: that is over once someone has it.
+    task.passed_over_agent, task.passed_over_until = None, None
     task.reserved_by_id, task.reserved_at = agent.id, now
     task.last_attempt_at, task.last_attempt_agent = now, agent.login_user_id
     touch(task, now)
@@ -225,9 +227,27 @@ def _nothing(seat: Seat) -> Offer:
     )
     if held_elsewhere is not None:
         return Offer(None, ALL_HELD, next_due)
+    taken_back_until = db.session.scalar(
+        select(func.min(Task.passed_over_until)).where(
+            in_queues,
+            rules.is_due(seat),
+            rules.is_unreserved(seat),
+            rules.hold_allows(seat),
+            ~rules.not_passed_over(seat),
+        )
+    )
+    if taken_back_until is not None:
+        return Offer(None, taken_back(seat, taken_back_until), taken_back_until)
     if next_due is not None:
         return Offer(None, f"the next task is due at {seat.local(next_due)}", next_due)
     return Offer(None, NO_TASKS)
+
+
+def taken_back(seat: Seat, until: datetime) -> str:
+    return (
+        "a supervisor took the remaining tasks back from you: other agents get them "
+        f"until {seat.local(until)}"
+    )
 
 
 def in_work(now: datetime) -> ColumnElement[bool]:

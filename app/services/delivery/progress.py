@@ -27,12 +27,13 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.delivery import rules
 from app.services.delivery.closing import release
+from app.services.delivery.kept_back import KeptBack, refused_by, refuses
 from app.services.delivery.offers import in_work
 from app.services.delivery.seat import Blocked, Seat
 from app.services.errors import InvalidInput, StaleTask
 
 # The rules that depend on who asks; the rest of ELIGIBILITY holds for any agent of the queue.
-PER_AGENT = (rules.in_agent_queues, rules.hold_allows)
+PER_AGENT = (rules.in_agent_queues, rules.hold_allows, rules.not_passed_over)
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,9 @@ class Progress:
     # Why the kept-back tasks wait, and until when (the queue's next opening, the calling
     # window's next opening in the customer's zone), said in the campaign's zone.
     kept_back_why: tuple[Blocked, ...] = ()
+    # How many kept-back tasks each rule of when and whom refuses now (a task refused by
+    # two rules counts under both), every rule in the order delivery applies them.
+    kept_back_by: tuple[KeptBack, ...] = ()
 
     @property
     def total(self) -> int:
@@ -70,10 +74,12 @@ def anyone(tenant_id: int, now: datetime) -> Seat:
     return Seat(agent_id=0, login="", queue_ids=(), now=now, tenant_id=tenant_id)
 
 
-def buckets(tenant_id: int, now: datetime) -> dict[str, ColumnElement[bool]]:
+def buckets(
+    tenant_id: int, now: datetime, seat: Seat | None = None
+) -> dict[str, ColumnElement[bool]]:
     """The buckets of the tenant's open tasks at `now` (all but `kept_back`, the rest), as
     SQL conditions on `tasks`."""
-    seat = anyone(tenant_id, now)
+    seat = seat or anyone(tenant_id, now)
     free = and_(rules.in_open_state(seat), rules.is_unreserved(seat))
     due = and_(free, rules.is_due(seat))
     for_any_agent = [rule(seat) for rule in rules.ELIGIBILITY if rule not in PER_AGENT]
@@ -85,6 +91,11 @@ def buckets(tenant_id: int, now: datetime) -> dict[str, ColumnElement[bool]]:
     }
 
 
+def kept_back_condition(bucketed: dict[str, ColumnElement[bool]]) -> ColumnElement[bool]:
+    """Open and in none of the other buckets: what `Progress.kept_back` counts."""
+    return and_(rules.in_open_state(), *(refuses(c) for c in bucketed.values()))
+
+
 def _count(condition: ColumnElement[bool]):
     return func.count(case((condition, 1)))
 
@@ -94,16 +105,27 @@ def campaign_progress(campaign: Campaign, now: datetime | None = None) -> Progre
     few look-ups the rules of when and whom make, whatever the number of tasks)."""
     now = now or utcnow()
     states = list(WorkedState)
-    conditions = buckets(campaign.tenant_id, now)
+    seat = anyone(campaign.tenant_id, now)
+    conditions = buckets(campaign.tenant_id, now, seat)
+    kept = kept_back_condition(conditions)
+    reasons = refused_by(seat, kept, PER_AGENT)
+    asked = [refused for _, refused in reasons if refused is not None]
     row = db.session.execute(
         select(
             *(_count(Task.worked_state == state.value) for state in states),
             *(_count(condition) for condition in conditions.values()),
+            *(_count(refused) for refused in asked),
         ).where(Task.campaign_id == campaign.id)
     ).one()
     by_state = {state.value: row[i] for i, state in enumerate(states)}
-    counted = dict(zip(conditions, row[len(states) :], strict=True))
-    progress = Progress(by_state=by_state, now=now, **counted)
+    start = len(states) + len(conditions)
+    counted = dict(zip(conditions, row[len(states) : start], strict=True))
+    refused_counts = iter(row[start:])
+    by_reason = tuple(
+        KeptBack(reason.key, reason.label, 0 if c is None else next(refused_counts))
+        for reason, c in reasons
+    )
+    progress = Progress(by_state=by_state, now=now, kept_back_by=by_reason, **counted)
     if progress.kept_back:
         progress = replace(progress, kept_back_why=kept_back_why(campaign, now))
     return progress
@@ -255,12 +277,32 @@ def holder(task: Task, now: datetime | None = None) -> Holding | None:
     return Holding(agent, delivered or task.reserved_at)
 
 
+@dataclass(frozen=True)
+class PassedOver:
+    """A supervisor took the task back from this agent: not offered to them until then."""
+
+    agent: str
+    until: datetime
+
+
+def passed_over(task: Task, now: datetime | None = None) -> PassedOver | None:
+    """Whom the task is kept from now, after a supervisor's release, and until when."""
+    now = now or utcnow()
+    if task.passed_over_agent and task.passed_over_until and task.passed_over_until > now:
+        return PassedOver(task.passed_over_agent, task.passed_over_until)
+    return None
+
+
 def release_by_supervisor(
     task: Task, *, actor: Actor, now: datetime | None = None, expected_version: int | None = None
 ) -> User:
-    """A supervisor gives a held task back to its queue (no attempt counted); the agent who
-    held it. Refused when nobody holds it, or (`expected_version`) when it changed since the
-    page was shown, e.g. closed and delivered again to someone else."""
+    """A supervisor takes a held task back (no attempt counted); the agent who held it.
+
+    It means "not this agent now": a preferred agent's hold ends (the preference is
+    cleared), and the task is not offered to that agent again for PREFERRED_AGENT_HOLD_SECONDS,
+    so the next agent of its queue gets it. Refused when nobody holds it, or
+    (`expected_version`) when it changed since the page was shown, e.g. closed and
+    delivered again to someone else."""
     now = now or utcnow()
     held = db.session.execute(
         select(Task, User)
@@ -277,5 +319,5 @@ def release_by_supervisor(
             f"task '{task.client_id}' changed since the page was shown (version "
             f"{task.version}, the page showed {expected_version}); nothing was released"
         )
-    release(task, actor=actor, now=now)
+    release(task, actor=actor, now=now, passed_over=agent.login_user_id)
     return agent

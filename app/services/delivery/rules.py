@@ -88,6 +88,16 @@ def hold_allows(seat: Seat) -> ColumnElement[bool]:
     return or_(~hold_running(seat.now), Task.preferred_agent == seat.login)
 
 
+def not_passed_over(seat: Seat) -> ColumnElement[bool]:
+    """Not taken back from this agent by a supervisor lately: a supervisor's release means
+    "not this agent now", so the task goes to another agent of its queue meanwhile."""
+    return or_(
+        Task.passed_over_agent.is_(None),
+        Task.passed_over_agent != seat.login,
+        Task.passed_over_until <= seat.now,
+    )
+
+
 def held_for_agent(seat: Seat) -> ColumnElement[bool]:
     """Held for this agent now: the first tier of the order."""
     return and_(Task.preferred_agent == seat.login, Task.hold_until > seat.now)
@@ -95,10 +105,17 @@ def held_for_agent(seat: Seat) -> ColumnElement[bool]:
 
 Rule = Callable[[Seat], ColumnElement[bool]]
 # Every rule a deliverable task meets: the task's own state and time, the agent's queues,
-# other agents' reservations and holds, then when and whom it may be worked: the queue's
-# hours of operation, the campaign's calling window in the customer's zone, and a number
-# that is not on the tenant's do-not-call list.
-TASK_RULES: list[Rule] = [in_open_state, is_due, in_agent_queues, is_unreserved, hold_allows]
+# other agents' reservations and holds, a supervisor's release from this agent, then when
+# and whom it may be worked: the queue's hours of operation, the campaign's calling window
+# in the customer's zone, and a number that is not on the tenant's do-not-call list.
+TASK_RULES: list[Rule] = [
+    in_open_state,
+    is_due,
+    in_agent_queues,
+    is_unreserved,
+    hold_allows,
+    not_passed_over,
+]
 WORK_RULES: list[Rule] = [
     hours.queue_is_open,
     calling_windows.in_calling_window,
@@ -114,7 +131,8 @@ BLOCKERS: list[Blocker] = [hours.closed_queues, calling_windows.outside_window, 
 
 
 def ready(seat: Seat) -> ColumnElement[bool]:
-    """The task's own rules: open, due, in the agent's queues, free, and no hold against."""
+    """The task's own rules: open, due, in the agent's queues, free, no hold against and
+    not taken back from this agent."""
     return and_(*(rule(seat) for rule in TASK_RULES))
 
 

@@ -28,7 +28,7 @@ from app.services.intake.export_rows import (
     task_rows,
     time_text,
 )
-from app.services.search import filtered
+from app.services.search import Also, filtered
 from app.services.search_criteria import Criterion
 
 SYSTEM_COLUMNS = (
@@ -66,7 +66,7 @@ def _rows(tasks: Iterator, keys: list[str], time: TimeText) -> Iterator[list]:
         yield row
 
 
-def export_csv(campaign: Campaign, criteria: list[Criterion]) -> Iterator[str]:
+def export_csv(campaign: Campaign, criteria: list[Criterion], also: Also = ()) -> Iterator[str]:
     """The CSV text of the matching tasks, a chunk of rows at a time.
 
     A criterion that is not valid raises ServiceError here, before the first chunk, so a
@@ -75,8 +75,9 @@ def export_csv(campaign: Campaign, criteria: list[Criterion]) -> Iterator[str]:
     caller's, which only read, is ended here: left open, it would sit idle beside a long
     stream, and PostgreSQL ends such a session (idle_in_transaction_session_timeout).
     """
-    matching = filtered(campaign, criteria).whereclause
-    exported = ExportedCampaign(campaign.id, campaign.client_id_field_name, not criteria)
+    matching = filtered(campaign, criteria, also).whereclause
+    whole = not criteria and not also
+    exported = ExportedCampaign(campaign.id, campaign.client_id_field_name, whole)
     db.session.rollback()
     return _chunks(exported, matching)
 

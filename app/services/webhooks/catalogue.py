@@ -19,7 +19,7 @@ EVENT_TYPES: dict[str, str] = {
         "(the interaction)."
     ),
     "task.preferred_agent_cleared": "A task's preferred-agent hold ended.",
-    "task.released": "An agent gave a task back without working it.",
+    "task.released": "A task went back unworked: its agent or a supervisor released it.",
     "task.reservation_lapsed": "A delivered task went back to its queue (no activity, agent gone).",
     "agent.state_changed": "An agent's state changed.",
     "intake.load_finished": "An intake file finished loading.",
