@@ -5,17 +5,25 @@ PORT ?= 9443
 WORKERS ?= 2
 FLASK := $(BIN)/flask --app wsgi
 
-.PHONY: install browser run worker test lint format bench clean
+.PHONY: install install-serving browser run worker test lint format bench clean
 
 $(BIN)/activate:
 	python3 -m venv $(VENV)
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/activate
-	$(BIN)/pip install --quiet --upgrade pip
+# Two sets of packages, each installed once (its stamp file says so; a changed pyproject.toml
+# installs again): what serving needs (`make run`, `make worker`), then the test, lint and
+# bench tools (the `dev` extra), so that the first page of a fresh machine waits for no
+# browser driver or fuzzer. `make test` after `make run` installs only the tools.
+$(VENV)/.installed-serving: pyproject.toml | $(BIN)/activate
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed-serving
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $@
 
-install: $(VENV)/.installed
+install-serving: $(VENV)/.installed-serving
+install: $(VENV)/.installed-dev
 
 # The browser tests drive Debian's Chromium (a browser download is not possible here).
 CHROMIUM ?= /usr/bin/chromium
@@ -29,7 +37,7 @@ browser:
 # The web server and the worker together (app/Procfile, run by honcho); Ctrl-C stops both.
 # Sign-in and invitation links name this server unless PUBLIC_BASE_URL says otherwise.
 RUN_BASE_URL = $(or $(PUBLIC_BASE_URL),$(if $(TLS_CERT),https,http)://localhost:$(PORT))
-run: install
+run: install-serving
 	$(FLASK) db upgrade
 	PUBLIC_BASE_URL="$(RUN_BASE_URL)" $(FLASK) demo seed
 	PATH="$(abspath $(BIN)):$$PATH" WORKERS=$(WORKERS) PUBLIC_BASE_URL="$(RUN_BASE_URL)" \
@@ -37,7 +45,7 @@ run: install
 		$(BIN)/honcho -f app/Procfile -d . start -p $(PORT)
 
 # The worker alone (another host, or beside a web server started some other way).
-worker: install
+worker: install-serving
 	$(FLASK) db upgrade
 	$(FLASK) worker
 

@@ -223,11 +223,13 @@ def seed_demo() -> str:
         current_app.config["PLATFORM_CODE"], current_app.instance_path, actor=Actor.operator()
     )
     tenant = f"{demo.COMPANY}/{demo.ENVIRONMENT}"
+    base = current_app.config["PUBLIC_BASE_URL"].rstrip("/")
     click.echo(f"Demo tenant {tenant} is ready.")
     click.echo(
-        f"Sign in to the web UI as {demo.SUPERVISOR} with password {seeded.supervisor_password}"
+        f"Sign in to the web UI at {base}/login as {demo.SUPERVISOR}"
+        f" with password {seeded.supervisor_password}"
     )
-    desk = current_app.config["PUBLIC_BASE_URL"].rstrip("/") + "/desk/login"
+    desk = f"{base}/desk/login"
     for login, password in seeded.agent_passwords.items():
         click.echo(f"Sign in to the desk at {desk} as {tenant}/{login} with password {password}")
     click.echo("Demo API key:")

@@ -162,6 +162,7 @@ def defaults() -> dict[str, Any]:
         "REMEMBER_COOKIE_HTTPONLY": True,
         "REMEMBER_COOKIE_SAMESITE": "Lax",
         "LOGIN_RATE_LIMIT": env.get("LOGIN_RATE_LIMIT", "10 per minute;50 per hour"),
+        "ACCOUNT_LOGIN_LIMIT": env.get("ACCOUNT_LOGIN_LIMIT", "10 per 15 minutes"),
         "PASSWORD_HASH_METHOD": password_hash_method(env),
         "API_RATE_LIMIT": env.get("API_RATE_LIMIT", "6000 per minute"),
         "RATELIMIT_STORAGE_URI": rate_limit_storage(env),

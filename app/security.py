@@ -64,8 +64,12 @@ def register_security(app: Flask) -> None:
 
 
 def _shows_tenant_data() -> bool:
-    """Every page a signed-in supervisor gets shows some tenant's tasks, users or keys:
-    none may stay in a browser's or proxy's cache. Static assets and the sign-in page may."""
+    """Every JSON API answer (tasks, people's names and numbers; its errors too, which
+    cost nothing to leave uncached) and every page a signed-in supervisor gets shows some
+    tenant's data: none may stay in a browser's or proxy's cache. Static assets, the API
+    document and the sign-in page may. (The desk's pages say so themselves.)"""
+    if is_api_path(request.path):
+        return True
     return request.blueprint == "admin" and current_user.is_authenticated
 
 

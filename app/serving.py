@@ -97,7 +97,8 @@ class ApiThreadWorker(ThreadWorker):
             body = json.dumps(error_body(status, reason, message, path)).encode()
             head = (
                 f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
-                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                f"Content-Type: application/json\r\nCache-Control: no-store\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
             )
             page = head.encode("latin-1") + body
         try:

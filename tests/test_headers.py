@@ -87,3 +87,33 @@ def test_the_json_apis_neither_read_nor_write_the_session_cookie(app, signed_in,
         assert "Set-Cookie" not in response.headers
         assert "Cookie" not in response.headers.get("Vary", "")
     assert signed_in.get("/tenants").status_code == 200  # still signed in
+
+
+def test_every_json_api_answer_is_not_stored(client, tenant):
+    """Answers carry tasks and people's names and numbers: no browser or proxy keeps one,
+    whether it succeeded, was refused, or never reached an action."""
+    acme, key = tenant
+    api = Api(client, "Acme", "prod", "us-east-1", key)
+    body = {"tenant": {"platform": "AWS Connect", "companyCode": "Acme", "environment": "prod"}}
+    answers = {
+        "added": api.post("addOrUpdateCampaignRecord", clientId="C1",
+                          previewRecordData=[{"key": "Name", "value": "Ann"}]),
+        "found": api.post("searchPreviewCampaign", clientId="C1"),
+        "failed": api.post("searchPreviewCampaign", campaignName="No such campaign"),
+        "wrong key": Api(client, "Acme", "prod", "us-east-1", "x").post("searchPreviewCampaign"),
+        "not json": client.post(PREVIEW + "searchPreviewCampaign", data="x",
+                                headers={**api.headers, "Content-Type": "text/plain"}),
+        "bad json": client.post(PREVIEW + "searchPreviewCampaign", data="{",
+                                headers={**api.headers, "Content-Type": "application/json"}),
+        "GET": client.get(PREVIEW + "searchPreviewCampaign"),
+        "no such action": client.post(PREVIEW + "nothing", json={}, headers=api.headers),
+        "user": client.post("/service-admin/api/users/query-existence", headers=api.headers,
+                            json={**body, "loginUserId": "ann@acme.example"}),
+        "desk": client.post("/desk-api/v1/nextTask", headers=api.headers,
+                            json={**body, "agent": "ann@acme.example"}),
+    }  # fmt: skip
+    statuses = {name: response.status_code for name, response in answers.items()}
+    assert set(statuses.values()) >= {200, 400, 401, 404, 405, 415}, statuses
+    for name, response in answers.items():
+        assert response.mimetype == "application/json", name
+        assert response.headers.get("Cache-Control") == "no-store", name

@@ -179,6 +179,7 @@ def test_what_the_server_refuses_itself_is_answered_in_json(live, case):
     status, headers, body = parse(exchange(live, request))
     assert status == expected
     assert headers["content-type"] == "application/json"
+    assert headers["cache-control"] == "no-store"
     error = json.loads(body)
     assert error["status"] == expected
     assert error["error"] and error["message"]
@@ -190,6 +191,7 @@ def test_options_on_an_api_path_answers_405_json(live):
     )
     status, headers, body = parse(answer)
     assert (status, headers["allow"], headers["content-type"]) == (405, "POST", "application/json")
+    assert headers["cache-control"] == "no-store"
     assert json.loads(body)["status"] == 405
 
 

@@ -6,7 +6,7 @@ so a copy of the cookie taken before opens nothing afterwards.
 
 from __future__ import annotations
 
-from flask import current_app, flash, redirect, render_template, request, url_for
+from flask import current_app, flash, make_response, redirect, render_template, request, url_for
 from flask_login import current_user, logout_user
 from flask_wtf import FlaskForm
 from wtforms import PasswordField
@@ -21,7 +21,9 @@ from app.security import local_path
 from app.services import sessions
 from app.services.actors import Actor
 from app.services.passwords import MAX_PASSWORD, MIN_PASSWORD
+from app.services.sign_in_limits import AccountLocked, supervisor_account
 from app.services.supervisors import authenticate, change_password
+from app.sign_in_counts import count_sign_in, forget_sign_ins
 
 FAILED_LOGIN = "Invalid e-mail address or password."
 
@@ -56,14 +58,24 @@ def _login_limit() -> str:
 @bp.route("/login", methods=["GET", "POST"])
 @limiter.limit(_login_limit, methods=["POST"])
 def login():
-    """Sign in with e-mail and password; one message for every failure."""
+    """Sign in with e-mail and password; one message for every failure, and a limit on the
+    attempts at each account besides the one per client address."""
     form = LoginForm()
     if form.validate_on_submit():
+        account = supervisor_account(form.email.data)
+        try:
+            count_sign_in(account)
+        except AccountLocked as locked:
+            form.password.errors.append(locked.message)
+            response = make_response(render_template("auth/login.html", form=form), 429)
+            response.headers["Retry-After"] = str(locked.retry_after)
+            return response
         supervisor = authenticate(form.email.data, form.password.data)
         if supervisor is not None:
             sessions.end_session(current_token())  # a session this browser had before
             sign_in(supervisor)
             db.session.commit()
+            forget_sign_ins(account)
             return redirect(safe_next(request.args.get("next")))
         form.password.errors.append(FAILED_LOGIN)
     return render_template("auth/login.html", form=form)

@@ -31,7 +31,9 @@ from app.security import local_path
 from app.services import agents, delivery, sessions
 from app.services.actors import Actor
 from app.services.errors import ServiceError
+from app.services.sign_in_limits import AccountLocked, agent_account
 from app.services.tenants import find_tenant
+from app.sign_in_counts import count_sign_in, forget_sign_ins
 
 AGENT_TOKEN_KEY = "_desk_token"  # noqa: S105 - a key name, not a secret
 FAILED_LOGIN = "Invalid company, environment, login user id or password."
@@ -98,13 +100,21 @@ def login():
     failure."""
     form = DeskLoginForm()
     if form.validate_on_submit():
-        tenant = find_tenant(
-            current_app.config["PLATFORM_CODE"], form.company.data, form.environment.data
-        )
+        company, environment = form.company.data, form.environment.data
+        tenant = find_tenant(current_app.config["PLATFORM_CODE"], company, environment)
+        account = agent_account(tenant, company, environment, form.login_user_id.data)
+        try:
+            count_sign_in(account)
+        except AccountLocked as locked:
+            form.password.errors.append(locked.message)
+            response = make_response(render_template("desk/login.html", form=form), 429)
+            response.headers["Retry-After"] = str(locked.retry_after)
+            return response
         agent = agents.authenticate(tenant, form.login_user_id.data, form.password.data)
         if agent is not None:
             _sign_in(agent)
             db.session.commit()
+            forget_sign_ins(account)
             return redirect(safe_next(request.args.get("next")))
         form.password.errors.append(FAILED_LOGIN)
     return render_template("desk/login.html", form=form), (422 if form.errors else 200)

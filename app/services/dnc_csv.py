@@ -26,10 +26,11 @@ from app.models import Tenant
 from app.models.dnc import DncNumber
 from app.services.actors import Actor
 from app.services.audit import wire_time
+from app.services.csv_files import GuardedWriter
 from app.services.dnc import MAX_NOTE, check_note, insert_numbers
 from app.services.errors import InvalidInput
 from app.services.history import Change, record
-from app.services.intake.cells import guard, unguard
+from app.services.intake.cells import unguard
 from app.services.rules import is_e164
 
 DELIMITERS = ",;\t"
@@ -153,7 +154,7 @@ def import_numbers(
 def export_csv(tenant: Tenant) -> Iterator[str]:
     """The tenant's list as CSV text (number, note, when added), by number, in chunks."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = GuardedWriter(buffer)
     writer.writerow(EXPORT_HEADER)
     last = ""
     while True:
@@ -166,7 +167,7 @@ def export_csv(tenant: Tenant) -> Iterator[str]:
             )
         )
         for number, note, added in chunk:
-            writer.writerow((guard(number), guard(note), wire_time(added)))
+            writer.writerow((number, note, wire_time(added)))
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()

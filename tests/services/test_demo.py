@@ -24,7 +24,15 @@ DESK_LINE = re.compile(
     r"Sign in to the desk at (?P<url>\S+) as (?P<company>[^/\s]+)/(?P<environment>[^/\s]+)/"
     r"(?P<login>\S+) with password (?P<password>\S+)"
 )
+SUPERVISOR_LINE = re.compile(
+    r"Sign in to the web UI at (?P<url>\S+) as (?P<email>\S+) with password (?P<password>\S+)"
+)
 QUEUES = {"jane@democo.example": ["Sales"], "raj@democo.example": ["Retention", "Sales"]}
+
+
+@pytest.fixture
+def settings(settings, request) -> dict:
+    return {**settings, **getattr(request, "param", {})}
 
 
 @pytest.fixture
@@ -70,6 +78,25 @@ def test_seeding_again_changes_nothing_and_prints_the_same_sign_ins(app, runner,
         [agent] = [agent for agent in demo.AGENTS if agent.login == login]
         assert (tmp_path / agent.password_file).read_text().strip() == sign_in["password"]
         assert agents.queue_names(demo_agent(login)) == QUEUES[login]
+
+
+@pytest.mark.parametrize(
+    ("settings", "url"),
+    [
+        ({}, "http://localhost:9443/login"),
+        ({"PUBLIC_BASE_URL": "https://dial.example:8443/"}, "https://dial.example:8443/login"),
+    ],
+    indirect=["settings"],
+)
+def test_the_supervisors_printed_sign_in_names_its_page_and_works(
+    app, runner, browser, tmp_path, url
+):
+    [line] = [line for line in seed_cli(app, runner, tmp_path) if SUPERVISOR_LINE.fullmatch(line)]
+    shown = SUPERVISOR_LINE.fullmatch(line)
+    assert (shown["url"], shown["email"]) == (url, demo.SUPERVISOR)
+    assert browser.get("/login").status_code == 200
+    response = browser.post("/login", data={"email": shown["email"], "password": shown["password"]})
+    assert response.status_code == 302
 
 
 def test_agents_sign_in_to_the_desk_with_the_printed_passwords_and_find_work(

