@@ -9,6 +9,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from app.api_paths import USERS_PREFIX, wants_json
 from app.extensions import db
+from app.redaction import redact
 
 # On the User Provisioning API an HTTP error also carries the API's own `result` field.
 _USER_RESULTS = {401: "UNAUTHORIZED", 400: "INVALID_ARGUMENTS", 413: "INVALID_ARGUMENTS",
@@ -47,7 +48,7 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):
         db.session.rollback()
-        app.logger.exception("Unhandled error on %s %s", request.method, request.path)
+        app.logger.exception("Unhandled error on %s %s", request.method, redact(request.path))
         return _answer(
             InternalServerError("Something went wrong on our side; nothing was changed.")
         )

@@ -21,10 +21,12 @@ import os
 import re
 import socket
 
+from gunicorn.glogging import Logger
 from gunicorn.util import write_error
 
 from app.api_paths import is_api_path
 from app.errors import error_body
+from app.redaction import redact
 from app.serving_heads import HeadFirstWorker
 
 workers = int(os.environ.get("WEB_CONCURRENCY", 2))
@@ -44,6 +46,8 @@ limit_request_line = 4094
 limit_request_fields = 100
 limit_request_field_size = 8190
 accesslog = "-"
+# Access log lines with the secrets of invitation links redacted (app/redaction.py).
+logger_class = "app.serving.RedactingLogger"
 
 # A request head not complete this long after the connection opened (or after its first
 # byte, on a kept-alive connection) is dropped with 408; a client that sends or takes
@@ -90,6 +94,14 @@ def as_json_on_api(page: bytes, path: str | None) -> bytes:
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
     )
     return head.encode("latin-1") + body
+
+
+class RedactingLogger(Logger):
+    """gunicorn's logger, with no invitation token in an access log line."""
+
+    def atoms(self, resp, req, environ, request_time):
+        atoms = super().atoms(resp, req, environ, request_time)
+        return {k: redact(v) if isinstance(v, str) else v for k, v in atoms.items()}
 
 
 class ApiThreadWorker(HeadFirstWorker):
