@@ -25,6 +25,7 @@ from app.extensions import db
 from app.models import Campaign
 from app.services.actors import Actor
 from app.services.errors import InvalidInput, ServiceError
+from app.services.intake.cells import excerpt, reason_text
 from app.services.intake.columns import Layout, plan_row
 from app.services.intake.csvfile import (
     FileRefused,
@@ -49,6 +50,7 @@ from app.storage import private_file, reading
 
 BATCH = 5000
 REPORT_HEADER = ("line", "clientId", "outcome", "reason")
+REPORTED_CLIENT_ID = 64  # characters of a rejected row's clientId the report shows
 
 
 @dataclass
@@ -101,7 +103,10 @@ class Report:
             self._csv.writerow(REPORT_HEADER)
 
     def add(self, line: int, client_id: str, outcome: str, reason: str) -> None:
-        self._csv.writerow((line, client_id, outcome, reason))
+        # A refused row's cells may be anything (a secret, a megabyte): only excerpts.
+        if outcome == "rejected":
+            client_id = excerpt(client_id, REPORTED_CLIENT_ID)
+        self._csv.writerow((line, client_id, outcome, reason_text(reason)))
 
     def flush(self) -> None:
         self._handle.flush()
@@ -132,7 +137,9 @@ def _queue_lookup(campaign: Campaign) -> Callable[[str, str], QueueRef]:
 
     def lookup(name: str, where: str) -> QueueRef:
         if name not in queues:
-            raise InvalidInput(f"{where} '{name}' is not a skill queue of this environment")
+            raise InvalidInput(
+                f"{where} '{excerpt(name)}' is not a skill queue of this environment"
+            )
         return queues[name]
 
     return lookup
