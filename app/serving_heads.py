@@ -162,11 +162,8 @@ class HeadFirstWorker(ThreadWorker):
         """Close a connection whose head cannot be served; answer why when it can be said."""
         self._leave_poller(conn)
         if refusal is None and conn.head.strip():
-            self.log.info(
-                "Dropped a request from ip=%s: its head took over %gs",
-                (conn.client or ("",))[0],
-                self.head_seconds,
-            )
+            why = f"its head took over {self.head_seconds:g}s" if self.alive else "stopping"
+            self.log.info("Dropped a request from ip=%s: %s", (conn.client or ("",))[0], why)
         if refusal is not None or conn.head.strip():
             try:
                 self.refuse_head(conn, request_path(conn.head), refusal)
