@@ -56,10 +56,18 @@ def head_refusal(data: bytes, line_limit: int, head_limit: int) -> ParseExceptio
     return None
 
 
-def head_is_ready(data: bytes) -> bool:
+def head_is_ready(data: bytes | bytearray, start: int = 0) -> bool:
     """Whether gunicorn's parser can decide on this head without reading any more: it is
-    complete, or it has a bare LF, which the parser refuses at once."""
-    return _END in data or data.count(b"\n") != data.count(b"\r\n")
+    complete, or it has a bare LF, which the parser refuses at once. The bytes before `start`
+    are known to hold neither (so a head trickled a byte at a time costs no rescans)."""
+    if data.find(_END, max(start - 3, 0)) >= 0:
+        return True
+    newline = data.find(b"\n", start)
+    while newline >= 0:
+        if newline == 0 or data[newline - 1] != ord("\r"):
+            return True
+        newline = data.find(b"\n", newline + 1)
+    return False
 
 
 def request_path(data: bytes) -> str | None:
@@ -99,7 +107,8 @@ class HeadFirstWorker(ThreadWorker):
                 suppress_ragged_eofs=self.cfg.suppress_ragged_eofs,
             )
         # Bytes a previous request read ahead (a pipelined request) come first.
-        conn.head = conn.parser.unreader.take_buffered() if conn.parser else b""
+        conn.head = bytearray(conn.parser.unreader.take_buffered() if conn.parser else b"")
+        conn.scanned, conn.head_ready = 0, False
         conn.head_events = selectors.EVENT_READ
         conn.head_deadline = time.monotonic() + self.head_seconds
         if not self.alive:
@@ -116,12 +125,14 @@ class HeadFirstWorker(ThreadWorker):
         except OSError as error:  # ssl.SSLError included
             if getattr(error, "errno", None) not in (errno.ECONNRESET, errno.EPIPE):
                 self.log.debug("Dropped a connection while reading its head: %s", error)
-            return self._drop(conn)
-        if head_is_ready(conn.head):
+            return self._close(conn)
+        if self._ready(conn):
             return self._hand_over(conn)
         refusal = head_refusal(conn.head, self.line_limit, self.head_limit)
-        if refusal is not None or closed:
+        if refusal is not None:
             return self._drop(conn, refusal)
+        if closed:
+            return self._close(conn)  # the client went away mid-head: nobody to answer
         self._watch(conn, events)
 
     def _receive(self, conn) -> tuple[bool, int]:
@@ -130,7 +141,7 @@ class HeadFirstWorker(ThreadWorker):
             if not getattr(conn, "handshaken", True):
                 conn.sock.do_handshake()
                 conn.handshaken = True
-            while not head_is_ready(conn.head) and len(conn.head) <= self.head_limit:
+            while not self._ready(conn) and len(conn.head) <= self.head_limit:
                 chunk = conn.sock.recv(_READ_SIZE)
                 if not chunk:
                     return True, selectors.EVENT_READ
@@ -140,6 +151,12 @@ class HeadFirstWorker(ThreadWorker):
         except _NOT_READY:
             pass
         return False, selectors.EVENT_READ
+
+    def _ready(self, conn) -> bool:
+        if not conn.head_ready:
+            conn.head_ready = head_is_ready(conn.head, conn.scanned)
+            conn.scanned = len(conn.head)
+        return conn.head_ready
 
     def _watch(self, conn, events):
         if events != conn.head_events:
@@ -169,6 +186,11 @@ class HeadFirstWorker(ThreadWorker):
                 self.refuse_head(conn, request_path(conn.head), refusal)
             except Exception:  # noqa: BLE001 - the answer is a courtesy; the close is what counts
                 self.log.debug("Failed to answer a dropped request head.")
+        self._close(conn, left=True)
+
+    def _close(self, conn, left: bool = False):
+        if not left:
+            self._leave_poller(conn)
         self.nr_conns -= 1
         conn.close()
 
