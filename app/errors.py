@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
@@ -9,6 +10,8 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from app.api_paths import USERS_PREFIX, wants_json
 from app.extensions import db
+from app.full_storage import FullStorageNotices, InsufficientStorage, cause, storage_full
+from app.redaction import redact
 
 # On the User Provisioning API an HTTP error also carries the API's own `result` field.
 _USER_RESULTS = {401: "UNAUTHORIZED", 400: "INVALID_ARGUMENTS", 413: "INVALID_ARGUMENTS",
@@ -39,7 +42,22 @@ def _answer(error: HTTPException):
     return render_template("error.html", failure=error), error.code
 
 
+def _storage_full(app: Flask, error: Exception):
+    """507, and a notice in the log once a minute (no traceback: the cause is known)."""
+    count = app.extensions["full_storage"].refused(time.monotonic())
+    if count is not None:
+        app.logger.error(
+            "The storage is full (%s): writes are refused with 507 until space is freed, "
+            "reads go on; %d refused since the last notice",
+            cause(error),
+            count,
+        )
+    return _answer(InsufficientStorage())
+
+
 def register_error_handlers(app: Flask) -> None:
+    app.extensions["full_storage"] = FullStorageNotices()
+
     @app.errorhandler(HTTPException)
     def _http_error(error: HTTPException):
         return _answer(error)
@@ -47,7 +65,9 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):
         db.session.rollback()
-        app.logger.exception("Unhandled error on %s %s", request.method, request.path)
+        if storage_full(error):
+            return _storage_full(app, error)
+        app.logger.exception("Unhandled error on %s %s", request.method, redact(request.path))
         return _answer(
             InternalServerError("Something went wrong on our side; nothing was changed.")
         )

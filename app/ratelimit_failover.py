@@ -51,7 +51,7 @@ class LocalWindows:
             self._windows.clear()
 
 
-def _unreachable(storage: Storage) -> tuple[type[Exception], ...]:
+def unreachable_errors(storage: Storage) -> tuple[type[Exception], ...]:
     """The errors by which a storage says it cannot be reached (a connection refused, a
     timeout, a database gone): its driver's own, or the library's wrapping of them."""
     errors = storage.base_exceptions
@@ -89,7 +89,7 @@ class ApiCounts:
 
             try:
                 counted = self.leases.hit(storage, item, *identifiers, before_writing=writing)
-            except _unreachable(storage) as error:
+            except unreachable_errors(storage) as error:
                 self._went_down(error)
             else:
                 if wrote:

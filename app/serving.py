@@ -3,12 +3,14 @@
 `make run` and the tests' live servers load these settings, so what is tested is what runs.
 The command line may still override one (`--bind`, `--workers`, `--timeout`).
 
-The worker is gunicorn's threaded one (gthread): an idle kept-alive connection waits in
-the worker's poller, not in a thread, and a request that takes long (a slow client's body,
-a long CSV download) occupies one thread while the others keep answering. The worker's
-main loop keeps telling the arbiter it is alive, so `timeout` never kills a long response.
-An async worker (gevent) would block its whole event loop whenever SQLite waits on its
-write lock, so threads it is.
+The worker is gunicorn's threaded one (gthread), changed in one way: a connection waits in
+the worker's poller, not in a thread, until its request head (request line and headers) is
+complete (app/serving_heads.py), so clients that stall or trickle their headers hold no
+thread and are dropped after CLIENT_IDLE_SECONDS. An idle kept-alive connection waits in the
+poller too, and a request that takes long (a slow client's body, a long CSV download)
+occupies one thread while the others keep answering. The worker's main loop keeps telling
+the arbiter it is alive, so `timeout` never kills a long response. An async worker (gevent)
+would block its whole event loop whenever SQLite waits on its write lock, so threads it is.
 """
 
 from __future__ import annotations
@@ -17,11 +19,15 @@ import html
 import json
 import os
 import re
+import socket
 
-from gunicorn.workers.gthread import ThreadWorker
+from gunicorn.glogging import Logger
+from gunicorn.util import write_error
 
 from app.api_paths import is_api_path
 from app.errors import error_body
+from app.redaction import redact
+from app.serving_heads import HeadFirstWorker
 
 workers = int(os.environ.get("WEB_CONCURRENCY", 2))
 worker_class = "app.serving.ApiThreadWorker"
@@ -40,9 +46,13 @@ limit_request_line = 4094
 limit_request_fields = 100
 limit_request_field_size = 8190
 accesslog = "-"
+# Access log lines with the secrets of invitation links redacted (app/redaction.py).
+logger_class = "app.serving.RedactingLogger"
 
-# A client that sends or takes nothing for this long, mid-request, is dropped: its thread
-# is freed (a body read stops with 400, a stalled download is cut).
+# A request head not complete this long after the connection opened (or after its first
+# byte, on a kept-alive connection) is dropped with 408; a client that sends or takes
+# nothing for this long, mid-request, is dropped too: its thread is freed (a body read
+# stops with 400, a stalled download is cut).
 CLIENT_IDLE_SECONDS = float(os.environ.get("CLIENT_IDLE_SECONDS", 30))
 
 _STATUS_LINE = re.compile(rb"HTTP/1\.[01] (\d{3}) ([^\r\n]*)")
@@ -73,8 +83,33 @@ def json_error(page: bytes) -> tuple[int, str, str]:
     return int(status.group(1)), reason, text or reason
 
 
-class ApiThreadWorker(ThreadWorker):
-    """gthread, with JSON errors on the API paths and an idle limit on every request."""
+def as_json_on_api(page: bytes, path: str | None) -> bytes:
+    """One of gunicorn's HTML error answers, as JSON on an API path or an unknown one."""
+    if not page or (path is not None and not is_api_path(path)):
+        return page
+    status, reason, message = json_error(page)
+    body = json.dumps(error_body(status, reason, message, path)).encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
+        f"Content-Type: application/json\r\nCache-Control: no-store\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode("latin-1") + body
+
+
+class RedactingLogger(Logger):
+    """gunicorn's logger, with no invitation token in an access log line."""
+
+    def atoms(self, resp, req, environ, request_time):
+        atoms = super().atoms(resp, req, environ, request_time)
+        return {k: redact(v) if isinstance(v, str) else v for k, v in atoms.items()}
+
+
+class ApiThreadWorker(HeadFirstWorker):
+    """gthread reading request heads in its main loop (app/serving_heads.py), with JSON
+    errors on the API paths and an idle limit on every request."""
+
+    head_seconds = CLIENT_IDLE_SECONDS
 
     def handle_request(self, req, conn):
         # gunicorn reads the body and writes the answer on a blocking socket with no time
@@ -90,20 +125,22 @@ class ApiThreadWorker(ThreadWorker):
         """
         captured = _Captured()
         super().handle_error(req, captured, addr, exc)
-        path = getattr(req, "path", None)
-        page = captured.data
-        if page and (path is None or is_api_path(path)):
-            status, reason, message = json_error(page)
-            body = json.dumps(error_body(status, reason, message, path)).encode()
-            head = (
-                f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
-                f"Content-Type: application/json\r\nCache-Control: no-store\r\n"
-                f"Content-Length: {len(body)}\r\n\r\n"
-            )
-            page = head.encode("latin-1") + body
+        page = as_json_on_api(captured.data, getattr(req, "path", None))
         try:
             client.setblocking(True)
             client.settimeout(CLIENT_IDLE_SECONDS)
             client.sendall(page)
         except OSError:
             self.log.debug("Failed to send error message.")
+
+    def refuse_head(self, conn, path, refusal):
+        """408 for a head that took too long, 414 or 431 for one that grew too long: sent
+        without waiting (the worker's main loop sends it), the connection closed after."""
+        captured = _Captured()
+        if refusal is None:
+            message = f"The request's headers did not arrive within {CLIENT_IDLE_SECONDS:g} s."
+            write_error(captured, 408, "Request Timeout", message)
+        else:
+            super().handle_error(None, captured, conn.client, refusal)
+        conn.sock.send(as_json_on_api(captured.data, path))
+        conn.sock.shutdown(socket.SHUT_WR)

@@ -4,13 +4,20 @@ and forget an account's attempts once it has signed in."""
 
 from __future__ import annotations
 
+import logging
+import threading
+from collections.abc import Callable
 from functools import cache
 
 from flask import current_app
+from limits.storage import MemoryStorage, Storage
 
 from app.extensions import db, limiter
+from app.ratelimit_failover import unreachable_errors
 from app.services import sign_in_limits
 from app.services.sign_in_limits import AccountLimit
+
+log = logging.getLogger(__name__)
 
 
 @cache
@@ -30,23 +37,34 @@ def count_sign_in(account: str) -> None:
     if not (rule := _rule()):
         return
     db.session.rollback()
-    try:
-        sign_in_limits.count_attempt(limiter.storage, account, _limit(rule))
-    except sign_in_limits.AccountLocked:
-        raise
-    except Exception:  # the storage is down: go on, when RATELIMIT_SWALLOW_ERRORS says so
-        if not current_app.config.get("RATELIMIT_SWALLOW_ERRORS"):
-            raise
-        current_app.logger.exception("The rate-limit storage failed; sign-in not counted")
+    _counted(lambda storage: sign_in_limits.count_attempt(storage, account, _limit(rule)))
 
 
 def forget_sign_ins(account: str) -> None:
     """The account signed in (and the request committed): its attempts count no more."""
-    if not _rule():
-        return
+    if _rule():
+        _counted(lambda storage: sign_in_limits.forget_attempts(storage, account))
+
+
+# While the shared storage cannot be reached, attempts are counted in this process: sign-in
+# keeps working and a guesser is still held back (per process). Said once per outage.
+_local = MemoryStorage()
+_outage = threading.Event()
+
+
+def _counted(action: Callable[[Storage], None]) -> None:
+    storage = limiter.storage
     try:
-        sign_in_limits.forget_attempts(limiter.storage, account)
-    except Exception:
-        if not current_app.config.get("RATELIMIT_SWALLOW_ERRORS"):
-            raise
-        current_app.logger.exception("The rate-limit storage failed; sign-ins not forgotten")
+        action(storage)
+    except unreachable_errors(storage):
+        if not _outage.is_set():
+            _outage.set()
+            log.warning(
+                "The rate-limit storage cannot be reached: sign-in attempts are counted "
+                "per process until it answers again"
+            )
+        action(_local)
+        return
+    if _outage.is_set():
+        _outage.clear()
+        log.warning("The rate-limit storage answers again: sign-in attempts are counted there")

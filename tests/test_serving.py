@@ -18,9 +18,10 @@ import requests
 from bs4 import BeautifulSoup
 
 from app.extensions import db
-from app.services import supervisors
+from app.services import agents, supervisors
 from app.services.intake.load import load_file
 from tests.conftest import PREVIEW, SETUP
+from tests.desk.desk_support import make_agent
 from tests.servers import LiveServer, gunicorn
 
 pytestmark = pytest.mark.server
@@ -198,3 +199,17 @@ def test_options_on_an_api_path_answers_405_json(live):
 def test_the_worker_class_and_threads_come_from_the_shared_settings(live):
     log = Path(live.log).read_text()
     assert "Using worker: app.serving.ApiThreadWorker" in log
+
+
+def test_an_invitation_token_never_reaches_the_access_log(live, acme):
+    token = agents.invite(make_agent(acme, password=None), actor=SETUP)
+    db.session.commit()
+    page = requests.get(f"{live.url}/desk/invite/{token}?from=mail", timeout=10)
+    assert page.status_code == 200
+    deadline = time.monotonic() + 5
+    line = '"GET /desk/invite/[redacted]?from=mail HTTP/1.1" 200'
+    while line not in live.log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    log = live.log.read_text()
+    assert line in log, live.log_tail()
+    assert token not in log

@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, or_, select, update
+from sqlalchemy.exc import DBAPIError
 
 from app.aside import may_write_aside, own_transaction
 from app.extensions import db
+from app.full_storage import storage_full
 from app.models import AgentSession, LoginSession
 from app.models.types import utcnow
 
@@ -103,11 +105,17 @@ def live_session(token: str, limits: SessionLimits, kind: SessionKind = SUPERVIS
         return None
     live = _is_live(row.created_at, row.last_seen_at, limits, now)
     if (not live or now - row.last_seen_at >= TOUCH_EVERY) and may_write_aside():
-        with own_transaction() as connection:
-            if live:
-                connection.execute(update(table).where(table.c.id == key).values(last_seen_at=now))
-            else:
-                connection.execute(delete(table).where(table.c.id == key))
+        try:
+            with own_transaction() as connection:
+                if live:
+                    stamp = update(table).where(table.c.id == key).values(last_seen_at=now)
+                    connection.execute(stamp)
+                else:
+                    connection.execute(delete(table).where(table.c.id == key))
+        except DBAPIError as error:
+            if not storage_full(error):
+                raise
+            # A full disk must not stop reading: the stamp waits until there is room.
     return row[0] if live else None
 
 

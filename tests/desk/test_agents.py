@@ -202,3 +202,17 @@ def test_a_supervisor_invites_from_the_users_page_and_sees_the_link_once(signed_
     token = link.rsplit("/", 1)[1]
     assert agents.invited(token) == agent
     assert link not in page(signed_in, url).get_text()  # shown on that answer only
+
+
+def test_an_error_on_the_invite_page_logs_no_token(app, client, acme, monkeypatch, caplog):
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+    token = agents.invite(make_agent(acme, password=None), actor=SETUP)
+    db.session.commit()
+
+    def broken(_token):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(agents, "invited", broken)
+    assert client.get(f"/desk/invite/{token}").status_code == 500
+    assert "Unhandled error on GET /desk/invite/[redacted]" in caplog.text
+    assert token not in caplog.text

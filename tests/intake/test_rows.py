@@ -112,7 +112,8 @@ def test_a_bad_row_is_rejected_naming_its_column(
     assert (counts.rows, counts.added, counts.rejected) == (3, 2, 1)
     [rejected] = report
     assert rejected["line"] == "3"
-    assert rejected["clientId"] == row[0]
+    shown = row[0] if len(row[0]) <= 64 else f"{row[0][:64]}… ({len(row[0])} characters)"
+    assert rejected["clientId"] == shown
     assert rejected["outcome"] == "rejected"
     assert column in rejected["reason"]
     assert "previewRecordData" not in rejected["reason"]

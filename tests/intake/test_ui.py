@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 import pytest
 from huey.signals import SIGNAL_ENQUEUED
+from sqlalchemy import select
 
 from app.extensions import db
 from app.jobs import huey
@@ -270,3 +271,15 @@ def test_the_export_file_is_named_after_the_campaign(signed_in, acme):
 def test_an_export_of_a_search_in_error_is_a_400(signed_in, plans, search):
     status, _, _ = download(signed_in, f"{campaign_url(plans)}/export.csv?{urlencode(search)}")
     assert status == 400
+
+
+def test_the_load_page_shows_an_escaped_excerpt(signed_in, renewals):
+    header = "<script>alert(1)</script>" + "q" * 61 + "XyZ"
+    response = upload(signed_in, renewals, f"{header},Name\nA,Ann\n")
+    shown = page(signed_in, response.location)
+    alert = shown.select_one(".alert")
+    assert "it is '<script>alert(1)</script… (89 characters)'" in alert.get_text()
+    assert "&lt;script&gt;alert(1)" in str(alert)
+    assert not shown.select("article script")
+    assert "XyZ" not in str(shown)
+    assert "XyZ" not in db.session.scalars(select(IntakeLoad)).one().message

@@ -3,6 +3,7 @@ worker job) and moved aside (done/ or failed/) with its report; in a folder and 
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from functools import partial
@@ -261,3 +262,92 @@ def test_the_sweep_moves_aside_a_file_whose_load_ended_without_it(renewals, tmp_
     monkeypatch.undo()
     assert sweep_intake() == {"requeued": 0, "moved_aside": 1}
     assert set(aside(root / "Acme/prod/Renewals/done")) == {"first.csv", "first.csv.report.csv"}
+
+
+SECRET = "s3cr3t-" + "k" * 57  # what instance/secret_key holds: 64 characters
+
+
+@pytest.fixture
+def secret(tmp_path) -> Path:
+    path = tmp_path / "instance" / "secret_key"
+    path.parent.mkdir()
+    path.write_text(SECRET)
+    return path
+
+
+def everything_under(folder: Path) -> str:
+    """Every file's text under `folder`, links not followed."""
+    files = [p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()]
+    return "".join(p.read_text(errors="replace") for p in files)
+
+
+def test_a_linked_file_is_refused_unread_and_set_aside(renewals, tmp_path, secret):
+    root = tmp_path / "drop"
+    put(root, "Acme/prod/Renewals", "good.csv", "Id,Name\nA,Ann\n")
+    (root / "Acme/prod/Renewals/leak.csv").symlink_to(secret)
+
+    outcomes = outcomes_by_file(watch_once(FolderDrop(root)))
+    assert outcomes["good.csv"] == ("done", None)
+    status, message = outcomes["leak.csv"]
+    assert status == "refused" and "symbolic link" in message
+    assert SECRET[:8] not in message
+    failed = root / "Acme/prod/Renewals/failed"
+    [link] = [p for p in failed.iterdir() if p.is_symlink()]  # set aside, still a link
+    assert STAMPED.fullmatch(link.name)[1] == "leak.csv"
+    assert "symbolic link" in aside(failed)["leak.csv.report.csv"]
+    assert SECRET[:8] not in everything_under(root)
+    assert set(tasks_of(renewals)) == {"A"}
+    assert secret.read_text() == SECRET
+    assert watch_once(FolderDrop(root)) == []
+
+
+@pytest.mark.parametrize(
+    "linked",
+    ["Acme/prod/Renewals", "Acme/prod", "Acme"],
+    ids=["campaign", "environment", "company"],
+)
+def test_a_linked_folder_is_not_followed_and_is_reported_once(renewals, tmp_path, linked):
+    elsewhere = tmp_path / "elsewhere"
+    outside = put(elsewhere, "Acme/prod/Renewals", "outside.csv", "Id,Name\nA,Ann\n")
+    root = tmp_path / "drop"
+    (root / linked).parent.mkdir(parents=True, exist_ok=True)
+    (root / linked).symlink_to(elsewhere / linked, target_is_directory=True)
+
+    drop = FolderDrop(root)
+    assert outcomes_by_file(watch_once(drop)) == {
+        linked: ("refused", "a symbolic link to a folder: the watcher does not follow links")
+    }
+    assert watch_once(drop) == []  # said once per watcher
+    assert tasks_of(renewals) == {}
+    assert outside.read_text() == "Id,Name\nA,Ann\n"
+    assert [p.name for p in outside.parent.iterdir()] == ["outside.csv"]
+
+
+def test_a_file_with_another_hard_link_is_refused(renewals, tmp_path):
+    root = tmp_path / "drop"
+    dropped = put(root, "Acme/prod/Renewals", "twice.csv", "Id,Name\nA,Ann\n")
+    os.link(dropped, tmp_path / "other-name.csv")
+    outcomes = outcomes_by_file(watch_once(FolderDrop(root)))
+    assert outcomes["twice.csv"][0] == "refused"
+    assert "hard links" in outcomes["twice.csv"][1]
+    assert tasks_of(renewals) == {}
+
+
+def test_a_claimed_file_swapped_for_a_link_is_not_read(renewals, tmp_path, secret, monkeypatch):
+    """A link put in place of the file between its claim and its read: opened, not followed."""
+    root = tmp_path / "drop"
+    put(root, "Acme/prod/Renewals", "swap.csv", "Id,Name\nA,Ann\n")
+    claim = os.rename
+
+    def claim_then_swap(source, target):
+        claim(source, target)
+        if str(target).endswith(".loading"):
+            os.unlink(target)
+            os.symlink(secret, target)
+
+    monkeypatch.setattr(watch.os, "rename", claim_then_swap)
+    outcomes = outcomes_by_file(watch_once(FolderDrop(root)))
+    monkeypatch.undo()
+    assert outcomes["swap.csv"][0] == "refused"
+    assert SECRET[:8] not in outcomes["swap.csv"][1]
+    assert tasks_of(renewals) == {}

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from app.models import SkillQueue
 from app.services.errors import InvalidInput, ServiceError
+from app.services.intake.cells import excerpt, excerpts_in
 from app.services.rules import to_epoch_ms
 from app.services.validation import ItemInput, QueueLookup, TaskPlan, plan_task
 
@@ -64,13 +65,15 @@ def parse_time(value: str) -> int:
     match = WIRE_TIME.fullmatch(value)
     if not match:
         raise InvalidInput(
-            f"{NEXT_WORK_TIME} '{value}' is neither CCYY-MM-DD HH:MM:SS.mmm (UTC) "
+            f"{NEXT_WORK_TIME} '{excerpt(value)}' is neither CCYY-MM-DD HH:MM:SS.mmm (UTC) "
             "nor epoch milliseconds"
         )
     try:
         moment = datetime.fromisoformat(f"{match[1]}T{match[2]}").replace(tzinfo=UTC)
     except ValueError:
-        raise InvalidInput(f"{NEXT_WORK_TIME} '{value}' is not a real date and time") from None
+        raise InvalidInput(
+            f"{NEXT_WORK_TIME} '{excerpt(value)}' is not a real date and time"
+        ) from None
     return to_epoch_ms(moment) + int((match[3] or "0").ljust(3, "0"))
 
 
@@ -113,6 +116,6 @@ def plan_row(
                 f"('{plan.skill_queue.name}') name different queues"
             )
     except ServiceError as error:
-        error.message = columns_named(error.message, items)
+        error.message = excerpts_in(columns_named(error.message, items), cells)
         raise
     return plan, queue

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.services.errors import ServiceError
-from app.services.intake.cells import unguard_row
+from app.services.intake.cells import excerpt, unguard_row
 
 DELIMITERS = ",;\t|"
 SAMPLE_BYTES = 64 * 1024
@@ -62,7 +62,7 @@ def check_header(header: list[str], client_id_field: str) -> None:
     if header[0] != client_id_field:
         raise FileRefused(
             f"the first column must be '{client_id_field}', the campaign's clientId field "
-            f"name; it is '{header[0]}'"
+            f"name; it is '{excerpt(header[0])}'"
         )
     seen: set[str] = set()
     for number, name in enumerate(header, start=1):
@@ -72,7 +72,7 @@ def check_header(header: list[str], client_id_field: str) -> None:
             raise FileRefused(f"column {number}'s name is longer than {MAX_HEADER} characters")
         if name in seen:
             detail = " (the clientId field name)" if name == client_id_field else ""
-            raise FileRefused(f"column {number}'s name '{name}'{detail} is used twice")
+            raise FileRefused(f"column {number}'s name '{excerpt(name)}'{detail} is used twice")
         seen.add(name)
 
 

@@ -26,7 +26,7 @@ from app.models import Campaign
 from app.services.actors import Actor
 from app.services.csv_files import GuardedWriter
 from app.services.errors import InvalidInput, ServiceError
-from app.services.intake.cells import unguard_row
+from app.services.intake.cells import excerpt, reason_text, unguard_row
 from app.services.intake.columns import Layout, plan_row
 from app.services.intake.csvfile import (
     FileRefused,
@@ -51,6 +51,7 @@ from app.storage import private_file, reading
 
 BATCH = 5000
 REPORT_HEADER = ("line", "clientId", "outcome", "reason")
+REPORTED_CLIENT_ID = 64  # characters of a rejected row's clientId the report shows
 
 
 @dataclass
@@ -104,7 +105,10 @@ class Report:
             self._csv.writerow(REPORT_HEADER)
 
     def add(self, line: int, client_id: str, outcome: str, reason: str) -> None:
-        self._csv.writerow((line, client_id, outcome, reason))
+        # A refused row's cells may be anything (a secret, a megabyte): only excerpts.
+        if outcome == "rejected":
+            client_id = excerpt(client_id, REPORTED_CLIENT_ID)
+        self._csv.writerow((line, client_id, outcome, reason_text(reason)))
 
     def flush(self) -> None:
         self._handle.flush()
@@ -135,7 +139,9 @@ def _queue_lookup(campaign: Campaign) -> Callable[[str, str], QueueRef]:
 
     def lookup(name: str, where: str) -> QueueRef:
         if name not in queues:
-            raise InvalidInput(f"{where} '{name}' is not a skill queue of this environment")
+            raise InvalidInput(
+                f"{where} '{excerpt(name)}' is not a skill queue of this environment"
+            )
         return queues[name]
 
     return lookup

@@ -22,6 +22,7 @@ from app.extensions import db
 from app.models import Campaign, IntakeLoad, LoadStatus
 from app.models.types import utcnow
 from app.services.errors import Unavailable
+from app.services.intake.cells import reason_text
 from app.services.intake.csvfile import FileRefused
 from app.services.intake.load import Counts, load_file, refusal_report
 from app.services.intake.trail import load_actor, load_finished
@@ -206,7 +207,7 @@ def run_load(load_id: str, delimiter: str | None = None) -> IntakeLoad | None:
         )
     except FileRefused as refusal:
         db.session.rollback()
-        load.status, load.message = LoadStatus.REFUSED, refusal.message
+        load.status, load.message = LoadStatus.REFUSED, reason_text(refusal.message)
         if not report_file(load).stat().st_size:  # refused before any row was read
             refusal_report(report_file(load), refusal.message)
         if refusal.counts is not None:
