@@ -21,7 +21,7 @@ from app.models.types import utcnow
 from app.services import shown_once as service
 
 SESSION_KEY = "shown_once"
-# Claims a session holds at most (a cookie is small); the oldest is dropped first.
+# Claims a session holds at most (a cookie is small); the one just made is always kept.
 MOST_HELD = 8
 
 
