@@ -11,6 +11,7 @@ from app.admin import bp
 from app.admin.access import submit, supervisor, task_or_404, tenant_or_404
 from app.admin.forms import TaskVersion
 from app.admin.paging import window
+from app.admin.prg import form_post
 from app.models import Task, Tenant
 from app.models.types import utcnow
 from app.services.delivery import progress
@@ -73,7 +74,7 @@ def release(task: Task, page, target: str):
     )
 
 
-@bp.post("/tenants/<int:tenant_id>/agents/tasks/<record_id>/release")
+@form_post("/tenants/<int:tenant_id>/agents/tasks/<record_id>/release", "admin.agents")
 def release_from_board(tenant_id: int, record_id: str):
     """Release a task from the Agents page; back to that page."""
     tenant = tenant_or_404(tenant_id)

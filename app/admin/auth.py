@@ -93,6 +93,13 @@ def logout():
     return redirect(url_for("admin.login"))
 
 
+@bp.get("/logout")
+def confirm_logout():
+    """A link to the sign-out URL (or a reload after it) asks first: only the POST of
+    this page's button, with its CSRF token, signs out."""
+    return render_template("auth/logout.html", form=ConfirmForm())
+
+
 @bp.route("/account/password", methods=["GET", "POST"])
 def password():
     """Change one's own password: every other session of this supervisor ends, and this

@@ -13,6 +13,7 @@ from wtforms.validators import Optional
 
 from app.admin import bp
 from app.admin.access import campaign_or_404, submit, supervisor, tenant_or_404
+from app.admin.prg import form_post
 from app.models import Campaign, Tenant
 from app.models.types import utcnow
 from app.services import calling_windows
@@ -119,7 +120,10 @@ def campaign_delivery(tenant_id: int, campaign_id: int):
     return _page(tenant, campaign_or_404(tenant, campaign_id))
 
 
-@bp.post("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/delivery/window")
+@form_post(
+    "/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/delivery/window",
+    "admin.campaign_delivery",
+)
 def set_calling_window(tenant_id: int, campaign_id: int):
     """Set the calling window, or none (any time)."""
     tenant = tenant_or_404(tenant_id)
@@ -134,7 +138,10 @@ def set_calling_window(tenant_id: int, campaign_id: int):
     )
 
 
-@bp.post("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/delivery/max-attempts")
+@form_post(
+    "/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/delivery/max-attempts",
+    "admin.campaign_delivery",
+)
 def set_max_attempts(tenant_id: int, campaign_id: int):
     """Set the limit on attempts, or none."""
     tenant = tenant_or_404(tenant_id)

@@ -9,6 +9,7 @@ from app.admin import bp
 from app.admin.access import campaign_or_404, submit, supervisor, tenant_or_404
 from app.admin.forms import BLANK_ROWS, CampaignForm, IntakeForm, NewTaskForm, SkillQueueForm
 from app.admin.items import item_inputs, next_time_ms
+from app.admin.prg import form_post
 from app.admin.search_args import STATE_KEY, STATES, SearchRow, read_search
 from app.models import Campaign, Tenant
 from app.services import campaigns as campaign_service
@@ -89,7 +90,7 @@ def create_campaign(tenant_id: int):
     )
 
 
-@bp.post("/tenants/<int:tenant_id>/queues")
+@form_post("/tenants/<int:tenant_id>/queues", "admin.campaigns")
 def create_skill_queue(tenant_id: int):
     """Create a skill queue."""
     tenant = tenant_or_404(tenant_id)

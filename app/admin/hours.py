@@ -11,6 +11,7 @@ from app.admin import bp
 from app.admin.access import attempt, submit, supervisor, tenant_or_404
 from app.admin.forms import ConfirmForm
 from app.admin.hours_forms import ExceptionForm, ScheduleForm, ScheduleQueuesForm
+from app.admin.prg import form_post
 from app.extensions import db
 from app.models import Schedule, Tenant
 from app.models.types import utcnow
@@ -189,7 +190,7 @@ def schedule(tenant_id: int, schedule_id: int):
     return _schedule_page(tenant, _schedule_or_404(tenant, schedule_id))
 
 
-@bp.post(ONE + "/edit")
+@form_post(ONE + "/edit", "admin.schedule")
 def edit_schedule(tenant_id: int, schedule_id: int):
     """Save the schedule's name, zone, holidays and weekly hours."""
     tenant = tenant_or_404(tenant_id)
@@ -211,7 +212,7 @@ def edit_schedule(tenant_id: int, schedule_id: int):
     )
 
 
-@bp.post(ONE + "/exceptions")
+@form_post(ONE + "/exceptions", "admin.schedule")
 def set_schedule_exception(tenant_id: int, schedule_id: int):
     """Close a date all day or give it its own hours (replacing its earlier exception)."""
     tenant = tenant_or_404(tenant_id)
@@ -231,7 +232,7 @@ def set_schedule_exception(tenant_id: int, schedule_id: int):
     )
 
 
-@bp.post(ONE + "/exceptions/<day>/remove")
+@form_post(ONE + "/exceptions/<day>/remove", "admin.schedule")
 def remove_schedule_exception(tenant_id: int, schedule_id: int, day: str):
     """The date keeps its usual hours again."""
     tenant = tenant_or_404(tenant_id)
@@ -246,7 +247,7 @@ def remove_schedule_exception(tenant_id: int, schedule_id: int, day: str):
     return redirect(url_for("admin.schedule", tenant_id=tenant.id, schedule_id=schedule.id))
 
 
-@bp.post(ONE + "/queues")
+@form_post(ONE + "/queues", "admin.schedule")
 def set_schedule_queues(tenant_id: int, schedule_id: int):
     """Exactly the ticked queues follow this schedule."""
     tenant = tenant_or_404(tenant_id)

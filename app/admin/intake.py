@@ -18,6 +18,7 @@ from flask import (
 from app.admin import bp
 from app.admin.access import campaign_or_404, tenant_or_404
 from app.admin.forms import IntakeForm
+from app.admin.prg import form_post
 from app.admin.search_args import criteria_from_args
 from app.extensions import db
 from app.models import IntakeLoad, Tenant
@@ -36,7 +37,7 @@ def load_or_404(tenant: Tenant, load_id: str) -> IntakeLoad:
     return load
 
 
-@bp.post("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/intake")
+@form_post("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/intake", "admin.campaign")
 def upload_intake(tenant_id: int, campaign_id: int):
     """Take an intake file and hand its load to the worker."""
     tenant = tenant_or_404(tenant_id)

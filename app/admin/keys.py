@@ -1,21 +1,29 @@
 """The tenant's API keys: their age and state, and rotation (asked for on a page of its
-own, since the current key then stops working after its grace) that shows the new key once."""
+own, since the current key then stops working after its grace) that shows the new key once,
+on the keys page its redirect leads to."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-from flask import current_app, make_response, redirect, render_template, request, url_for
+from flask import current_app, flash, make_response, redirect, render_template, request, url_for
 
 from app.admin import bp
 from app.admin.access import attempt, supervisor, tenant_or_404
 from app.admin.forms import ConfirmForm
+from app.admin.prg import hold, shown_once
 from app.models import Tenant
+from app.models.types import utcnow
 from app.services import keys as key_service
+from app.services import shown_once as held_values
 from app.services.audit import paged_tenant_history
 
 
-def _page(tenant: Tenant, new_key: str | None = None, error: str | None = None):
+def _slot(tenant: Tenant) -> str:
+    return f"api_key:{tenant.id}"
+
+
+def _page(tenant: Tenant, new_key: str | None = None):
     response = make_response(
         render_template(
             "admin/keys.html",
@@ -30,7 +38,6 @@ def _page(tenant: Tenant, new_key: str | None = None, error: str | None = None):
                 request.args.get("history", 1, type=int),
                 current_app.config["PAGE_SIZE"],
             ),
-            error=error,
         )
     )
     # A page showing a new key is never stored by the browser or a proxy.
@@ -47,8 +54,9 @@ def grace_hours() -> str:
 
 @bp.get("/tenants/<int:tenant_id>/keys")
 def keys(tenant_id: int):
-    """The tenant's keys with their age and state."""
-    return _page(tenant_or_404(tenant_id))
+    """The tenant's keys with their age and state; a key just issued, this once."""
+    tenant = tenant_or_404(tenant_id)
+    return _page(tenant, new_key=shown_once(_slot(tenant)))
 
 
 @bp.get("/tenants/<int:tenant_id>/keys/rotate")
@@ -62,11 +70,21 @@ def confirm_rotate_key(tenant_id: int):
 
 @bp.post("/tenants/<int:tenant_id>/keys/rotate")
 def rotate_key(tenant_id: int):
-    """Issue a new key and show it once; the previous one works until its grace ends."""
+    """Issue a new key, then redirect to the keys page, which shows it once; the previous
+    key works until its grace ends."""
     tenant = tenant_or_404(tenant_id)
     if not ConfirmForm().validate_on_submit():
         return redirect(url_for("admin.confirm_rotate_key", tenant_id=tenant.id))
     grace = timedelta(seconds=current_app.config["KEY_GRACE_SECONDS"])
     actor = supervisor()
-    key, error = attempt(lambda: key_service.rotate_key(tenant, grace, actor=actor))
-    return _page(tenant, new_key=key, error=error)
+
+    def rotate() -> held_values.Claim:
+        key = key_service.rotate_key(tenant, grace, actor=actor)
+        return held_values.keep(key, secret=True, now=utcnow())
+
+    claim, error = attempt(rotate)
+    if error:
+        flash(error)
+    else:
+        hold(_slot(tenant), claim)
+    return redirect(url_for("admin.keys", tenant_id=tenant.id), 303)

@@ -8,9 +8,12 @@ from app.admin import bp
 from app.admin.access import attempt, submit, supervisor, tenant_or_404
 from app.admin.forms import AgentQueuesForm, AgentZoneForm, ConfirmForm, TemplateForm, UserForm
 from app.admin.paging import window
+from app.admin.prg import form_post, hold, shown_once
 from app.extensions import db
 from app.models import Tenant, User, UserTemplate
+from app.models.types import utcnow
 from app.services import agents as agent_service
+from app.services import shown_once as held_values
 from app.services import tenants as tenant_service
 from app.services import users as user_service
 from app.services.audit import paged_tenant_history
@@ -113,7 +116,7 @@ def delete_user(tenant_id: int, user_id: int):
     return redirect(url_for("admin.users", tenant_id=tenant.id))
 
 
-@bp.post("/tenants/<int:tenant_id>/templates")
+@form_post("/tenants/<int:tenant_id>/templates", "admin.users")
 def create_template(tenant_id: int):
     """Create a user template."""
     tenant = tenant_or_404(tenant_id)
@@ -180,7 +183,7 @@ def user_desk(tenant_id: int, user_id: int):
     return _desk_page(tenant, _user_or_404(tenant, user_id))
 
 
-@bp.post("/tenants/<int:tenant_id>/users/<int:user_id>/desk/queues")
+@form_post("/tenants/<int:tenant_id>/users/<int:user_id>/desk/queues", "admin.user_desk")
 def set_user_queues(tenant_id: int, user_id: int):
     """Give the agent exactly the ticked skill queues."""
     tenant = tenant_or_404(tenant_id)
@@ -195,7 +198,7 @@ def set_user_queues(tenant_id: int, user_id: int):
     )
 
 
-@bp.post("/tenants/<int:tenant_id>/users/<int:user_id>/desk/zone")
+@form_post("/tenants/<int:tenant_id>/users/<int:user_id>/desk/zone", "admin.user_desk")
 def set_user_zone(tenant_id: int, user_id: int):
     """The agent's own time zone."""
     tenant = tenant_or_404(tenant_id)
@@ -210,15 +213,47 @@ def set_user_zone(tenant_id: int, user_id: int):
     )
 
 
-@bp.post("/tenants/<int:tenant_id>/users/<int:user_id>/desk/invite")
+INVITE = "/tenants/<int:tenant_id>/users/<int:user_id>/desk/invite"
+
+
+def _invite_slot(user: User) -> str:
+    return f"invite:{user.id}"
+
+
+@bp.post(INVITE)
 def invite_user(tenant_id: int, user_id: int):
-    """Invite the agent to the desk: the one-time link is shown once, on this answer only."""
+    """Invite the agent to the desk, then redirect to the page that shows the one-time
+    link, once."""
     tenant = tenant_or_404(tenant_id)
     user = _user_or_404(tenant, user_id)
     if not ConfirmForm().validate_on_submit():
         return redirect(url_for("admin.user_desk", tenant_id=tenant.id, user_id=user.id))
-    token, error = attempt(lambda: agent_service.invite(user, actor=supervisor()))
+    base_url = current_app.config["PUBLIC_BASE_URL"]
+
+    def invite() -> held_values.Claim:
+        token = agent_service.invite(user, actor=supervisor())
+        link = agent_service.invite_link(base_url, token)
+        return held_values.keep(link, secret=True, now=utcnow())
+
+    claim, error = attempt(invite)
     if error:
         return _desk_page(tenant, user, error=error)
-    link = agent_service.invite_link(current_app.config["PUBLIC_BASE_URL"], token)
-    return render_template("admin/user_invite.html", tenant=tenant, user=user, link=link)
+    hold(_invite_slot(user), claim)
+    return redirect(url_for("admin.invitation", tenant_id=tenant.id, user_id=user.id), 303)
+
+
+@bp.get(INVITE)
+def invitation(tenant_id: int, user_id: int):
+    """The invitation link just made, this once; afterwards the page says how to get one."""
+    tenant = tenant_or_404(tenant_id)
+    user = _user_or_404(tenant, user_id)
+    link = shown_once(_invite_slot(user))
+    until = user.invite_expires_at
+    return render_template(
+        "admin/user_invite.html",
+        tenant=tenant,
+        user=user,
+        link=link,
+        open_until=until if until and until > utcnow() else None,
+        form=ConfirmForm(),
+    )

@@ -34,6 +34,7 @@ from app.admin.forms import (
     TransferForm,
 )
 from app.admin.items import item_inputs, next_time_ms, sent_rows
+from app.admin.prg import form_post
 from app.admin.problems import words
 from app.models import Task, Tenant
 from app.services import campaigns as campaign_service
@@ -193,7 +194,7 @@ def _submit(tenant_id: int, record_id: str, form_name: str, action, done: str):
     )
 
 
-@bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/items")
+@form_post("/tenants/<int:tenant_id>/tasks/<record_id>/items", "admin.task")
 def edit_items(tenant_id: int, record_id: str):
     """Replace the task's data items, with the API's add/update rules."""
 
@@ -210,7 +211,7 @@ def edit_items(tenant_id: int, record_id: str):
     return _submit(tenant_id, record_id, "items_form", action, "Data items saved.")
 
 
-@bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/status")
+@form_post("/tenants/<int:tenant_id>/tasks/<record_id>/status", "admin.task")
 def change_status(tenant_id: int, record_id: str):
     """Change the worked state and system fields."""
 
@@ -233,7 +234,7 @@ def change_status(tenant_id: int, record_id: str):
     return _submit(tenant_id, record_id, "status_form", action, "Status changed.")
 
 
-@bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/transfer")
+@form_post("/tenants/<int:tenant_id>/tasks/<record_id>/transfer", "admin.task")
 def transfer(tenant_id: int, record_id: str):
     """Move the task to another campaign and/or queue."""
 
@@ -254,7 +255,7 @@ def transfer(tenant_id: int, record_id: str):
     return _submit(tenant_id, record_id, "transfer_form", action, "Task moved.")
 
 
-@bp.post("/tenants/<int:tenant_id>/tasks/<record_id>/release")
+@form_post("/tenants/<int:tenant_id>/tasks/<record_id>/release", "admin.task")
 def release_task(tenant_id: int, record_id: str):
     """Take the task back from the agent who holds it: it returns to its queue."""
     tenant = tenant_or_404(tenant_id)

@@ -1,5 +1,6 @@
-"""The tenant's webhook endpoints: register, edit, rotate the secret (shown once), delete,
-re-enable, and each endpoint's delivery log with replay."""
+"""The tenant's webhook endpoints: register, edit, rotate the secret (shown once, on the
+page the form's redirect leads to), delete, re-enable, and each endpoint's delivery log
+with replay."""
 
 from __future__ import annotations
 
@@ -24,9 +25,12 @@ from app.admin import bp
 from app.admin.access import attempt, submit, supervisor, tenant_or_404
 from app.admin.forms import ConfirmForm
 from app.admin.paging import window
+from app.admin.prg import form_post, hold, shown_once
 from app.admin.problems import form_problems, refusal_in_form_words
 from app.extensions import db
 from app.models import Tenant, WebhookEndpoint
+from app.models.types import utcnow
+from app.services import shown_once as held_values
 from app.services.errors import NotFound, ServiceError
 from app.services.webhooks import endpoints as service
 from app.services.webhooks import log
@@ -80,30 +84,61 @@ def _form_page(tenant: Tenant, form: WebhookForm, endpoint=None, error=None):
     ), (422 if error else 200)
 
 
-def _secret_page(tenant: Tenant, endpoint: WebhookEndpoint, secret: str, title: str):
+# What the secret page is titled after each form that makes a secret.
+SECRET_TITLES = {"added": "Endpoint added", "rotated": "Secret rotated"}
+
+
+def _slot(endpoint: WebhookEndpoint) -> str:
+    return f"webhook_secret:{endpoint.id}"
+
+
+def _keep_secret(secret: str, made: str) -> held_values.Claim:
+    return held_values.keep(f"{made}:{secret}", secret=True, now=utcnow())
+
+
+def _to_secret_page(tenant: Tenant, endpoint: WebhookEndpoint, claim: held_values.Claim):
+    hold(_slot(endpoint), claim)
+    return redirect(
+        url_for("admin.webhook_secret", tenant_id=tenant.id, endpoint_id=endpoint.id), 303
+    )
+
+
+@bp.get(ONE + "/secret")
+def webhook_secret(tenant_id: int, endpoint_id: int):
+    """The secret a form just made, shown this once; afterwards the page says so."""
+    tenant = tenant_or_404(tenant_id)
+    endpoint = _endpoint_or_404(tenant, endpoint_id)
+    made, _, secret = (shown_once(_slot(endpoint)) or "").partition(":")
     page = render_template(
-        "admin/webhook_secret.html", tenant=tenant, endpoint=endpoint, secret=secret, title=title
+        "admin/webhook_secret.html",
+        tenant=tenant,
+        endpoint=endpoint,
+        secret=secret or None,
+        title=SECRET_TITLES.get(made, "Signing secret"),
     )
     return _no_store(make_response(page))
 
 
 @bp.route(BASE + "/new", methods=["GET", "POST"])
 def new_webhook(tenant_id: int):
-    """Register an endpoint; its secret is shown once, on the answer to the form."""
+    """Register an endpoint; its secret is shown once, on the page the form redirects to."""
     tenant = tenant_or_404(tenant_id)
     form = WebhookForm()
     if request.method == "GET":
         return _form_page(tenant, form)
     if not form.validate_on_submit():
         return _form_page(tenant, form, error=form_problems(form))
-    endpoint, error = attempt(
-        lambda: service.create_endpoint(
+
+    def create():
+        endpoint = service.create_endpoint(
             tenant, form.url.data, form.types.data, form.description.data, actor=supervisor()
         )
-    )
+        return endpoint, _keep_secret(endpoint.secret, "added")
+
+    made, error = attempt(create)
     if error:
         return _form_page(tenant, form, error=refusal_in_form_words(form, error))
-    return _secret_page(tenant, endpoint, endpoint.secret, "Endpoint added")
+    return _to_secret_page(tenant, *made)
 
 
 @bp.route(ONE + "/edit", methods=["GET", "POST"])
@@ -151,11 +186,13 @@ def rotate_webhook_secret(tenant_id: int, endpoint_id: int):
     endpoint = _endpoint_or_404(tenant, endpoint_id)
     if (asking := _confirmation(tenant, endpoint, "rotate")) is not None:
         return asking
-    secret, error = attempt(lambda: service.rotate_secret(endpoint, actor=supervisor()))
+    claim, error = attempt(
+        lambda: _keep_secret(service.rotate_secret(endpoint, actor=supervisor()), "rotated")
+    )
     if error:
         flash(error)
         return redirect(url_for("admin.webhooks", tenant_id=tenant.id))
-    return _secret_page(tenant, endpoint, secret, "Secret rotated")
+    return _to_secret_page(tenant, endpoint, claim)
 
 
 @bp.route(ONE + "/delete", methods=["GET", "POST"])
@@ -171,7 +208,7 @@ def delete_webhook(tenant_id: int, endpoint_id: int):
     return redirect(url_for("admin.webhooks", tenant_id=tenant.id))
 
 
-@bp.post(ONE + "/enable")
+@form_post(ONE + "/enable", "admin.webhooks")
 def enable_webhook(tenant_id: int, endpoint_id: int):
     """Re-enable a disabled endpoint; its pending deliveries are tried again at once."""
     tenant = tenant_or_404(tenant_id)
@@ -198,7 +235,7 @@ def webhook(tenant_id: int, endpoint_id: int):
     )
 
 
-@bp.post(ONE + "/deliveries/<int:delivery_id>/replay")
+@form_post(ONE + "/deliveries/<int:delivery_id>/replay", "admin.webhook")
 def replay_webhook_delivery(tenant_id: int, endpoint_id: int, delivery_id: int):
     """Deliver the same event again, with the same webhook-id."""
     tenant = tenant_or_404(tenant_id)

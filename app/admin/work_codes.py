@@ -8,6 +8,7 @@ from flask import abort, flash, redirect, render_template, url_for
 from app.admin import bp
 from app.admin.access import attempt, submit, supervisor, tenant_or_404
 from app.admin.forms import ConfirmForm
+from app.admin.prg import form_post
 from app.admin.work_codes_forms import CodeForm, GroupForm, GroupQueuesForm
 from app.models import Tenant, WorkCodeChoice, WorkCodeGroup
 from app.services import work_codes as service
@@ -149,7 +150,7 @@ def change_work_code_group(tenant_id: int, group_id: int):
     )
 
 
-@bp.post(GROUP + "/delete")
+@form_post(GROUP + "/delete", "admin.work_code_group")
 def delete_work_code_group(tenant_id: int, group_id: int):
     """Delete the group and its codes; tasks closed with them keep their codes."""
     tenant = tenant_or_404(tenant_id)
@@ -162,7 +163,7 @@ def delete_work_code_group(tenant_id: int, group_id: int):
     return redirect(url_for("admin.work_codes", tenant_id=tenant.id))
 
 
-@bp.post(GROUP + "/queues")
+@form_post(GROUP + "/queues", "admin.work_code_group")
 def set_work_code_group_queues(tenant_id: int, group_id: int):
     """Offer the group in exactly the ticked skill queues."""
     tenant = tenant_or_404(tenant_id)
@@ -177,7 +178,7 @@ def set_work_code_group_queues(tenant_id: int, group_id: int):
     )
 
 
-@bp.post(GROUP + "/codes")
+@form_post(GROUP + "/codes", "admin.work_code_group")
 def add_work_code(tenant_id: int, group_id: int):
     """Add a code to the group."""
     tenant = tenant_or_404(tenant_id)
@@ -216,7 +217,7 @@ def change_work_code(tenant_id: int, group_id: int, code_id: int):
     )
 
 
-@bp.post(CODE + "/<any(enable, disable):switch>")
+@form_post(CODE + "/<any(enable, disable):switch>", "admin.work_code_group")
 def switch_work_code(tenant_id: int, group_id: int, code_id: int, switch: str):
     """Offer the code to agents again, or no longer."""
     tenant = tenant_or_404(tenant_id)

@@ -7,6 +7,7 @@ from app.models.history import AuditRecord, Event, WebhookDelivery, WebhookEndpo
 from app.models.intake import IntakeLoad, LoadStatus
 from app.models.limits import RateLimitCounter
 from app.models.schedules import Schedule, ScheduleException, ScheduleHours
+from app.models.shown_once import ShownOnce
 from app.models.supervisors import LoginSession, Supervisor
 from app.models.tasks import Task, TaskItem, WorkCode, WorkedState
 from app.models.tenants import REGIONS, ApiKey, AuthMode, InstanceKind, Tenant
@@ -20,6 +21,7 @@ __all__ = [
     "ScheduleHours",
     "ScheduleException",
     "Schedule",
+    "ShownOnce",
     "DncNumber",
     "AgentSession",
     "AgentState",

@@ -194,14 +194,18 @@ def test_an_unknown_invitation_is_a_404(client, acme, token):
 def test_a_supervisor_invites_from_the_users_page_and_sees_the_link_once(signed_in, acme):
     agent = make_agent(acme, password=None)
     url = f"/tenants/{acme.id}/users/{agent.id}/desk"
-    response = submit(signed_in, url, "/desk/invite")
-    assert response.status_code == 200
+    answer = submit(signed_in, url, "/desk/invite")
+    assert (answer.status_code, answer.location) == (303, url + "/invite")
+    response = signed_in.get(answer.location)
     assert response.headers["Cache-Control"] == "no-store"
     link = soup(response).find("code", class_="invite-link").get_text()
     assert link.startswith("http://localhost:9443/desk/invite/")
     token = link.rsplit("/", 1)[1]
     assert agents.invited(token) == agent
-    assert link not in page(signed_in, url).get_text()  # shown on that answer only
+    assert link not in page(signed_in, url).get_text()  # shown on that page only
+    reloaded = page(signed_in, answer.location)  # ... and only once
+    assert link not in reloaded.get_text() and reloaded.select("[data-link-gone]")
+    assert agents.invited(token) == agent  # a reload made no new invitation
 
 
 def test_an_error_on_the_invite_page_logs_no_token(app, client, acme, monkeypatch, caplog):

@@ -84,7 +84,9 @@ def test_a_page_asked_for_while_signed_out_is_shown_after_signing_in(client, bos
 
 def test_logout_is_a_post(client, boss):
     sign_in(client)
-    assert client.get("/logout").status_code == 405
+    asked = client.get("/logout")  # a link or a reload: asks, signs nobody out
+    assert asked.status_code == 200
+    assert soup(asked).select('main form[method=post][action="/logout"]')
     assert is_signed_in(client)
     response = client.post("/logout")
     assert (response.status_code, response.location) == (302, "/login")

@@ -53,15 +53,18 @@ def test_adding_an_endpoint_shows_its_secret_once_and_never_again(signed_in, acm
         base(acme) + "/new",
         data={"url": NEW_URL, "types": ["task.closed", "task.added"], "description": "CRM"},
     )
-    assert response.status_code == 200
-    assert response.headers["Cache-Control"] == "no-store"
     endpoint = db.session.scalar(select(WebhookEndpoint))
-    shown = soup(response).select_one("[data-secret]").get_text()
+    secret_url = f"{base(acme)}/{endpoint.id}/secret"
+    assert (response.status_code, response.location) == (303, secret_url)
+    shown_page = signed_in.get(secret_url)
+    assert shown_page.headers["Cache-Control"] == "no-store"
+    shown = soup(shown_page).select_one("[data-secret]").get_text()
     assert shown == endpoint.secret and shown.startswith("whsec_")
     assert endpoint.event_types == ["task.added", "task.closed"]
     listing = signed_in.get(base(acme)).get_data(as_text=True)
     assert NEW_URL in listing and "task.added, task.closed" in listing
     assert endpoint.secret not in listing
+    assert endpoint.secret not in signed_in.get(secret_url).get_data(as_text=True)
 
 
 @pytest.mark.parametrize(
@@ -124,8 +127,13 @@ def test_rotating_asks_first_then_shows_the_new_secret_once(signed_in, acme):
     response = signed_in.post(url)
     db.session.refresh(endpoint)
     assert endpoint.secret != old
-    assert response.headers["Cache-Control"] == "no-store"
-    assert soup(response).select_one("[data-secret]").get_text() == endpoint.secret
+    assert response.status_code == 303
+    shown = signed_in.get(response.location)
+    assert shown.headers["Cache-Control"] == "no-store"
+    assert soup(shown).select_one("[data-secret]").get_text() == endpoint.secret
+    again = signed_in.get(response.location)
+    assert soup(again).select("[data-secret]") == []
+    assert soup(again).select("[data-secret-gone]")
 
 
 def test_deleting_asks_first(signed_in, acme):
@@ -205,7 +213,7 @@ def test_a_post_without_its_csrf_token_changes_nothing(signed_in, acme, path):
     db.session.commit()
     secret = endpoint.secret
     response = signed_in.post(base(acme) + path.format(id=endpoint.id), data={"url": NEW_URL})
-    assert response.status_code in (200, 302, 400, 422)
+    assert response.status_code in (200, 302, 303, 400, 422)
     db.session.expire_all()
     assert db.session.scalars(select(WebhookEndpoint.secret)).all() == [secret]
     assert not db.session.get(WebhookEndpoint, endpoint.id).enabled
