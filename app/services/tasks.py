@@ -18,6 +18,7 @@ from app.extensions import db
 from app.models import Campaign, Task, TaskItem, WorkedState
 from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.campaign_status import check_takes_tasks
 from app.services.campaigns import find_campaign
 from app.services.errors import Conflict, InvalidInput, NotFound, StaleTask
 from app.services.rules import from_epoch_ms, require_time_zone
@@ -215,6 +216,8 @@ def transfer_task(
         raise NotFound(
             f"transferToCampaign '{destination_name}' is not a campaign of this environment"
         )
+    if destination.id != campaign.id:
+        check_takes_tasks(destination, "transferToCampaign")
     task = find_task(campaign, locator, lock=True)
     check_version(task, expected_version)
     before = task_snapshot(task)
