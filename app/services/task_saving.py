@@ -19,7 +19,6 @@ from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem, Tenant
 from app.plain_reads import session_connection
 from app.services.actors import Actor
-from app.services.campaign_status import check_takes_tasks
 from app.services.errors import Conflict, InvalidClientId, ServiceError
 from app.services.task_data import TaskData
 from app.services.task_lookups import by_client_id, stored_key
@@ -114,7 +113,6 @@ def add_planned(campaign: Campaign, plan: TaskPlan, now, actor: Actor) -> Task |
     and what the trail records. Under the lock one INSERT writes the task (yielding to a
     task that holds the clientId), and the model then joins the session as stored.
     """
-    check_takes_tasks(campaign)  # an archived campaign takes no new task
     values = new_task_values(plan, _queue_id(plan), Defaults.of(campaign), now)
     values.update(campaign_id=campaign.id, created_at=now, updated_at=now)
     queue = plan.skill_queue or campaign.default_skill_queue
