@@ -240,6 +240,7 @@ def register(app: Flask) -> None:
     from app.cli_agents import agent_group
     from app.cli_audit import audit_group
     from app.cli_calling import __name__ as _calling  # noqa: F401 - adds `campaign` commands
+    from app.cli_campaigns import __name__ as _life  # noqa: F401 - adds `campaign` commands
     from app.cli_dnc import dnc_group
     from app.cli_hours import hours_group
     from app.cli_intake import intake_group

@@ -9,6 +9,7 @@ from app.admin import (  # noqa: E402,F401 - the views register themselves on bp
     agents,
     auth,
     calling,
+    campaign_life,
     campaigns,
     dnc,
     formatting,

@@ -50,10 +50,13 @@ def _campaign_form(tenant: Tenant) -> CampaignForm:
 
 
 def _campaigns_page(tenant: Tenant, campaign_form=None, queue_form=None, error=None):
+    show_archived = request.args.get("archived") == "1"
     return render_template(
         "admin/campaigns.html",
         tenant=tenant,
-        campaigns=campaign_service.list_campaigns(tenant),
+        campaigns=campaign_service.list_campaigns(tenant, archived=show_archived),
+        show_archived=show_archived,
+        archived_count=campaign_service.count_archived(tenant),
         counts=campaign_service.state_counts(tenant),
         queues=tenant_service.list_skill_queues(tenant),
         campaign_form=campaign_form or _campaign_form(tenant),
@@ -64,7 +67,8 @@ def _campaigns_page(tenant: Tenant, campaign_form=None, queue_form=None, error=N
 
 @bp.get("/tenants/<int:tenant_id>/campaigns")
 def campaigns(tenant_id: int):
-    """The tenant's campaigns with task counts, its skill queues, and forms to add both."""
+    """The tenant's campaigns with their status and task counts (archived ones with
+    `?archived=1`), its skill queues, and forms to add both."""
     return _campaigns_page(tenant_or_404(tenant_id))
 
 

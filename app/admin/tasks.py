@@ -107,7 +107,11 @@ def _status_form(task: Task, posted: bool = False) -> StatusForm:
 def _transfer_form(task: Task, posted: bool = False) -> TransferForm:
     form = TransferForm(prefix="transfer", **({} if posted else {"formdata": None}))
     tenant = task.campaign.tenant
-    form.destination.choices = [c.name for c in campaign_service.list_campaigns(tenant)]
+    # An archived campaign takes no task: offered only when it is the task's own (a move
+    # to another queue of the same campaign).
+    open_ones = [c.name for c in campaign_service.list_campaigns(tenant)]
+    own = task.campaign.name
+    form.destination.choices = open_ones if own in open_ones else sorted([*open_ones, own])
     form.skill_queue.choices = [
         SelectChoice(KEEP_QUEUE, "Unchanged, or the destination's default"),
         *(q.name for q in tenant_service.list_skill_queues(tenant)),

@@ -1,7 +1,7 @@
 """The database models, one module per aggregate."""
 
 from app.models.agents import AgentSession, AgentState
-from app.models.campaigns import Campaign, CampaignType, SkillQueue
+from app.models.campaigns import Campaign, CampaignStatus, CampaignType, SkillQueue
 from app.models.dnc import DncNumber
 from app.models.history import AuditRecord, Event, WebhookDelivery, WebhookEndpoint
 from app.models.intake import IntakeLoad, LoadStatus
@@ -30,6 +30,7 @@ __all__ = [
     "AuditRecord",
     "AuthMode",
     "Campaign",
+    "CampaignStatus",
     "CampaignType",
     "Event",
     "InstanceKind",

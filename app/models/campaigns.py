@@ -20,6 +20,15 @@ class CampaignType(StrEnum):
     PROGRESSIVE = "progressive"
 
 
+class CampaignStatus(StrEnum):
+    """Where a campaign is in its life: delivering, paused (delivers nothing, still takes
+    tasks) or archived (delivers nothing, takes no new tasks, hidden from lists)."""
+
+    ACTIVE = "ACTIVE"
+    PAUSED = "PAUSED"
+    ARCHIVED = "ARCHIVED"
+
+
 class SkillQueue(db.Model):
     """A queue of the tenant's contact-centre instance, addressed by its case-sensitive name."""
 
@@ -70,6 +79,13 @@ class Campaign(db.Model):
     window_closes_at: Mapped[int | None] = mapped_column(Integer)
     # Attempts after which a reschedule closes the task COMPLETED instead; none means no limit.
     max_attempts: Mapped[int | None] = mapped_column(Integer)
+    # Its life cycle (app/services/campaign_status.py): who last changed the status, and when.
+    status: Mapped[str] = mapped_column(
+        String(16), default=CampaignStatus.ACTIVE.value, server_default=CampaignStatus.ACTIVE.value
+    )
+    status_changed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    status_changed_by_kind: Mapped[str | None] = mapped_column(String(16))
+    status_changed_by_id: Mapped[str | None] = mapped_column(String(255))
 
     tenant: Mapped[Tenant] = relationship()
     default_skill_queue: Mapped[SkillQueue] = relationship()

@@ -1,5 +1,5 @@
-"""Demo data for a fresh install: one tenant, queues, campaigns, a few dozen tasks, a
-supervisor and two agents with work waiting at the desk.
+"""Demo data for a fresh install: one tenant, queues, campaigns (one of them paused), a few
+dozen tasks, a supervisor and two agents with work waiting at the desk.
 
 Running it again changes nothing. The demo key and passwords are kept in the instance folder
 so that every run can print them, while the database holds only their hashes.
@@ -22,6 +22,7 @@ from app.models.types import utcnow
 from app.services import (
     agents,
     calling_windows,
+    campaign_status,
     campaigns,
     dnc,
     hours,
@@ -270,6 +271,23 @@ def _work_codes(tenant: Tenant, actor: Actor) -> None:
             work_codes.set_queue_groups(tenant, queue, [n for n, *_ in WORK_CODES], actor=actor)
 
 
+# A campaign loaded ahead of its start, paused until a supervisor resumes it: its tasks
+# wait in the Sales queue, and its page and Progress panel say it is paused.
+PAUSED = ("Autumn Offers", "Sales", "America/Chicago", "preview")
+
+
+def _paused_campaign(tenant: Tenant, rng: random.Random, actor: Actor) -> None:
+    """Made paused once; a supervisor's later resume (or archive) stands."""
+    name, queue, zone, kind = PAUSED
+    if campaigns.find_campaign(tenant, name) is not None:
+        return
+    campaign = campaigns.create_campaign(tenant, name, queue, zone, kind, actor=actor)
+    db.session.flush()
+    for number in range(1, 9):
+        _task(campaign, number, rng, actor)
+    campaign_status.pause(campaign, actor=actor)
+
+
 def seed(platform: str, instance_path: str, *, actor: Actor) -> Seeded:
     """Create whatever demo data is missing; return the demo API key and passwords."""
     rng = random.Random(2026)  # noqa: S311 - demo content, not a secret
@@ -287,6 +305,7 @@ def seed(platform: str, instance_path: str, *, actor: Actor) -> Seeded:
     db.session.flush()
     _tasks(tenant, rng, actor)
     _desk_work(tenant, rng, actor)
+    _paused_campaign(tenant, random.Random(2027), actor)  # noqa: S311 - demo content
     _when_worked(tenant, actor)
     _work_codes(tenant, actor)
     passwords = {agent.login: _agent(tenant, agent, instance_path, actor) for agent in AGENTS}

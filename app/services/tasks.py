@@ -18,6 +18,7 @@ from app.extensions import db
 from app.models import Campaign, Task, TaskItem, WorkedState
 from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.campaign_status import ARCHIVED, check_takes_tasks
 from app.services.campaigns import find_campaign
 from app.services.errors import Conflict, InvalidInput, NotFound, StaleTask
 from app.services.rules import from_epoch_ms, require_time_zone
@@ -92,6 +93,10 @@ def add_or_update_task(
     if task is None and plan.field_name != new_key:  # checked under a stored task's key
         task = by_client_id(campaign, plan.client_id, lock=True)
         plan = plan if task else keyed(plan, new_key)  # that task is gone: an add after all
+    if task is None and campaign.status == ARCHIVED:  # no add: only its own tasks change
+        task = by_client_id(campaign, plan.client_id, lock=True)
+        if task is None:
+            check_takes_tasks(campaign)
     if task is None:
         added = add_planned(campaign, plan, now, actor)
         if added is not None:
@@ -215,6 +220,8 @@ def transfer_task(
         raise NotFound(
             f"transferToCampaign '{destination_name}' is not a campaign of this environment"
         )
+    if destination.id != campaign.id:
+        check_takes_tasks(destination, "transferToCampaign")
     task = find_task(campaign, locator, lock=True)
     check_version(task, expected_version)
     before = task_snapshot(task)

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AgentState, AuditRecord, LoginSession, Supervisor, Task, User, WorkedState
 from app.models.types import utcnow
-from app.services import agents, campaigns, delivery, demo, dnc, sessions, tenants
+from app.services import agents, campaign_status, campaigns, delivery, demo, dnc, sessions, tenants
 from app.services.actors import Actor
 from app.services.supervisors import authenticate
 from app.services.users import get_user
@@ -219,3 +219,20 @@ def test_the_demo_shows_hours_a_calling_window_and_the_do_not_call_list_at_work(
         given.append(task.client_id)
         delivery.close_task(jane, task.record_id, "COMPLETE", actor=actor, now=now)
     assert "SPR-0003" not in given and "SPR-0001" in given
+
+
+def test_the_demo_shows_a_paused_campaign_and_seeding_again_leaves_a_resume(app, runner, tmp_path):
+    seed_cli(app, runner, tmp_path)
+    tenant = tenants.get_tenant(PLATFORM, demo.COMPANY, demo.ENVIRONMENT)
+    autumn = campaigns.get_campaign(tenant, "Autumn Offers")
+    assert autumn.status == "PAUSED"
+    assert len(autumn_tasks(autumn)) == 8
+    campaign_status.resume(autumn, actor=Actor.operator())
+    db.session.commit()
+    seed_cli(app, runner, tmp_path)
+    db.session.expire_all()
+    assert campaigns.get_campaign(tenant, "Autumn Offers").status == "ACTIVE"
+
+
+def autumn_tasks(campaign) -> list[Task]:
+    return list(db.session.scalars(select(Task).filter_by(campaign_id=campaign.id)))

@@ -50,11 +50,11 @@ def test_campaigns_list_type_queue_zone_and_counts_per_state(signed_in, acme, re
     add_task(winback, "W1")
     set_state(winback, "W1", "REMOVED")
     assert campaign_rows(signed_in, acme) == {
-        "Renewals": ["preview", "Sales", "America/New_York", "3", "2", "1", "0"],
-        "Winback": ["preview", "Support", "Europe/London", "0", "0", "0", "1"],
+        "Renewals": ["ACTIVE", "preview", "Sales", "America/New_York", "3", "2", "1", "0"],
+        "Winback": ["ACTIVE", "preview", "Support", "Europe/London", "0", "0", "0", "1"],
     }
     header = page(signed_in, f"/tenants/{acme.id}/campaigns").select("table.campaigns th")
-    assert [th.get_text(strip=True) for th in header][4:] == STATES
+    assert [th.get_text(strip=True) for th in header][5:] == STATES
 
 
 def test_each_campaign_links_to_its_page(signed_in, acme, renewals):
@@ -91,7 +91,7 @@ def test_create_a_campaign(signed_in, acme):
     )
     assert (response.status_code, response.location) == (302, url)
     assert campaign_rows(signed_in, acme)["Spring"] == [
-        "progressive", "Support", "Asia/Tokyo", "0", "0", "0", "0"
+        "ACTIVE", "progressive", "Support", "Asia/Tokyo", "0", "0", "0", "0"
     ]  # fmt: skip
     (spring,) = [c for c in list_campaigns(acme) if c.name == "Spring"]
     assert spring.client_id_field_name == "AccountNo"

@@ -2,7 +2,7 @@
 
 A task is kept back when it is open, free, due and unheld, yet a rule of ELIGIBILITY that
 holds for any agent of its queue refuses it now: the queue's hours of operation, the
-campaign's calling window, the do-not-call list, or whatever rule delivery gains later.
+campaign's calling window, the do-not-call list, a paused campaign, or whatever rule delivery gains later.
 Each such rule is counted with the very condition delivery applies (`rule(seat)`), so the
 panel's reasons and the desk's deliveries never disagree. A task refused by two rules is
 counted under both.
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, and_, case, true
 
-from app.services import calling_windows, dnc, hours
+from app.services import calling_windows, campaign_status, dnc, hours
 from app.services.delivery import rules
 from app.services.delivery.seat import Seat
 
@@ -23,6 +23,7 @@ from app.services.delivery.seat import Seat
 TASK_STATE = (rules.in_open_state, rules.is_due, rules.is_unreserved)
 # How the panel names the rules it knows, and the short name its links filter by.
 NAMES: dict[rules.Rule, tuple[str, str]] = {
+    campaign_status.campaign_delivers: ("paused", "campaign paused or archived"),
     hours.queue_is_open: ("hours", "queue closed (hours of operation)"),
     calling_windows.in_calling_window: ("window", "outside the calling window"),
     dnc.has_callable_number: ("dnc", "every number on the do-not-call list"),

@@ -24,7 +24,7 @@ from app.extensions import db
 from app.models import Campaign, Task, User
 from app.models.agents import AgentState
 from app.models.types import utcnow
-from app.services import calling_windows
+from app.services import calling_windows, campaign_status
 from app.services.actors import Actor
 from app.services.delivery import rules
 from app.services.delivery.rules import Seat
@@ -135,11 +135,15 @@ def next_task(agent: User, *, actor: Actor, now: datetime | None = None) -> Offe
 
 
 def _campaigns(seat: Seat) -> list[int]:
-    """The tenant's campaigns that may hold a task for the seat, least recently delivered
-    from first. A campaign none of whose tasks is inside its calling window now is left out:
-    its first task inside would otherwise be looked for past every task outside."""
+    """The tenant's delivering campaigns that may hold a task for the seat, least recently
+    delivered from first. A campaign none of whose tasks is inside its calling window now is
+    left out: its first task inside would otherwise be looked for past every task outside."""
     closed = calling_windows.closed_campaigns(seat)
-    query = select(Campaign.id).where(Campaign.tenant_id == seat.tenant_id).order_by(*ROTATION)
+    query = (
+        select(Campaign.id)
+        .where(Campaign.tenant_id == seat.tenant_id, campaign_status.delivering())
+        .order_by(*ROTATION)
+    )
     return [campaign for campaign in db.session.scalars(query) if campaign not in closed]
 
 
@@ -208,9 +212,12 @@ def _took_turn(campaign_id: int, now: datetime) -> None:
 
 
 def _nothing(seat: Seat) -> Offer:
-    """Why nothing was delivered: kept back by hours, window or list; held for others; due
-    later; or nothing at all. Times are said in the agent's zone."""
-    in_queues = and_(rules.in_open_state(), rules.in_agent_queues(seat))
+    """Why nothing was delivered: kept back by a paused campaign, hours, window or list; held
+    for others; due later; or nothing at all. Times are said in the agent's zone. Tasks of
+    campaigns that deliver nothing are never "held" or "due" (a paused one says so)."""
+    in_queues = and_(
+        rules.in_open_state(), rules.in_agent_queues(seat), campaign_status.campaign_delivers(seat)
+    )
     next_due = db.session.scalar(
         select(func.min(Task.next_earliest_work_at)).where(
             in_queues, Task.next_earliest_work_at > seat.now
@@ -218,8 +225,13 @@ def _nothing(seat: Seat) -> Offer:
     )
     ready = rules.ready(seat)
     for blocker in rules.BLOCKERS:
-        if (blocked := blocker(seat, ready)) is not None:
-            return Offer(None, blocked.reason, blocked.until)
+        if (blocked := blocker(seat, ready)) is None:
+            continue
+        if blocker is campaign_status.stopped_campaigns and next_due is not None:
+            # Paused until someone resumes it; a delivering campaign's task falls due sooner.
+            said = f"{blocked.reason}; the next task is due at {seat.local(next_due)}"
+            return Offer(None, said, next_due)
+        return Offer(None, blocked.reason, blocked.until)
     held_elsewhere = db.session.scalar(
         select(Task.id)
         .where(in_queues, rules.is_due(seat), rules.is_unreserved(seat), ~rules.hold_allows(seat))
@@ -240,6 +252,10 @@ def _nothing(seat: Seat) -> Offer:
         return Offer(None, taken_back(seat, taken_back_until), taken_back_until)
     if next_due is not None:
         return Offer(None, f"the next task is due at {seat.local(next_due)}", next_due)
+    # Nothing else at all, but a paused campaign's tasks (e.g. not due yet): it is paused.
+    waiting = and_(rules.in_open_state(), rules.in_agent_queues(seat))
+    if (paused := campaign_status.stopped_campaigns(seat, waiting)) is not None:
+        return Offer(None, paused.reason)
     return Offer(None, NO_TASKS)
 
 

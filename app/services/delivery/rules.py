@@ -2,8 +2,9 @@
 
 Every rule is a SQL condition on `tasks` for one agent at one moment (`Seat`), so the desk
 (`offers.next_task`) and the supervisors' progress counts build their queries from the same
-functions and can never disagree. Hours of operation, calling windows and the do-not-call
-list live in their own services (`hours`, `calling_windows`, `dnc`) and plug in here.
+functions and can never disagree. A campaign's status, hours of operation, calling windows
+and the do-not-call list live in their own services (`campaign_status`, `hours`,
+`calling_windows`, `dnc`) and plug in here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sqlalchemy import ColumnElement, and_, or_, text
 
 from app.models import Task, User
 from app.models.agents import AgentState
-from app.services import calling_windows, dnc, hours
+from app.services import calling_windows, campaign_status, dnc, hours
 from app.services.delivery.seat import Blocked, Seat
 
 # Literal SQL, so that PostgreSQL matches the partial indexes of migration 0009 whatever
@@ -106,8 +107,9 @@ def held_for_agent(seat: Seat) -> ColumnElement[bool]:
 Rule = Callable[[Seat], ColumnElement[bool]]
 # Every rule a deliverable task meets: the task's own state and time, the agent's queues,
 # other agents' reservations and holds, a supervisor's release from this agent, then when
-# and whom it may be worked: the queue's hours of operation, the campaign's calling window
-# in the customer's zone, and a number that is not on the tenant's do-not-call list.
+# and whom it may be worked: a campaign that delivers (not paused, not archived), the
+# queue's hours of operation, the campaign's calling window in the customer's zone, and a
+# number not on the tenant's do-not-call list.
 TASK_RULES: list[Rule] = [
     in_open_state,
     is_due,
@@ -117,6 +119,7 @@ TASK_RULES: list[Rule] = [
     not_passed_over,
 ]
 WORK_RULES: list[Rule] = [
+    campaign_status.campaign_delivers,
     hours.queue_is_open,
     calling_windows.in_calling_window,
     dnc.has_callable_number,
@@ -127,7 +130,13 @@ ELIGIBILITY: list[Rule] = TASK_RULES + WORK_RULES
 # `ready` is the condition of TASK_RULES; a blocker finds whether its own rule is what keeps
 # such tasks back.
 Blocker = Callable[[Seat, ColumnElement[bool]], Blocked | None]
-BLOCKERS: list[Blocker] = [hours.closed_queues, calling_windows.outside_window, dnc.all_listed]
+# A paused campaign is asked first: it is what a supervisor chose, and it outlasts the clock.
+BLOCKERS: list[Blocker] = [
+    campaign_status.stopped_campaigns,
+    hours.closed_queues,
+    calling_windows.outside_window,
+    dnc.all_listed,
+]
 
 
 def ready(seat: Seat) -> ColumnElement[bool]:

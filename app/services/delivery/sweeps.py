@@ -16,6 +16,7 @@ from app.extensions import db
 from app.models import Task, User
 from app.models.agents import AgentState
 from app.services.actors import Actor
+from app.services.campaign_status import stopped_ids
 from app.services.delivery import rules
 from app.services.delivery.agents import record_state
 from app.services.delivery.closing import release
@@ -37,7 +38,8 @@ def clear_preference(task: Task, now: datetime) -> None:
 
 
 def expire_holds(now: datetime) -> int:
-    """Clear the preference of every open, unreserved task whose hold has ended."""
+    """Clear the preference of every open, unreserved task whose hold has ended; a hold of
+    a campaign that delivers nothing (paused, archived) waits (resuming restarts it)."""
     tasks = db.session.scalars(
         select(Task)
         .where(
@@ -45,6 +47,7 @@ def expire_holds(now: datetime) -> int:
             Task.hold_until <= now,
             rules.in_open_state(),
             Task.reserved_by_id.is_(None),
+            Task.campaign_id.not_in(stopped_ids()),
         )
         .with_for_update(of=Task, skip_locked=True)
     ).all()

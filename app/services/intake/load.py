@@ -24,6 +24,7 @@ from sqlalchemy.exc import IntegrityError
 from app.extensions import db
 from app.models import Campaign
 from app.services.actors import Actor
+from app.services.campaign_status import check_takes_tasks
 from app.services.csv_files import GuardedWriter
 from app.services.errors import InvalidInput, ServiceError
 from app.services.intake.cells import excerpt, reason_text, unguard_row
@@ -254,6 +255,14 @@ def check_file(campaign: Campaign, path: Path, delimiter: str | None) -> tuple[s
     return delimiter, Layout.of(header), total
 
 
+def _check_takes_files(campaign: Campaign) -> None:
+    """An archived campaign takes no file: refused before a row is read."""
+    try:
+        check_takes_tasks(campaign)
+    except InvalidInput as refusal:
+        raise FileRefused(refusal.message) from None
+
+
 def load_file(
     campaign: Campaign,
     path: Path,
@@ -269,6 +278,8 @@ def load_file(
     """Load the file into the campaign as `actor` (its load); raises FileRefused when
     nothing may be loaded. `resume`: the counts an interrupted run of this load committed
     with its last batch; the load goes on from there."""
+    if resume is None or not resume.rows:  # a load under way when it was archived goes on
+        _check_takes_files(campaign)
     delimiter, layout, total = check_file(campaign, path, delimiter)
     if resume is not None and resume.rows:
         with Report(report_path, keep=resume.rejected + resume.superseded) as report:
