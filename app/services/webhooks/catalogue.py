@@ -23,6 +23,7 @@ EVENT_TYPES: dict[str, str] = {
     "task.reservation_lapsed": "A delivered task went back to its queue (no activity, agent gone).",
     "agent.state_changed": "An agent's state changed.",
     "intake.load_finished": "An intake file finished loading.",
+    "bulk.finished": "A bulk action on a search result finished (its counts).",
     "user.added": "A user (agent) was provisioned.",
     "user.deleted": "A user (agent) was deleted.",
 }
