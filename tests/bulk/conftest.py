@@ -18,8 +18,13 @@ BATCH = 7
 
 
 @pytest.fixture
-def settings(settings, request):
-    return {**settings, "BULK_BATCH": BATCH, **getattr(request, "param", {})}
+def settings(settings, request, tmp_path):
+    """Batches of BATCH tasks; with the param "queued", jobs wait in a queue of their own
+    instead of running where they are queued."""
+    param = getattr(request, "param", {})
+    if param == "queued":
+        param = {"WORKER_IMMEDIATE": False, "WORKER_DB": str(tmp_path / "w.db")}
+    return {**settings, "BULK_BATCH": BATCH, **param}
 
 
 def add_tasks(campaign: Campaign, count: int, plan=lambda n: "Basic", start: int = 0) -> list:

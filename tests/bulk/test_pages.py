@@ -4,6 +4,8 @@ forms, no JavaScript needed."""
 
 from __future__ import annotations
 
+import csv
+import io
 from urllib.parse import urlencode
 
 import pytest
@@ -11,7 +13,10 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import BulkJob, BulkState
+from app.services.tasks import add_or_update_task
+from app.services.validation import ItemInput
 from tests.bulk.conftest import add_tasks, states
+from tests.conftest import SETUP, make_tenant
 from tests.ui.conftest import (
     RequestClient,
     csrf_token,
@@ -137,3 +142,46 @@ def test_a_confirmation_without_its_csrf_token_is_refused(signed_in, renewals):
     refused = signed_in.post(shown.select_one("form.bulk")["action"], data=values)
     assert refused.status_code in (400, 422)
     assert len(states(renewals)) == 12 and db.session.scalars(select(BulkJob)).all() == []
+
+
+def test_the_report_lists_why_tasks_failed_and_offers_them_as_a_safe_csv(
+    signed_in, renewals, winback
+):
+    for campaign in (renewals, winback):
+        add_or_update_task(campaign, "=1+1", [ItemInput("Plan", "Gold")], actor=SETUP)
+    gold_tasks(renewals, 4)
+    url = bulk_url(renewals, "transfer", **GOLD)
+    shown = soup(review(signed_in, url, {"destination": "Winback"}))
+    assert shown.h1.get_text(strip=True) == "Move 3 tasks to campaign Winback?"
+    done = confirm(signed_in, shown)
+    report = page(signed_in, done.location)
+    reasons = [row.get_text(" ", strip=True) for row in report.select("table.reasons tbody tr")]
+    assert reasons == ["clientId '=1+1' already exists in campaign 'Winback' 1"]
+    link = report.find("a", string="Download the failures (CSV)")
+    response = signed_in.get(link["href"])
+    try:
+        body = response.get_data(as_text=True)
+    finally:
+        response.close()
+    assert response.mimetype == "text/csv"
+    rows = list(csv.reader(io.StringIO(body)))
+    assert rows[0] == ["previewRecordID", "clientId", "reason"]
+    assert rows[1][1:] == ["'=1+1", "clientId '=1+1' already exists in campaign 'Winback'"]
+
+
+def test_another_tenants_job_is_not_found(signed_in, renewals):
+    gold_tasks(renewals, 2)
+    done = confirm(signed_in, soup(review(signed_in, bulk_url(renewals, "delete", **GOLD), {})))
+    job_url = done.location
+    assert page(signed_in, job_url).h1
+    other = make_tenant("Other")[0]
+    page(
+        signed_in, job_url.replace(f"/tenants/{renewals.tenant_id}/", f"/tenants/{other.id}/"), 404
+    )
+    page(signed_in, bulk_url(renewals, "explode", **GOLD), 404)
+
+
+def test_a_search_that_is_not_valid_goes_back_to_the_campaign_page(signed_in, renewals):
+    response = signed_in.get(bulk_url(renewals, "status", s="SLEEPING"))
+    assert response.status_code == 302
+    assert "s=SLEEPING" in response.location
