@@ -8,6 +8,7 @@ action's fields in the form. "Review" shows the confirmation without changing an
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 
 from flask import (
@@ -41,7 +42,14 @@ from app.services import campaigns as campaign_service
 from app.services import tenants as tenant_service
 from app.services.bulk.actions import BulkRequest, consequences, describe, prepare
 from app.services.bulk.report import failure_reasons, failures_csv
-from app.services.bulk.runs import CountChanged, job_criteria, job_request, recent_jobs, start_bulk
+from app.services.bulk.runs import (
+    CountChanged,
+    confirmed_job,
+    job_criteria,
+    job_request,
+    recent_jobs,
+    start_bulk,
+)
 from app.services.errors import ServiceError
 from app.services.rules import time_zones
 from app.services.search import count_tasks
@@ -163,10 +171,19 @@ def bulk(tenant_id: int, campaign_id: int, action: str):
         prepare(campaign, wanted, supervisor())
     except ServiceError as refusal:
         return page("admin/bulk_form.html", refusal_in_form_words(form, refusal.message))
+    token = request.form.get("token", "")[:36] or None
+    if step == "confirm" and token and (started := confirmed_job(campaign, token)):
+        flash(f"Bulk job {started.id} was already started from this confirmation.")
+        return redirect(url_for("admin.bulk_job", tenant_id=tenant.id, job_id=started.id))
     if step == "confirm":
         try:
             job = start_bulk(
-                campaign, search.criteria, wanted, expected=form.expected.data, actor=supervisor()
+                campaign,
+                search.criteria,
+                wanted,
+                expected=form.expected.data,
+                token=token,
+                actor=supervisor(),
             )
         except CountChanged as changed:
             db.session.rollback()
@@ -186,6 +203,7 @@ def _review(page, wanted: BulkRequest, count: int, error: str | None = None):
         error,
         description=describe(wanted, count),
         notes=consequences(wanted),
+        token=request.form.get("token") or str(uuid.uuid4()),
     )
 
 

@@ -35,6 +35,9 @@ class BulkJob(db.Model):
     __tablename__ = "bulk_jobs"
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    # The confirmation page's own token: confirming it again (a reload, a second tab) finds
+    # this job instead of starting another.
+    token: Mapped[str | None] = mapped_column(String(36), unique=True)
     campaign_id: Mapped[int] = mapped_column(
         ForeignKey("campaigns.id", ondelete="CASCADE"), index=True
     )

@@ -28,6 +28,7 @@ def upgrade():
     op.create_table(
         "bulk_jobs",
         sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("token", sa.String(length=36), nullable=True),
         sa.Column("campaign_id", sa.Integer(), nullable=False),
         sa.Column("actor_kind", sa.String(length=16), nullable=False),
         sa.Column("actor_id", sa.String(length=255), nullable=False),
@@ -51,6 +52,7 @@ def upgrade():
             name=op.f("fk_bulk_jobs_campaign_id_campaigns"), ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_bulk_jobs")),
+        sa.UniqueConstraint("token", name=op.f("uq_bulk_jobs_token")),
     )
     with op.batch_alter_table("bulk_jobs", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_bulk_jobs_campaign_id"), ["campaign_id"], unique=False)

@@ -185,3 +185,15 @@ def test_a_search_that_is_not_valid_goes_back_to_the_campaign_page(signed_in, re
     response = signed_in.get(bulk_url(renewals, "status", s="SLEEPING"))
     assert response.status_code == 302
     assert "s=SLEEPING" in response.location
+
+
+def test_a_confirmation_sent_again_starts_no_second_job(signed_in, renewals):
+    gold_tasks(renewals)
+    shown = soup(review(signed_in, bulk_url(renewals, "status", **GOLD), {"state": "REMOVED"}))
+    first = confirm(signed_in, shown)
+    again = confirm(signed_in, shown)  # a reload of the POST, or the same page in another tab
+    assert again.status_code == 302 and again.location == first.location
+    assert "already started" in page(signed_in, again.location).get_text(" ", strip=True)
+    assert len(db.session.scalars(select(BulkJob)).all()) == 1
+    other = soup(review(signed_in, bulk_url(renewals, "status", **GOLD), {"state": "REMOVED"}))
+    assert confirm(signed_in, other).location != first.location  # a new review: a new job

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from flask import current_app
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
 from app.models import BulkFailure, BulkJob, BulkState, Campaign, Task
@@ -61,11 +62,15 @@ def start_bulk(
     request: BulkRequest,
     *,
     expected: int | None = None,
+    token: str | None = None,
     actor: Actor,
     now: datetime | None = None,
 ) -> BulkJob:
     """Record a confirmed bulk job and hand it to the worker; the request is checked
-    first (ServiceError). `expected`: the count the confirmation page showed."""
+    first (ServiceError). `expected`: the count the confirmation page showed; `token`: the
+    confirmation's own, which starts one job however often it is sent."""
+    if token and (started := confirmed_job(campaign, token)) is not None:
+        return started
     prepare(campaign, request, actor)
     count, last_id = matching_now(campaign, criteria)
     if expected is not None and count != expected:
@@ -74,6 +79,7 @@ def start_bulk(
             "check the new number and confirm again"
         )
     job = BulkJob(
+        token=token or None,
         campaign=campaign,
         actor_kind=actor.kind.value,
         actor_id=actor.id,
@@ -91,11 +97,24 @@ def start_bulk(
         state=BulkState.QUEUED,
     )
     db.session.add(job)
-    db.session.commit()
+    try:
+        db.session.commit()
+    except IntegrityError:  # the same confirmation, sent twice at once: one job
+        db.session.rollback()
+        if token and (started := confirmed_job(campaign, token)) is not None:
+            return started
+        raise
     from app.jobs.bulk import run_bulk_job  # the job module imports this one
 
     run_bulk_job(job.id)
     return job
+
+
+def confirmed_job(campaign: Campaign, token: str) -> BulkJob | None:
+    """The job a confirmation with this token started, if any."""
+    return db.session.scalar(
+        select(BulkJob).where(BulkJob.token == token, BulkJob.campaign_id == campaign.id)
+    )
 
 
 def _batch(job: BulkJob, criteria: list[Criterion]) -> list[Task]:
