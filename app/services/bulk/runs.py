@@ -178,8 +178,9 @@ def run_bulk(job_id: int, now: datetime | None = None) -> BulkJob | None:
             tasks = _batch(job, criteria)
             if not tasks:
                 break
+            last_id = tasks[-1].id  # read before the action: a deleted task's row is gone
             failures = _act(apply, tasks)
-            _record(job, tasks, failures)
+            _record(job, last_id, len(tasks), failures)
             db.session.commit()
     except Exception:
         current_app.logger.exception("Bulk job %s failed", job_id)
@@ -193,7 +194,7 @@ def run_bulk(job_id: int, now: datetime | None = None) -> BulkJob | None:
     return job
 
 
-def _record(job: BulkJob, tasks: list[Task], failures: list[tuple[Task, str]]) -> None:
+def _record(job: BulkJob, last_id: int, count: int, failures: list[tuple[Task, str]]) -> None:
     """The batch's counts, resume point and failures, committed with its changes."""
     for task, reason in failures:
         db.session.add(
@@ -205,9 +206,9 @@ def _record(job: BulkJob, tasks: list[Task], failures: list[tuple[Task, str]]) -
                 reason=reason,
             )
         )
-    job.last_task_id = max(task_id for task_id in (t.id for t in tasks))
+    job.last_task_id = last_id
     job.failed += len(failures)
-    job.acted += len(tasks) - len(failures)
+    job.acted += count - len(failures)
     job.done = min(job.confirmed, job.acted + job.failed)
 
 
