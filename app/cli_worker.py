@@ -9,6 +9,7 @@ from flask import current_app
 
 from app.extensions import db
 from app.jobs import huey
+from app.jobs.bulk import sweep_bulk
 from app.jobs.clock import start_clock
 from app.jobs.intake import sweep_intake
 
@@ -21,7 +22,7 @@ from app.jobs.intake import sweep_intake
 )
 @click.option("--verbose", "-v", is_flag=True, help="Log every job run.")
 def worker_command(workers: int | None, verbose: bool) -> None:
-    """Run the background jobs: intake loads, webhook deliveries, clock-driven work."""
+    """Run the background jobs: intake loads, bulk jobs, webhook deliveries, clock-driven work."""
     config = current_app.config
     if huey.immediate:
         raise click.ClickException("WORKER_IMMEDIATE=1 runs jobs where they are queued")
@@ -32,12 +33,14 @@ def worker_command(workers: int | None, verbose: bool) -> None:
     workers = workers or config["WORKER_CONCURRENCY"]
     # What a worker killed before this one left: loads to take up, and the tick to start.
     taken_up = sweep_intake()
+    bulk_taken_up = sweep_bulk()
     start_clock()
     db.session.remove()
     where = "Redis (REDIS_URL)" if config["REDIS_URL"] else huey.storage.filename
     click.echo(
         f"Worker: {workers} jobs at once, queue {huey.name} on {where}; "
-        f"{taken_up['requeued']} interrupted loads queued again"
+        f"{taken_up['requeued']} interrupted loads and {bulk_taken_up['requeued']} bulk jobs "
+        "queued again"
     )
     consumer = huey.create_consumer(
         workers=workers,

@@ -127,6 +127,8 @@ def worker_settings(env: Mapping[str, str]) -> dict[str, Any]:
         "WORKER_CONCURRENCY": int(env.get("WORKER_CONCURRENCY", 2)),
         "WORKER_TICK_SECONDS": float(env.get("WORKER_TICK_SECONDS", 2)),
         "WORKER_LEASE_SECONDS": float(env.get("WORKER_LEASE_SECONDS", 60)),
+        # Tasks a bulk job changes per transaction (and per commit of its progress).
+        "BULK_BATCH": int(env.get("BULK_BATCH", 1000)),
     }
 
 

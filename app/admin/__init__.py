@@ -8,6 +8,7 @@ from app.admin import (  # noqa: E402,F401 - the views register themselves on bp
     access,
     agents,
     auth,
+    bulk,
     calling,
     campaign_life,
     campaigns,

@@ -4,12 +4,14 @@
 - `leases`: a job that must not run twice at once holds a lease with a heartbeat.
 - `intake`: intake loads from the UI and the drop watcher, and the sweep that takes up
   loads a dead worker left.
+- `bulk`: bulk actions on a search result, and the sweep that takes up jobs a dead worker
+  left.
 - `clock`: the tick (webhook deliveries), the minute and the day.
 
 Start a worker with `flask --app wsgi worker [--workers N]`.
 """
 
-from app.jobs import clock, intake  # noqa: F401 - registers the jobs with the queue
+from app.jobs import bulk, clock, intake  # noqa: F401 - registers the jobs with the queue
 from app.jobs.queue import huey, init_app
 
 __all__ = ["huey", "init_app"]

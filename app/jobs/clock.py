@@ -25,6 +25,7 @@ from flask import current_app
 from huey import crontab
 
 from app.extensions import db
+from app.jobs.bulk import sweep_bulk
 from app.jobs.intake import sweep_intake
 from app.jobs.queue import huey, job, periodic
 from app.models.types import utcnow
@@ -74,7 +75,7 @@ def expire_desk_timeouts(now: datetime) -> dict[str, int]:
 # The agent desk's clock-driven work (preferred-agent holds and reservations that expire)
 # joins these lists: EVERY_TICK for what must happen within seconds, else EVERY_MINUTE.
 EVERY_TICK: list[Work] = [deliver_webhooks, expire_desk_timeouts]
-EVERY_MINUTE: list[Work] = [sweep_intake]
+EVERY_MINUTE: list[Work] = [sweep_intake, sweep_bulk]
 EVERY_DAY: list[Work] = [prune_audit_records]
 
 

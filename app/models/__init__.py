@@ -1,6 +1,7 @@
 """The database models, one module per aggregate."""
 
 from app.models.agents import AgentSession, AgentState
+from app.models.bulk import BulkAction, BulkFailure, BulkJob, BulkState
 from app.models.campaigns import Campaign, CampaignStatus, CampaignType, SkillQueue
 from app.models.dnc import DncNumber
 from app.models.history import AuditRecord, Event, WebhookDelivery, WebhookEndpoint
@@ -28,6 +29,10 @@ __all__ = [
     "REGIONS",
     "ApiKey",
     "AuditRecord",
+    "BulkAction",
+    "BulkFailure",
+    "BulkJob",
+    "BulkState",
     "AuthMode",
     "Campaign",
     "CampaignStatus",

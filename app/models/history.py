@@ -30,6 +30,8 @@ class AuditRecord(db.Model):
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
     actor_kind: Mapped[str] = mapped_column(String(16))
     actor_id: Mapped[str] = mapped_column(String(255))
+    # What acted for the actor (a bulk job they confirmed); none when they acted themselves.
+    actor_via: Mapped[str | None] = mapped_column(String(64))
     action: Mapped[str] = mapped_column(String(64))
     entity_kind: Mapped[str] = mapped_column(String(32))
     entity_id: Mapped[str] = mapped_column(String(255))

@@ -27,9 +27,11 @@ class Actor:
 
     kind: ActorKind
     id: str
+    # What acted for them, when it was not they themselves: "bulk job 7".
+    via: str | None = None
 
     def describe(self) -> str:
-        return f"{self.kind.value}:{self.id}"
+        return f"{self.kind.value}:{self.id}" + (f" via {self.via}" if self.via else "")
 
     @classmethod
     def api_key(cls, key_id: int) -> Actor:

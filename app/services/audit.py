@@ -102,10 +102,12 @@ def tenant_history(
     return _page(where, limit, offset)
 
 
-def describe_actor(kind: str, actor_id: str) -> str:
-    """Who acted, in the pages' words: "API key #3", "supervisor boss@example.com"."""
+def describe_actor(kind: str, actor_id: str, via: str | None = None) -> str:
+    """Who acted, in the pages' words: "API key #3", "supervisor boss@example.com",
+    "supervisor boss@example.com via bulk job 7"."""
     words = ACTOR_WORDS.get(kind, kind)
-    return f"{words} #{actor_id}" if kind == "api_key" else f"{words} {actor_id}"
+    who = f"{words} #{actor_id}" if kind == "api_key" else f"{words} {actor_id}"
+    return f"{who} via {via}" if via else who
 
 
 def history_rows(records: list[AuditRecord]) -> list[HistoryRow]:
@@ -113,7 +115,7 @@ def history_rows(records: list[AuditRecord]) -> list[HistoryRow]:
     return [
         HistoryRow(
             at=record.at,
-            who=describe_actor(record.actor_kind, record.actor_id),
+            who=describe_actor(record.actor_kind, record.actor_id, record.actor_via),
             action=record.action,
             subject=f"{record.entity_kind.replace('_', ' ')} {record.entity_id}",
             changes=changed_fields(record.before, record.after),
@@ -157,12 +159,17 @@ def _exported(row: Any) -> dict[str, Any]:
     return {
         "id": row.id,
         "at": wire_time(row.at),
-        "actor": {"kind": row.actor_kind, "id": row.actor_id},
+        "actor": _actor(row),
         "action": row.action,
         "entity": {"kind": row.entity_kind, "id": row.entity_id},
         "before": row.before,
         "after": row.after,
     }
+
+
+def _actor(row: Any) -> dict[str, str]:
+    named = {"kind": row.actor_kind, "id": row.actor_id}
+    return {**named, "via": row.actor_via} if row.actor_via else named
 
 
 def prune_audit(now: datetime, retention_days: int | None = None) -> int:

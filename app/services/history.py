@@ -64,8 +64,8 @@ def record(actor: Actor, change: Change, at: datetime | None = None) -> None:
 
 
 AUDIT_COLUMNS = (
-    "tenant_id", "at", "actor_kind", "actor_id", "action", "entity_kind", "entity_id",
-    "before", "after",
+    "tenant_id", "at", "actor_kind", "actor_id", "actor_via", "action", "entity_kind",
+    "entity_id", "before", "after",
 )  # fmt: skip
 EVENT_COLUMNS = ("event_id", "tenant_id", "type", "subject", "payload", "created_at")
 
@@ -81,13 +81,14 @@ def record_all(actor: Actor, changes: list[Change], at: datetime | None = None) 
         return
     at = at or utcnow()
     stamp = driver_value(db.session, AuditRecord.__table__.c.at)(at)
-    kind, who = actor.kind.value, actor.id
+    kind, who, via = actor.kind.value, actor.id, actor.via
     audit_rows = [
         (
             change.tenant_id,
             stamp,
             kind,
             who,
+            via,
             change.action,
             change.entity_kind,
             change.entity_id,
@@ -118,4 +119,5 @@ def record_all(actor: Actor, changes: list[Change], at: datetime | None = None) 
 
 
 def _actor(actor: Actor) -> dict[str, str]:
-    return {"kind": actor.kind.value, "id": actor.id}
+    named = {"kind": actor.kind.value, "id": actor.id}
+    return {**named, "via": actor.via} if actor.via else named

@@ -47,6 +47,15 @@ def filtered(campaign: Campaign, criteria: list[Criterion], also: Also = ()) -> 
     return select(Task).where(Task.campaign_id == campaign.id, *conditions)
 
 
+def probed(campaign: Campaign, criteria: list[Criterion]) -> Select:
+    """A select of the campaign's tasks matching every criterion, each tested on the task
+    itself (its columns, a probe of its items): for walking the tasks in id order a batch
+    at a time, where `filtered` would collect every match of a criterion for each batch."""
+    scope = scope_of(campaign)
+    tests = [finder.test for finder in _finders(scope, criteria)]
+    return select(Task).where(Task.campaign_id == campaign.id, *tests)
+
+
 DEFAULT_MAX_RECORDS = 1000
 
 

@@ -33,7 +33,7 @@ def _row(record: AuditRecord) -> HistoryRow:
     shown = record.after or record.before or {}
     return HistoryRow(
         at=record.at,
-        who=describe_actor(record.actor_kind, record.actor_id),
+        who=describe_actor(record.actor_kind, record.actor_id, record.actor_via),
         action=record.action,
         subject=f"task {shown.get('clientId', record.entity_id)}",
         changes=changed_fields(fields_of(record.before), fields_of(record.after)),

@@ -118,6 +118,28 @@ def task_snapshot(task: Task) -> dict[str, Any]:
     return snapshot(task_data(task))
 
 
+def task_snapshots(
+    tasks: list[Task], same_data_as: Sequence[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Many tasks as `task_snapshot` shows each, their data read in a few queries.
+
+    `same_data_as`: snapshots of the same tasks taken before a change that left their data
+    items and work codes as they were; those are copied rather than read again.
+    """
+    if same_data_as is None:
+        db.session.flush()
+        return [snapshot(data) for data in with_data(tasks)]
+    shown = []
+    for task, earlier in zip(tasks, same_data_as, strict=True):
+        record = task_record(task, task.skill_queue.name, (), ())
+        del record["previewRecordData"]  # copied as recorded, in the order it has there
+        if "workCodes" in earlier:
+            record["workCodes"] = earlier["workCodes"]
+        record["previewRecordData"] = earlier["previewRecordData"]
+        shown.append(with_campaign(record, task.campaign.name))
+    return shown
+
+
 def stored_record(campaign_id: int, by: str, value: str) -> dict[str, Any] | None:
     """One task of the campaign as search shows it, found by its `record_id` or `client_id`;
     None when there is none."""

@@ -28,6 +28,7 @@ EVENT_TYPES: dict[str, str] = {
     "campaign.archived": "A campaign was archived: nothing delivered, no new tasks, tasks kept.",
     "campaign.restored": "An archived campaign was restored (it comes back paused).",
     "intake.load_finished": "An intake file finished loading.",
+    "bulk.finished": "A bulk action on a search result finished (its counts).",
     "user.added": "A user (agent) was provisioned.",
     "user.deleted": "A user (agent) was deleted.",
 }

@@ -1,0 +1,63 @@
+"""The bulk actions' forms: the fields of the task page's status and transfer forms, where
+an empty choice leaves a field of each task as it is."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from flask_wtf import FlaskForm
+from wtforms import IntegerField, SelectField, StringField
+from wtforms.validators import DataRequired, Length, Optional
+from wtforms.widgets import HiddenInput
+
+from app.admin.forms import NextTimeMixin
+from app.models import WorkedState
+
+UNCHANGED = ""
+
+
+class BulkForm(FlaskForm):
+    """Every bulk form carries the count its confirmation showed: a different count when it
+    is confirmed sends the supervisor back to check the new one."""
+
+    expected = IntegerField("Tasks", widget=HiddenInput(), validators=[Optional()])
+
+
+class BulkStatusForm(BulkForm, NextTimeMixin):
+    api_names: ClassVar = {
+        "previewRecordStateEnum": "state",
+        "nextEarliestWorkTimeUTC": "next_time",
+        "skillQueue": "skill_queue",
+        "timeZone": "time_zone",
+        "preferredAgent": "preferred_agent",
+    }
+    state = SelectField("New worked state", choices=[s.value for s in WorkedState])
+    skill_queue = SelectField("Skill queue", validators=[Optional()])
+    time_zone = SelectField("Time zone", validators=[Optional()])
+    preferred_agent = StringField(
+        "Preferred agent (empty: unchanged)", validators=[Length(max=255)]
+    )
+
+
+class BulkTransferForm(BulkForm):
+    api_names: ClassVar = {
+        "transferToCampaign": "destination",
+        "skillQueue": "skill_queue",
+        "preferredAgent": "preferred_agent",
+    }
+    destination = SelectField("Destination campaign", validators=[DataRequired()])
+    skill_queue = SelectField("Skill queue", validators=[Optional()])
+    preferred_agent = StringField(
+        "Preferred agent (empty: unchanged)", validators=[Length(max=255)]
+    )
+
+
+class BulkAgentForm(BulkForm):
+    api_names: ClassVar = {"preferredAgent": "preferred_agent"}
+    preferred_agent = StringField(
+        "Preferred agent (empty: clear the preferred agent)", validators=[Length(max=255)]
+    )
+
+
+class BulkDeleteForm(BulkForm):
+    """Deleting needs no field: the confirmation is the form."""
