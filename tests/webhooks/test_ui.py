@@ -70,6 +70,8 @@ def test_adding_an_endpoint_shows_its_secret_once_and_never_again(signed_in, acm
         ("ftp://crm.example.com/x", "http:// or https://"),
         ("https://me:pw@crm.example.com/x", "user name or password"),
         ("crm.example.com", "http:// or https://"),
+        ("http://169.254.169.254/latest/meta-data/", "is a link-local address"),
+        ("http://0x7f000001:6379/", "which is 127.0.0.1, is a loopback address"),
     ],
 )
 def test_a_refused_url_is_told_beside_the_field(signed_in, acme, url, reason):
