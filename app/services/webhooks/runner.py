@@ -30,6 +30,9 @@ def policy() -> Policy:
     return Policy(
         lease=timedelta(seconds=config["WEBHOOK_LEASE_SECONDS"]),
         disable_after=timedelta(days=config["WEBHOOK_DISABLE_AFTER_DAYS"]),
+        per_endpoint=config["WEBHOOK_PER_ENDPOINT"],
+        concurrency=config["WEBHOOK_CONCURRENCY"],
+        lane_seconds=config["WEBHOOK_LANE_SECONDS"],
     )
 
 
