@@ -179,10 +179,11 @@ def defaults() -> dict[str, Any]:
         "WEBHOOK_READ_TIMEOUT": float(env.get("WEBHOOK_READ_TIMEOUT", 15)),
         "WEBHOOK_LEASE_SECONDS": int(env.get("WEBHOOK_LEASE_SECONDS", 60)),
         "WEBHOOK_BATCH": int(env.get("WEBHOOK_BATCH", 50)),
-        # Fairness: at most this many deliveries of one endpoint per round, endpoints sent
-        # to side by side on this many connections, and a lane stops taking its next
-        # delivery once the round is this old (what is left goes in the next round).
-        "WEBHOOK_PER_ENDPOINT": int(env.get("WEBHOOK_PER_ENDPOINT", 10)),
+        # Fairness: a round takes every waiting endpoint's oldest delivery before anyone's
+        # second, at most this many of one endpoint; endpoints are sent to side by side on
+        # this many connections, and a lane stops taking its next delivery once the round
+        # is this old (what is left goes in the next round).
+        "WEBHOOK_PER_ENDPOINT": int(env.get("WEBHOOK_PER_ENDPOINT", 50)),
         "WEBHOOK_CONCURRENCY": int(env.get("WEBHOOK_CONCURRENCY", 8)),
         "WEBHOOK_LANE_SECONDS": float(env.get("WEBHOOK_LANE_SECONDS", 2)),
         # Not public, but allowed as webhook receivers (e.g. "10.20.0.0/16"): none by default.
