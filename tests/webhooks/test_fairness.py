@@ -11,7 +11,7 @@ from datetime import timedelta
 from app.services.webhooks.delivery import Policy, claim_due, deliver_due
 from app.services.webhooks.dispatch import dispatch_events
 from app.services.webhooks.sending import Attempt
-from tests.webhooks.conftest import NO_JITTER, deliveries, emit, make_endpoint
+from tests.webhooks.conftest import NO_JITTER, deliveries, emit, make_endpoint, make_tenant
 
 LEASE = timedelta(seconds=60)
 OK = Attempt(status_code=200)
@@ -120,3 +120,22 @@ def test_each_endpoint_gets_its_events_in_order_over_the_rounds(acme, globex, cl
         assert [n for u, _b, _e, n in receiver.log if u == url] == list(range(12))
     # Handed back and taken again, each was still sent once: one attempt each.
     assert {(d.status, d.attempts) for d in deliveries()} == {("delivered", 1)}
+
+
+def test_endpoints_whose_deliveries_all_wait_in_backoff_take_no_place_in_the_round(
+    app, clock, recorder
+):
+    for n in range(3):  # three receivers down: one event each tried, the next one waits
+        tenant = make_tenant(f"Down{n}")
+        make_endpoint(tenant, f"https://down{n}.example/in")
+        emit(tenant, subject="rec-1", n=0)
+        emit(tenant, subject="rec-1", n=1)
+    dispatch_events(clock.now)
+    recorder.default = Attempt(status_code=503)
+    assert deliver_due(clock.now, 10, sender=recorder, rand=NO_JITTER) == 3
+    healthy = make_tenant("Up")
+    up = make_endpoint(healthy, QUICK_URL)
+    emit(healthy, subject="u-1")
+    dispatch_events(clock.now)
+    # A round of 2 places: the waiting ones are older, but only the healthy one can go.
+    assert [c.endpoint_id for c in claim_due(clock.now, 2, LEASE)] == [up.id]

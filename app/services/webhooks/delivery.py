@@ -115,24 +115,27 @@ def _due(now: datetime, *, ordered: bool = True):
 def _fair_ids(now: datetime, limit: int, per_endpoint: int) -> list[int]:
     """Up to `limit` due deliveries, at most `per_endpoint` of each endpoint, round-robin:
     every endpoint's oldest before any endpoint's second oldest. The endpoints whose oldest
-    due delivery waits longest come first (at most `limit` of them in a round)."""
+    due delivery waits longest come first (at most `limit` of them in a round); one whose
+    due deliveries all wait behind an earlier event (in backoff) takes no place."""
     waiting = db.session.scalars(
         _due(now, ordered=False)
         .with_only_columns(WebhookDelivery.endpoint_id)
         .group_by(WebhookDelivery.endpoint_id)
         .order_by(func.min(WebhookDelivery.event_id))
-        .limit(limit)
-    )
-    lanes = [
-        db.session.scalars(
+    ).all()
+    lanes: list[list[int]] = []
+    for endpoint_id in waiting:
+        lane = db.session.scalars(
             _due(now)
             .with_only_columns(WebhookDelivery.id)
             .where(WebhookDelivery.endpoint_id == endpoint_id)
             .order_by(WebhookDelivery.event_id, WebhookDelivery.id)
             .limit(per_endpoint)
         ).all()
-        for endpoint_id in list(waiting)
-    ]
+        if lane:
+            lanes.append(lane)
+            if len(lanes) >= limit:
+                break
     rounds = (lane[place] for place in range(per_endpoint) for lane in lanes if place < len(lane))
     return list(rounds)[:limit]
 
@@ -235,7 +238,10 @@ def deliver_due(
         """One endpoint's claims, in order, until the round is too old; no database here."""
         done = []
         for claim in lane:
-            if ticker() - started >= policy.lane_seconds:
+            # Its first send goes whatever the time (every lane moves on), unless the round
+            # is so old that the lease might end before the answer does.
+            limit = policy.lane_seconds if done else policy.lease.total_seconds() / 2
+            if ticker() - started >= limit:
                 break
             body = body_of(claim.payload)
             headers = signed_headers(claim.secret, claim.event_id, body, clock())
