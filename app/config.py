@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import secrets
@@ -135,6 +136,20 @@ def worker_settings(env: Mapping[str, str]) -> dict[str, Any]:
 _HASH_METHOD = re.compile(r"scrypt(:\d+:\d+:\d+)?|pbkdf2(:sha(256|512)(:\d+)?)?")
 
 
+def webhook_allow_networks(env: Mapping[str, str]) -> str:
+    """WEBHOOK_ALLOW_NETWORKS: networks (CIDR, comma-separated) that webhooks may reach
+    although not public; none by default. A bad one stops the start, naming it."""
+    text = env.get("WEBHOOK_ALLOW_NETWORKS", "")
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ValueError(
+                f"WEBHOOK_ALLOW_NETWORKS: {item!r} is not a network such as 10.0.0.0/8"
+            ) from None
+    return text
+
+
 def password_hash_method(env: Mapping[str, str]) -> str:
     """How passwords are hashed, in werkzeug's notation: `scrypt` (its default cost),
     `scrypt:N:r:p`, or `pbkdf2:sha256:ITERATIONS`; anything else stops the app at start."""
@@ -186,6 +201,15 @@ def defaults() -> dict[str, Any]:
         "WEBHOOK_READ_TIMEOUT": float(env.get("WEBHOOK_READ_TIMEOUT", 15)),
         "WEBHOOK_LEASE_SECONDS": int(env.get("WEBHOOK_LEASE_SECONDS", 60)),
         "WEBHOOK_BATCH": int(env.get("WEBHOOK_BATCH", 50)),
+        # Fairness: a round takes every waiting endpoint's oldest delivery before anyone's
+        # second, at most this many of one endpoint; endpoints are sent to side by side on
+        # this many connections, and a lane stops taking its next delivery once the round
+        # is this old (what is left goes in the next round).
+        "WEBHOOK_PER_ENDPOINT": int(env.get("WEBHOOK_PER_ENDPOINT", 50)),
+        "WEBHOOK_CONCURRENCY": int(env.get("WEBHOOK_CONCURRENCY", 8)),
+        "WEBHOOK_LANE_SECONDS": float(env.get("WEBHOOK_LANE_SECONDS", 2)),
+        # Not public, but allowed as webhook receivers (e.g. "10.20.0.0/16"): none by default.
+        "WEBHOOK_ALLOW_NETWORKS": webhook_allow_networks(env),
         # Audit records older than this are pruned; 0 keeps them forever.
         "AUDIT_RETENTION_DAYS": int(env.get("AUDIT_RETENTION_DAYS", 365)),
         # The desk: a desk silent this long counts as offline; a delivered task untouched

@@ -40,6 +40,15 @@ BASE = "/tenants/<int:tenant_id>/webhooks"
 ONE = BASE + "/<int:endpoint_id>"
 
 
+class ReplaySinceForm(FlaskForm):
+    api_names: ClassVar = {"since": "since"}
+    since = StringField(
+        "Replay the events since (UTC)",
+        validators=[DataRequired(), Length(max=40)],
+        render_kw={"type": "datetime-local", "step": "1"},
+    )
+
+
 class WebhookForm(FlaskForm):
     api_names: ClassVar = {"url": "url", "description": "description", "event type": "types"}
     url = StringField("URL", validators=[DataRequired(), Length(max=2048)])
@@ -219,11 +228,7 @@ def enable_webhook(tenant_id: int, endpoint_id: int):
     return redirect(url_for("admin.webhooks", tenant_id=tenant.id))
 
 
-@bp.get(ONE)
-def webhook(tenant_id: int, endpoint_id: int):
-    """The endpoint's delivery log, newest first, paged."""
-    tenant = tenant_or_404(tenant_id)
-    endpoint = _endpoint_or_404(tenant, endpoint_id)
+def _log_page(tenant: Tenant, endpoint: WebhookEndpoint, form=None, error=None):
     shown = window(log.count_deliveries(endpoint))
     return render_template(
         "admin/webhook.html",
@@ -232,6 +237,35 @@ def webhook(tenant_id: int, endpoint_id: int):
         lines=log.list_deliveries(endpoint, shown.limit, shown.offset),
         page=shown.page,
         pages=shown.pages,
+        replay_form=form or ReplaySinceForm(),
+        error=error,
+    ), (422 if error else 200)
+
+
+@bp.get(ONE)
+def webhook(tenant_id: int, endpoint_id: int):
+    """The endpoint's delivery log, newest first, paged, and the replay from a time."""
+    tenant = tenant_or_404(tenant_id)
+    return _log_page(tenant, _endpoint_or_404(tenant, endpoint_id))
+
+
+@bp.post(ONE + "/replay-since")
+def replay_webhook_since(tenant_id: int, endpoint_id: int):
+    """Queue the tenant's events from a time that the endpoint has not had (from before it
+    was created, or while it was disabled)."""
+    tenant = tenant_or_404(tenant_id)
+    endpoint = _endpoint_or_404(tenant, endpoint_id)
+    form = ReplaySinceForm()
+    return submit(
+        form,
+        lambda: log.replay_since(endpoint, log.parse_since(form.since.data), actor=supervisor()),
+        lambda error: _log_page(tenant, endpoint, form, error),
+        lambda added: (
+            f"{added} earlier event{'s' if added != 1 else ''} will be delivered, oldest first."
+            if added
+            else "No event since then is missing from this endpoint's log."
+        ),
+        url_for("admin.webhook", tenant_id=tenant.id, endpoint_id=endpoint.id),
     )
 
 

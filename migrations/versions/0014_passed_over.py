@@ -6,7 +6,7 @@ queue instead of straight back to the one it was taken from. Both nullable: addi
 rewrites no table. No index: the condition only filters the candidates delivery already
 finds by its own indexes.
 
-Revision ID: 0014_passed_over
+Revision ID: 0014
 Revises: 0013
 Create Date: 2026-11-26 23:00:00.000000
 
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '0014_passed_over'
+revision = '0014'
 down_revision = '0013'
 branch_labels = None
 depends_on = None

@@ -47,6 +47,8 @@ def test_remove_deletes_only_the_tenants_own_endpoint(runner, acme, globex):
     [
         (["add", "Acme", "prod", "ftp://x.example"], "http:// or https://"),
         (["add", "Acme", "prod", "https://u:p@x.example"], "user name or password"),
+        (["add", "Acme", "prod", "http://[::1]:6379/"], "url host ::1 is a loopback address"),
+        (["add", "Acme", "prod", "http://10.0.0.7/"], "url host 10.0.0.7 is a private address"),
         (["add", "Acme", "prod", "https://x.example", "--event", "task.nope"], "unknown"),
         (["add", "Nobody", "prod", "https://x.example"], "Nobody"),
         (["list", "Nobody", "prod"], "Nobody"),

@@ -20,9 +20,9 @@ from tests.webhooks.conftest import BOSS, make_endpoint
     "url",
     [
         "https://hooks.example.com/in",
-        "http://127.0.0.1:8080/hook?token=abc",
+        "http://93.184.215.14:8080/hook?token=abc",
         "HTTPS://Example.com",
-        "https://[::1]:9443/x",
+        "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:9443/x",
         "https://example.com/" + "a" * (2048 - 20),
     ],
 )

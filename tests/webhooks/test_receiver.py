@@ -18,11 +18,18 @@ from app.services.webhooks.endpoints import new_secret
 from tests.webhooks.conftest import emit, make_endpoint, verified
 
 ANY = re.compile(".*")
+LOCAL = "127.0.0.0/8,::1/128"
 
 
 @pytest.fixture
 def settings(settings):
-    return {**settings, "WEBHOOK_CONNECT_TIMEOUT": 1.0, "WEBHOOK_READ_TIMEOUT": 0.5}
+    # The receivers listen on this machine: an address the operator must allow.
+    return {
+        **settings,
+        "WEBHOOK_CONNECT_TIMEOUT": 1.0,
+        "WEBHOOK_READ_TIMEOUT": 0.5,
+        "WEBHOOK_ALLOW_NETWORKS": LOCAL,
+    }
 
 
 class Receiver:

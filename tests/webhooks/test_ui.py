@@ -73,6 +73,8 @@ def test_adding_an_endpoint_shows_its_secret_once_and_never_again(signed_in, acm
         ("ftp://crm.example.com/x", "http:// or https://"),
         ("https://me:pw@crm.example.com/x", "user name or password"),
         ("crm.example.com", "http:// or https://"),
+        ("http://169.254.169.254/latest/meta-data/", "is a link-local address"),
+        ("http://0x7f000001:6379/", "which is 127.0.0.1, is a loopback address"),
     ],
 )
 def test_a_refused_url_is_told_beside_the_field(signed_in, acme, url, reason):
@@ -218,3 +220,35 @@ def test_a_post_without_its_csrf_token_changes_nothing(signed_in, acme, path):
     assert db.session.scalars(select(WebhookEndpoint.secret)).all() == [secret]
     assert not db.session.get(WebhookEndpoint, endpoint.id).enabled
     assert csrf_token(page(signed_in, base(acme) + "/new"))
+
+
+def test_the_endpoint_page_says_since_when_and_replays_from_a_time(signed_in, acme, clock):
+    emit(acme, "task.added", subject="before")
+    dispatch_events(clock.now)
+    endpoint = make_endpoint(acme)
+    url = f"{base(acme)}/{endpoint.id}"
+    shown = page(signed_in, url)
+    said = shown.select_one("[data-receives-from]").get_text(" ", strip=True)
+    assert "Receives the events that happen from" in said and "replay them from a time" in said
+    assert shown.find("input", attrs={"name": "since"})["type"] == "datetime-local"
+    refused = signed_in.post(url + "/replay-since", data={"since": "last week"})
+    assert refused.status_code == 422
+    assert "date and time" in soup(refused).select_one(".field-error").get_text()
+    assert soup(refused).find("input", attrs={"name": "since"})["value"] == "last week"
+    assert db.session.scalar(select(WebhookDelivery)) is None
+    done = signed_in.post(url + "/replay-since", data={"since": "2020-01-01T00:00"})
+    assert done.status_code == 302 and done.headers["Location"].endswith(url)
+    assert "1 earlier event will be delivered" in page(signed_in, url).get_text()
+    assert [d.endpoint_id for d in db.session.scalars(select(WebhookDelivery))] == [endpoint.id]
+
+
+@pytest.mark.parametrize("settings", [{"WTF_CSRF_ENABLED": True}], indirect=True)
+def test_a_replay_from_a_time_without_its_csrf_token_changes_nothing(signed_in, acme, clock):
+    emit(acme, "task.added", subject="before")
+    dispatch_events(clock.now)
+    endpoint = make_endpoint(acme)
+    response = signed_in.post(
+        f"{base(acme)}/{endpoint.id}/replay-since", data={"since": "2020-01-01T00:00"}
+    )
+    assert response.status_code in (400, 422)
+    assert db.session.scalar(select(WebhookDelivery)) is None

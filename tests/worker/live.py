@@ -20,6 +20,8 @@ FAST = {
     "WORKER_LEASE_SECONDS": "3",
     "WORKER_TICK_SECONDS": "0.5",
     "WEBHOOK_LEASE_SECONDS": "2",
+    # The tests' webhook receivers listen on this machine.
+    "WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8,::1/128",
 }
 
 
@@ -31,6 +33,7 @@ def worker_settings(folder: Path, redis_url: str | None = None, queue: str = "te
         "REDIS_URL": redis_url,
         "WORKER_QUEUE_NAME": queue,
         "WORKER_LEASE_SECONDS": float(FAST["WORKER_LEASE_SECONDS"]),
+        "WEBHOOK_ALLOW_NETWORKS": FAST["WEBHOOK_ALLOW_NETWORKS"],
     }
 
 

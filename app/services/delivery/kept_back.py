@@ -1,8 +1,9 @@
 """Why tasks are kept back: one count per rule of when and whom, for the Progress panel.
 
 A task is kept back when it is open, free, due and unheld, yet a rule of ELIGIBILITY that
-holds for any agent of its queue refuses it now: the queue's hours of operation, the
-campaign's calling window, the do-not-call list, a paused campaign, or whatever rule delivery gains later.
+holds for any agent of its queue refuses it now: a paused campaign, the queue's hours of
+operation, the campaign's calling window, the do-not-call list, or whatever rule delivery
+gains later.
 Each such rule is counted with the very condition delivery applies (`rule(seat)`), so the
 panel's reasons and the desk's deliveries never disagree. A task refused by two rules is
 counted under both.

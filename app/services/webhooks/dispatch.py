@@ -1,5 +1,7 @@
 """From the outbox to the endpoints: each new event becomes one delivery per enabled
-endpoint of its tenant that wants its type, in the order the events happened."""
+endpoint of its tenant that wants its type and existed when it happened, in the order the
+events happened. An endpoint added while the worker was down does not get the backlog of
+older events: those only by a replay from a time it asks for (`log.replay_since`)."""
 
 from __future__ import annotations
 
@@ -55,7 +57,7 @@ def dispatch_events(now: datetime, batch: int = 500) -> int:
         }
         for event in events
         for endpoint in endpoints.get(event.tenant_id, [])
-        if wants(endpoint.event_types, event.type)
+        if wants(endpoint.event_types, event.type) and event.created_at >= endpoint.created_at
     ]
     if rows:
         db.session.execute(WebhookDelivery.__table__.insert(), rows)

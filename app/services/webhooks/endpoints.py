@@ -19,6 +19,7 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.errors import InvalidInput, NotFound
 from app.services.history import Change, record
+from app.services.webhooks.addresses import AddressRefused, check_host
 from app.services.webhooks.catalogue import check_event_types
 from app.services.webhooks.dispatch import OPEN, PENDING
 
@@ -33,7 +34,8 @@ def new_secret() -> str:
 
 
 def check_url(url: str) -> str:
-    """The URL, when it is an absolute http(s) URL with a host and no credentials."""
+    """The URL, when it is an absolute http(s) URL with a host and no credentials, whose
+    host is not (and does not now resolve to) an address webhooks are not sent to."""
     url = (url or "").strip()
     if not url:
         raise InvalidInput("url is required")
@@ -54,6 +56,10 @@ def check_url(url: str) -> str:
         raise InvalidInput("url must name a host")
     if parts.fragment:
         raise InvalidInput("url must not have a #fragment (it is never sent)")
+    try:
+        check_host(host, _port or (443 if parts.scheme.lower() == "https" else 80))
+    except AddressRefused as refused:
+        raise InvalidInput(f"url {refused}") from None
     return url
 
 

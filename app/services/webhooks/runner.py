@@ -16,11 +16,12 @@ from typing import Any
 from flask import current_app
 
 from app.models.types import utcnow
+from app.services.webhooks.addresses import allowed_networks
 from app.services.webhooks.delivery import Policy, deliver_due, disable_failing
 from app.services.webhooks.dispatch import dispatch_events
 from app.services.webhooks.sending import HttpSender, Sender
 
-_senders: dict[tuple[float, float], HttpSender] = {}
+_senders: dict[tuple, HttpSender] = {}
 
 
 def policy() -> Policy:
@@ -29,16 +30,19 @@ def policy() -> Policy:
     return Policy(
         lease=timedelta(seconds=config["WEBHOOK_LEASE_SECONDS"]),
         disable_after=timedelta(days=config["WEBHOOK_DISABLE_AFTER_DAYS"]),
+        per_endpoint=config["WEBHOOK_PER_ENDPOINT"],
+        concurrency=config["WEBHOOK_CONCURRENCY"],
+        lane_seconds=config["WEBHOOK_LANE_SECONDS"],
     )
 
 
 def http_sender() -> HttpSender:
-    """The app's HTTP sender (one connection pool per process and timeouts)."""
+    """The app's HTTP sender (its timeouts and the networks it may reach beyond public ones)."""
     config = current_app.config
-    timeouts = (config["WEBHOOK_CONNECT_TIMEOUT"], config["WEBHOOK_READ_TIMEOUT"])
-    if timeouts not in _senders:
-        _senders[timeouts] = HttpSender(*timeouts)
-    return _senders[timeouts]
+    key = (config["WEBHOOK_CONNECT_TIMEOUT"], config["WEBHOOK_READ_TIMEOUT"], allowed_networks())
+    if key not in _senders:
+        _senders[key] = HttpSender(*key)
+    return _senders[key]
 
 
 def run_once(

@@ -2,7 +2,9 @@
 
 The body is the event's payload serialised once; exactly those bytes are signed and sent.
 Redirects are never followed (a 3xx is a failure, so an endpoint cannot bounce events to
-a host nobody registered), and only a 2xx counts as delivered.
+a host nobody registered), and only a 2xx counts as delivered. Only addresses that
+`addresses` allows are connected to, checked on the name's addresses at the moment of
+sending.
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import urllib3
 from standardwebhooks import Webhook
+
+from app.services.webhooks import addresses
 
 USER_AGENT = "PreviewCampaigns-Webhooks/1.0"
 ERROR_LENGTH = 500
@@ -54,32 +59,97 @@ def signed_headers(secret: str, event_id: str, body: bytes, at: datetime) -> dic
 
 
 class HttpSender:
-    """POSTs with short timeouts, no retries of its own and no redirects followed."""
+    """POSTs with short timeouts, no retries of its own and no redirects followed, only to
+    allowed addresses: the host is resolved here, every address it has is checked, and the
+    connection goes to a checked address (the name still in Host and in TLS's SNI and
+    certificate check), so a name that resolves elsewhere a moment later gains nothing."""
 
-    def __init__(self, connect_timeout: float, read_timeout: float) -> None:
+    def __init__(
+        self,
+        connect_timeout: float,
+        read_timeout: float,
+        allowed: tuple[addresses.IPNetwork, ...] = (),
+    ) -> None:
         self.timeout = urllib3.Timeout(connect=connect_timeout, read=read_timeout)
-        # No proxy from the environment and a bounded pool: the worker talks to many hosts.
-        self.pool = urllib3.PoolManager(num_pools=20, maxsize=1, block=False)
+        self.allowed = allowed
 
     def __call__(self, url: str, body: bytes, headers: dict[str, str]) -> Attempt:
         try:
-            response = self.pool.request(
-                "POST",
-                url,
-                body=body,
-                headers=headers,
-                timeout=self.timeout,
-                retries=False,
-                redirect=False,
-                preload_content=False,
+            target = _Target.of(url)
+            pinned = addresses.checked_addresses(target.host, target.port, self.allowed)
+        except addresses.AddressRefused as refused:
+            return Attempt(error=f"refused: {refused}"[:ERROR_LENGTH])
+        except (OSError, ValueError, urllib3.exceptions.HTTPError) as error:
+            return Attempt(
+                error=f"DNS error: {target_name(url)} did not resolve ({error})"[:ERROR_LENGTH]
             )
-        except (urllib3.exceptions.HTTPError, OSError, ValueError) as error:
-            return Attempt(error=_error_text(error))
+        error: Exception | None = None
+        for address in pinned[:3]:  # the next address only when this one takes no connection
+            try:
+                return self._post(target, address, body, headers)
+            except urllib3.exceptions.NewConnectionError as failed:
+                error = failed
+            except (urllib3.exceptions.HTTPError, OSError, ValueError) as failed:
+                return Attempt(error=_error_text(failed))
+        return Attempt(error=_error_text(error))
+
+    def _post(self, target: _Target, address, body: bytes, headers: dict[str, str]) -> Attempt:
+        options: dict[str, Any] = {"timeout": self.timeout, "retries": False, "maxsize": 1}
+        if target.https:
+            pool_class = urllib3.HTTPSConnectionPool
+            if addresses.literal_address(target.host) is None:  # a name: SNI and the check
+                options.update(server_hostname=target.host, assert_hostname=target.host)
+        else:
+            pool_class = urllib3.HTTPConnectionPool
+        pool = pool_class(str(address), target.port, **options)
         try:
-            return Attempt(status_code=response.status)
+            response = pool.urlopen(
+                "POST",
+                target.path,
+                body=body,
+                headers={**headers, "Host": target.host_header},
+                redirect=False,
+                retries=False,
+                assert_same_host=False,
+                preload_content=False,
+                release_conn=False,
+            )
+            try:
+                return Attempt(status_code=response.status)
+            finally:
+                # The body is of no use to us; never read a large one, never reuse the socket.
+                response.close()
         finally:
-            # The body is of no use to us; never read a large one, never reuse the socket.
-            response.close()
+            pool.close()
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Where a URL points: the host as sent on the wire, port, path and Host header."""
+
+    https: bool
+    host: str
+    port: int
+    path: str
+    host_header: str
+
+    @classmethod
+    def of(cls, url: str) -> _Target:
+        parts = urlsplit(url)
+        https = parts.scheme.lower() == "https"
+        host = addresses.ascii_host(parts.hostname or "")
+        port = parts.port or (443 if https else 80)
+        shown = f"[{host}]" if ":" in host else host
+        header = shown if parts.port is None else f"{shown}:{parts.port}"
+        path = urllib3.util.parse_url(url).request_uri or "/"
+        return cls(https, host, port, path, header)
+
+
+def target_name(url: str) -> str:
+    try:
+        return urlsplit(url).hostname or "the host"
+    except ValueError:
+        return "the host"
 
 
 def _error_text(error: Exception) -> str:

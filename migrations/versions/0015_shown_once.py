@@ -5,8 +5,8 @@
   it; deleted when shown or after a few minutes. Secrets are stored masked with a pad only
   the browser's session holds.
 
-Revision ID: 0014_shown_once
-Revises: 0013
+Revision ID: 0015
+Revises: 0014
 Create Date: 2026-11-26 23:10:00.000000
 
 """
@@ -15,8 +15,8 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '0014_shown_once'
-down_revision = '0013'
+revision = '0015'
+down_revision = '0014'
 branch_labels = None
 depends_on = None
 

@@ -6,8 +6,8 @@
 - `audit_records.actor_via`: what acted for the actor (a bulk job they confirmed). A nullable
   column without a default: added without rewriting the table on both databases.
 
-Revision ID: 0015
-Revises: 0013
+Revision ID: 0017
+Revises: 0016
 Create Date: 2026-11-26 23:00:00.000000
 
 """
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '0015'
-down_revision = '0013'
+revision = '0017'
+down_revision = '0016'
 branch_labels = None
 depends_on = None
 

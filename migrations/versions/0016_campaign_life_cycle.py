@@ -2,8 +2,8 @@
 
 Every campaign there is stays ACTIVE (the server default), as it was.
 
-Revision ID: 0014
-Revises: 0013
+Revision ID: 0016
+Revises: 0015
 Create Date: 2026-11-26 23:00:00.000000
 
 """
@@ -12,8 +12,8 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '0014'
-down_revision = '0013'
+revision = '0016'
+down_revision = '0015'
 branch_labels = None
 depends_on = None
 
