@@ -15,6 +15,7 @@ from wtforms.validators import DataRequired
 from app.admin import bp
 from app.admin.access import attempt, campaign_or_404, submit, supervisor, tenant_or_404
 from app.admin.forms import ConfirmForm
+from app.admin.prg import form_post
 from app.extensions import db
 from app.models import Campaign, CampaignType, Task, Tenant
 from app.models.types import utcnow
@@ -140,19 +141,19 @@ def _move(tenant_id: int, campaign_id: int, move: str):
     return redirect(url_for("admin.campaign", tenant_id=tenant.id, campaign_id=campaign.id))
 
 
-@bp.post(ONE + "/pause")
+@form_post(ONE + "/pause", "admin.campaign")
 def pause_campaign(tenant_id: int, campaign_id: int):
     """Deliver nothing new from the campaign."""
     return _move(tenant_id, campaign_id, "pause")
 
 
-@bp.post(ONE + "/resume")
+@form_post(ONE + "/resume", "admin.campaign")
 def resume_campaign(tenant_id: int, campaign_id: int):
     """Deliver the campaign's tasks again."""
     return _move(tenant_id, campaign_id, "resume")
 
 
-@bp.post(ONE + "/restore")
+@form_post(ONE + "/restore", "admin.campaign")
 def restore_campaign(tenant_id: int, campaign_id: int):
     """Bring an archived campaign back, paused."""
     return _move(tenant_id, campaign_id, "restore")

@@ -249,7 +249,7 @@ def webhook(tenant_id: int, endpoint_id: int):
     return _log_page(tenant, _endpoint_or_404(tenant, endpoint_id))
 
 
-@bp.post(ONE + "/replay-since")
+@form_post(ONE + "/replay-since", "admin.webhook")
 def replay_webhook_since(tenant_id: int, endpoint_id: int):
     """Queue the tenant's events from a time that the endpoint has not had (from before it
     was created, or while it was disabled)."""

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import IntakeLoad
+from app.models import BulkFailure, BulkJob, IntakeLoad
 from tests.dnc.dnc_support import put
 from tests.intake.conftest import csv_text
 from tests.ui.conftest import add_task, submit
@@ -67,7 +67,23 @@ def dnc_export(client, acme, renewals) -> str:
     return download(client, f"/tenants/{acme.id}/dnc/export.csv")
 
 
+def bulk_failures(client, acme, renewals) -> str:
+    """A bulk job's failures, each task's clientId and the reason a formula (the rows as the
+    job writes them: this download's writer is what is checked)."""
+    job = BulkJob(campaign=renewals, actor_kind="supervisor", actor_id="boss", action="delete")
+    db.session.add(job)
+    db.session.flush()
+    for number, formula in enumerate(FORMULAS):
+        task = add_task(renewals, f"c{number}")
+        failure = BulkFailure(job_id=job.id, task_id=task.id, record_id=task.record_id,
+                              client_id=formula, reason=formula)  # fmt: skip
+        db.session.add(failure)
+    db.session.commit()
+    return download(client, f"/tenants/{acme.id}/bulk/{job.id}/failures.csv")
+
+
 DOWNLOADS = {
+    "admin.bulk_failures": bulk_failures,
     "admin.export_campaign": campaign_export,
     "admin.intake_report": intake_report,
     "admin.dnc_export": dnc_export,

@@ -156,7 +156,13 @@ def _admin_post_rules() -> list[str]:
 
 
 # Values for the URL's variables: those of the `world` fixture's objects, or any.
-SAMPLE = {"day": "2027-01-04", "switch": "enable", "delivery_id": 1, "load_id": "x"}
+SAMPLE = {
+    "day": "2027-01-04",
+    "switch": "enable",
+    "delivery_id": 1,
+    "load_id": "x",
+    "action": "status",
+}
 
 
 @dataclass

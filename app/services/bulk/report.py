@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterator
 
@@ -11,7 +10,7 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import BulkFailure, BulkJob
-from app.services.intake.cells import guard
+from app.services.csv_files import GuardedWriter
 
 FAILURES_HEADER = ("previewRecordID", "clientId", "reason")
 CHUNK = 1000
@@ -33,7 +32,7 @@ def failure_reasons(job: BulkJob, limit: int = 20) -> list[tuple[str, int]]:
 def failures_csv(job: BulkJob) -> Iterator[str]:
     """Every failure of the job, in task order, as CSV text in chunks."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = GuardedWriter(buffer)
     writer.writerow(FAILURES_HEADER)
     last = 0
     while True:
@@ -48,7 +47,7 @@ def failures_csv(job: BulkJob) -> Iterator[str]:
             )
         )
         for _, record_id, client_id, reason in chunk:
-            writer.writerow((guard(record_id), guard(client_id), guard(reason)))
+            writer.writerow((record_id, client_id, reason))
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()
