@@ -10,8 +10,6 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
-from flask import current_app
-
 from app.jobs import leases
 from app.jobs.queue import job
 from app.models import LoadStatus
@@ -19,20 +17,12 @@ from app.models.types import utcnow
 from app.services.intake.runs import pending_asides, run_load, unfinished_loads
 from app.services.intake.watch import move_aside
 
-# A queued load waits behind other jobs; after this many lease lengths without a worker
-# taking it up its job is taken to be lost (dequeued by a worker that then died).
-QUEUED_PATIENCE = 10
-
-
-def _lease_seconds() -> float:
-    return current_app.config["WORKER_LEASE_SECONDS"]
-
 
 @job("intake.load")
 def load_intake(load_id: str) -> str | None:
     """Run the load to its end (or on from where an interrupted run stopped), then move its
     dropped file aside; nothing when another worker is running it."""
-    with leases.held(f"intake.{load_id}", _lease_seconds()) as mine:
+    with leases.held(f"intake.{load_id}", leases.lease_seconds()) as mine:
         if not mine:
             return None
         load = run_load(load_id)
@@ -43,17 +33,14 @@ def load_intake(load_id: str) -> str | None:
 def sweep_intake(now: datetime | None = None) -> dict[str, int]:
     """Queue again the loads no live worker holds: cut off mid-run, lost from the queue,
     or ended with their dropped file not yet moved aside."""
-    now = now or utcnow()
-    wall, patience = time.time(), QUEUED_PATIENCE * _lease_seconds()
-    requeued = 0
-    for load in unfinished_loads():
-        if leases.is_held(f"intake.{load.id}", wall):
-            continue
-        waiting = load.status == LoadStatus.QUEUED
-        if waiting and (now - load.created_at).total_seconds() < patience:
-            continue  # most likely still in the queue, behind other jobs
-        load_intake(load.id)
-        requeued += 1
+    waiting = (
+        leases.Unfinished(
+            f"intake.{load.id}", load.id, load.status == LoadStatus.QUEUED, load.created_at
+        )
+        for load in unfinished_loads()
+    )
+    requeued = leases.requeue_unheld(waiting, load_intake, now or utcnow())
+    wall = time.time()
     unfinished = {load.id for load in unfinished_loads()}
     moved = 0
     for load_id in pending_asides():

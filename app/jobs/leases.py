@@ -14,9 +14,13 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
+
+from flask import current_app
 
 from app.jobs.queue import QUEUE_ERRORS, huey
 
@@ -101,3 +105,40 @@ def held(name: str, seconds: float) -> Iterator[bool]:
             huey.delete(_key(name))
         except QUEUE_ERRORS as error:  # the job is done; the lease lapses after `seconds`
             log.warning("Lease %s: not released (%s)", name, error)
+
+
+# A queued job waits behind other jobs; after this many lease lengths without a worker
+# taking it up it is taken to be lost (dequeued by a worker that then died).
+QUEUED_PATIENCE = 10
+
+
+def lease_seconds() -> float:
+    return current_app.config["WORKER_LEASE_SECONDS"]
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """A job's work that has not ended: the lease it runs under, the id its job takes,
+    whether it still waits in the queue, and since when."""
+
+    name: str
+    id: Any
+    queued: bool
+    created_at: datetime
+
+
+def requeue_unheld(
+    unfinished: Iterable[Unfinished], run: Callable[[Any], object], now: datetime
+) -> int:
+    """Queue again (`run`) the work no live worker holds: cut off mid-run, or queued so long
+    ago that its job must have been lost. How many were queued again."""
+    wall, patience = time.time(), QUEUED_PATIENCE * lease_seconds()
+    requeued = 0
+    for work in unfinished:
+        if is_held(work.name, wall):
+            continue
+        if work.queued and (now - work.created_at).total_seconds() < patience:
+            continue  # most likely still in the queue, behind other jobs
+        run(work.id)
+        requeued += 1
+    return requeued

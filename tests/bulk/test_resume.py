@@ -11,7 +11,8 @@ import pytest
 
 from app.extensions import db
 from app.jobs import huey, leases
-from app.jobs.bulk import QUEUED_PATIENCE, sweep_bulk
+from app.jobs.bulk import sweep_bulk
+from app.jobs.leases import QUEUED_PATIENCE
 from app.models import BulkState
 from app.services.bulk import runs
 from app.services.bulk.actions import BulkRequest

@@ -15,7 +15,8 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.jobs import huey, leases
-from app.jobs.intake import QUEUED_PATIENCE, sweep_intake
+from app.jobs.intake import sweep_intake
+from app.jobs.leases import QUEUED_PATIENCE
 from app.models import Event, IntakeLoad, LoadStatus
 from app.services.intake import load as load_module
 from app.services.intake import writer
