@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from flask import current_app
 
-from app.cli import _tenant, transactional
+from app.cli.common import tenant_of, transactional
 from app.services import agents
 from app.services.actors import Actor
 from app.services.users import get_user
@@ -23,7 +23,7 @@ agent_group = click.Group(
 @transactional
 def set_queues(company: str, environment: str, login_user_id: str, queues: tuple[str, ...]) -> str:
     """Give the agent exactly these skill queues."""
-    agent = get_user(_tenant(company, environment), login_user_id)
+    agent = get_user(tenant_of(company, environment), login_user_id)
     names = agents.set_agent_queues(agent, queues, actor=Actor.operator())
     return f"Agent {agent.login_user_id} now works {', '.join(names)}."
 
@@ -41,7 +41,7 @@ def set_zone(
     """Set the agent's own IANA time zone, in which the desk says times."""
     if bool(zone) == clear:
         raise click.UsageError("give either a ZONE or --none")
-    agent = get_user(_tenant(company, environment), login_user_id)
+    agent = get_user(tenant_of(company, environment), login_user_id)
     agents.set_agent_zone(agent, None if clear else zone, actor=Actor.operator())
     return f"Agent {agent.login_user_id} reads times in {agent.time_zone or 'UTC'}."
 
@@ -53,7 +53,7 @@ def set_zone(
 @transactional
 def invite(company: str, environment: str, login_user_id: str) -> str:
     """Print a one-time link (valid 72 hours) where the agent chooses a desk password."""
-    agent = get_user(_tenant(company, environment), login_user_id)
+    agent = get_user(tenant_of(company, environment), login_user_id)
     token = agents.invite(agent, actor=Actor.operator())
     click.echo(
         f"Invitation for {agent.login_user_id} of {agent.tenant.label}, valid for "

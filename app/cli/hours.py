@@ -1,5 +1,4 @@
-"""Operator commands for hours of operation: `flask --app wsgi hours ...` and
-`skill-queue set-hours`."""
+"""Operator commands for hours of operation: `flask --app wsgi hours ...`."""
 
 from __future__ import annotations
 
@@ -7,13 +6,12 @@ from datetime import date
 
 import click
 
-from app.cli import _tenant, queue_group, transactional
+from app.cli.common import tenant_of, transactional
 from app.models.types import utcnow
 from app.services import hours
 from app.services.actors import Actor
 from app.services.hours_calendar import DayView, monday_of, ranges_text
 from app.services.opening_hours import day_text, holidays_text
-from app.services.tenants import get_skill_queue
 
 hours_group = click.Group("hours", help="Hours of operation: schedules and exception dates.")
 
@@ -56,7 +54,7 @@ def create(
 ) -> str:
     """Create a schedule; a day no --weekly names is closed."""
     schedule = hours.create_schedule(
-        _tenant(company, environment),
+        tenant_of(company, environment),
         name,
         time_zone,
         weekly,
@@ -89,7 +87,7 @@ def update(
     """Change a schedule; what no option names stays as it is."""
     if holidays and no_holidays:
         raise click.UsageError("give --holidays or --no-holidays, not both")
-    schedule = hours.get_schedule(_tenant(company, environment), name)
+    schedule = hours.get_schedule(tenant_of(company, environment), name)
     current = hours.fields(schedule)
     hours.update_schedule(
         schedule,
@@ -110,7 +108,7 @@ def update(
 def delete(company: str, environment: str, name: str) -> str:
     """Delete a schedule; the queues that followed it are then always open."""
     freed = hours.delete_schedule(
-        hours.get_schedule(_tenant(company, environment), name), actor=Actor.operator()
+        hours.get_schedule(tenant_of(company, environment), name), actor=Actor.operator()
     )
     now_open = f" {', '.join(freed)} now always open." if freed else ""
     return f"Deleted schedule '{name}'.{now_open}"
@@ -138,7 +136,7 @@ def exception(
     if closed + bool(open_hours) + remove != 1:
         raise click.UsageError("give exactly one of --closed, --open HH:MM-HH:MM or --remove")
     when = _date(day)
-    schedule = hours.get_schedule(_tenant(company, environment), name)
+    schedule = hours.get_schedule(tenant_of(company, environment), name)
     if remove:
         hours.remove_exception(schedule, when, actor=Actor.operator())
         return f"Schedule '{schedule.name}' keeps its usual hours on {when.isoformat()}."
@@ -152,7 +150,7 @@ def exception(
 @transactional
 def list_schedules(company: str, environment: str) -> None:
     """The schedules, whether each is open now, and the queues following it."""
-    tenant = _tenant(company, environment)
+    tenant = tenant_of(company, environment)
     now = utcnow()
     found = hours.list_schedules(tenant)
     if not found:
@@ -198,7 +196,7 @@ def _day_line(view: DayView, today: date) -> str:
 @transactional
 def show(company: str, environment: str, name: str, week_of: str | None) -> None:
     """A schedule's settings, its week (this one unless --week), exceptions and queues."""
-    schedule = hours.get_schedule(_tenant(company, environment), name)
+    schedule = hours.get_schedule(tenant_of(company, environment), name)
     calendar = hours.calendar(schedule)
     now = utcnow()
     today = calendar.local_date(now)
@@ -214,23 +212,3 @@ def show(company: str, environment: str, name: str, week_of: str | None) -> None
         click.echo(f"  {day:%a %Y-%m-%d}  {day_text(ranges)}")
     queues = ", ".join(q.name for q in hours.queues_of(schedule)) or "none"
     click.echo(f"Queues: {queues}")
-
-
-@queue_group.command("set-hours")
-@click.argument("company")
-@click.argument("environment")
-@click.argument("queue")
-@click.argument("name", required=False)
-@click.option("--none", "clear", is_flag=True, help="No schedule: the queue is always open.")
-@transactional
-def set_hours(company: str, environment: str, queue: str, name: str | None, clear: bool) -> str:
-    """The schedule a skill queue follows (--none: always open)."""
-    if bool(name) == clear:
-        raise click.UsageError("give either a schedule NAME or --none")
-    tenant = _tenant(company, environment)
-    skill_queue = get_skill_queue(tenant, queue)
-    schedule = None if clear else hours.get_schedule(tenant, name)
-    hours.set_queue_schedule(skill_queue, schedule, actor=Actor.operator())
-    if schedule is None:
-        return f"Skill queue '{skill_queue.name}' follows no schedule: always open."
-    return f"Skill queue '{skill_queue.name}' follows schedule '{schedule.name}'."

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 from flask import g
 
-from app.cli import _tenant, transactional
+from app.cli.common import tenant_of, transactional
 from app.models import Tenant
 from app.services import dnc
 from app.services.actors import Actor
@@ -31,7 +31,7 @@ def _listed(numbers: list[str]) -> str:
 
 def _tenant_or_fail(company: str, environment: str) -> Tenant:
     try:
-        return _tenant(company, environment)
+        return tenant_of(company, environment)
     except ServiceError as error:
         raise click.ClickException(error.message) from None
 
@@ -44,7 +44,7 @@ def _tenant_or_fail(company: str, environment: str) -> Tenant:
 @transactional
 def add(company: str, environment: str, numbers: tuple[str, ...], note: str) -> str:
     """List E.164 numbers (all or none: one bad number refuses the lot)."""
-    tenant = _tenant(company, environment)
+    tenant = tenant_of(company, environment)
     done = dnc.add_numbers(tenant, numbers, note, actor=Actor.operator())
     said = f"Added {len(done.added)} to the do-not-call list of {tenant.label}."
     if done.already:
@@ -59,7 +59,7 @@ def add(company: str, environment: str, numbers: tuple[str, ...], note: str) -> 
 @transactional
 def remove(company: str, environment: str, numbers: tuple[str, ...]) -> str:
     """Take numbers off the list (one not on it is said, not refused)."""
-    tenant = _tenant(company, environment)
+    tenant = tenant_of(company, environment)
     done = dnc.remove_numbers(tenant, numbers, actor=Actor.operator())
     said = f"Removed {len(done.removed)} from the do-not-call list of {tenant.label}."
     if done.not_listed:
@@ -75,7 +75,7 @@ def remove(company: str, environment: str, numbers: tuple[str, ...]) -> str:
 @transactional
 def import_file(company: str, environment: str, file: Path, note: str) -> str:
     """Import a CSV file: one number per row, an optional note column and header."""
-    tenant = _tenant(company, environment)
+    tenant = tenant_of(company, environment)
     report = import_numbers(tenant, file.read_bytes(), file.name, actor=Actor.operator(), note=note)
     for row in report.refused[:SHOWN_ROWS]:
         click.echo(f"row {row.row}: refused: {row.reason}")

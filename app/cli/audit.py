@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import click
 from flask import current_app
 
-from app.cli import _tenant
+from app.cli.common import tenant_of
 from app.models.types import utcnow
 from app.services.audit import export_records, prune_audit
 from app.services.errors import ServiceError
@@ -55,7 +55,7 @@ def export(
 ) -> None:
     """Write the tenant's audit records as JSON lines, oldest first."""
     try:
-        tenant = _tenant(company, environment)
+        tenant = tenant_of(company, environment)
     except ServiceError as error:
         raise click.ClickException(error.message) from None
     if since and until and since >= until:

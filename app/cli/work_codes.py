@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from app.cli import _tenant, transactional
+from app.cli.common import tenant_of, transactional
 from app.services import work_codes
 from app.services.actors import Actor
 from app.services.tenants import list_skill_queues
@@ -22,7 +22,7 @@ work_codes_group = click.Group("work-codes", help="Work-code groups, their codes
 def group_create(company: str, environment: str, name: str, required: bool, multiple: bool):
     """Create a work-code group (assign it to queues with `work-codes assign`)."""
     group = work_codes.create_group(
-        _tenant(company, environment),
+        tenant_of(company, environment),
         name,
         required=required,
         multiple=multiple,
@@ -60,7 +60,7 @@ def add(
     order: int,
 ):
     """Add a code to a group."""
-    found = work_codes.get_group(_tenant(company, environment), group)
+    found = work_codes.get_group(tenant_of(company, environment), group)
     settings = work_codes.CodeSettings(
         description=description,
         sort_order=order,
@@ -73,7 +73,7 @@ def add(
 
 
 def _switch(company: str, environment: str, group: str, code: str, enabled: bool) -> str:
-    found = work_codes.get_group(_tenant(company, environment), group)
+    found = work_codes.get_group(tenant_of(company, environment), group)
     choice = work_codes.get_code(found, code)
     work_codes.set_code_enabled(choice, enabled, actor=Actor.operator())
     said = "enabled" if enabled else "disabled (tasks closed with it keep it)"
@@ -114,7 +114,7 @@ def assign(company: str, environment: str, queue: str, groups: tuple[str, ...], 
     if bool(groups) == clear:
         raise click.UsageError("give either GROUP names or --none")
     names = work_codes.set_queue_groups(
-        _tenant(company, environment), queue, groups, actor=Actor.operator()
+        tenant_of(company, environment), queue, groups, actor=Actor.operator()
     )
     return f"Skill queue '{queue}' now offers {', '.join(names) or 'no work code group'}."
 
@@ -125,7 +125,7 @@ def assign(company: str, environment: str, queue: str, groups: tuple[str, ...], 
 @transactional
 def list_groups(company: str, environment: str) -> str:
     """The groups with their codes (in the order agents see them) and their queues."""
-    tenant = _tenant(company, environment)
+    tenant = tenant_of(company, environment)
     groups = work_codes.list_groups(tenant)
     lines = [] if groups else ["No work code group yet."]
     for group in groups:

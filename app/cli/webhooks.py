@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from app.cli import _tenant, transactional
+from app.cli.common import tenant_of, transactional
 from app.services.actors import Actor
 from app.services.webhooks import endpoints, log
 from app.services.webhooks.catalogue import EVENT_TYPES
@@ -47,7 +47,7 @@ def add(
     """Register an endpoint and print its signing secret on the last line."""
     since = None if replay_from is None else log.parse_since(replay_from)
     endpoint = endpoints.create_endpoint(
-        _tenant(company, environment), url, list(events), description, actor=Actor.operator()
+        tenant_of(company, environment), url, list(events), description, actor=Actor.operator()
     )
     said = f"Added webhook endpoint {endpoint.id} for {endpoint.url}"
     if since is None:
@@ -65,7 +65,7 @@ def add(
 @transactional
 def list_(company: str, environment: str) -> str | None:
     """List the endpoints: id, state, URL, event types, description."""
-    found = endpoints.list_endpoints(_tenant(company, environment))
+    found = endpoints.list_endpoints(tenant_of(company, environment))
     for endpoint in found:
         state = "enabled" if endpoint.enabled else f"disabled ({endpoint.disabled_reason})"
         types = ",".join(endpoint.event_types) or "all"
@@ -80,7 +80,7 @@ def list_(company: str, environment: str) -> str | None:
 @transactional
 def remove(company: str, environment: str, endpoint_id: int) -> str:
     """Delete an endpoint and its delivery log."""
-    endpoint = endpoints.get_endpoint(_tenant(company, environment), endpoint_id)
+    endpoint = endpoints.get_endpoint(tenant_of(company, environment), endpoint_id)
     url = endpoint.url
     endpoints.delete_endpoint(endpoint, actor=Actor.operator())
     return f"Removed webhook endpoint {endpoint_id} ({url})."
@@ -101,7 +101,7 @@ def remove(company: str, environment: str, endpoint_id: int) -> str:
 def replay(company: str, environment: str, endpoint_id: int, since: str) -> str:
     """Queue the tenant's events since TIME that the endpoint has not had (from before it
     was added, or while it was disabled), oldest first."""
-    endpoint = endpoints.get_endpoint(_tenant(company, environment), endpoint_id)
+    endpoint = endpoints.get_endpoint(tenant_of(company, environment), endpoint_id)
     start = log.parse_since(since)
     added = log.replay_since(endpoint, start, actor=Actor.operator())
     return (

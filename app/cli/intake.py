@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from flask import current_app, g
 
-from app.cli import _tenant
+from app.cli.common import tenant_of
 from app.models import Campaign, LoadStatus
 from app.services.campaigns import get_campaign
 from app.services.errors import ServiceError
@@ -23,7 +23,7 @@ intake_group = click.Group("intake", help="Intake files: load, export, watch a d
 
 def _campaign(company: str, environment: str, name: str) -> Campaign:
     try:
-        return get_campaign(_tenant(company, environment), name)
+        return get_campaign(tenant_of(company, environment), name)
     except ServiceError as error:
         raise click.ClickException(error.message) from None
 

@@ -1,0 +1,189 @@
+"""Operator commands for campaigns: `flask --app wsgi campaign create|edit|list`, their
+life (`pause|resume|archive|restore`) and when their tasks may be worked
+(`set-window|set-max-attempts`)."""
+
+from __future__ import annotations
+
+import click
+
+from app.cli.common import tenant_of, transactional
+from app.models import CampaignType
+from app.services import calling_windows, campaign_status, campaigns
+from app.services.actors import Actor
+from app.services.campaigns import get_campaign
+from app.services.errors import InvalidInput
+
+campaign_group = click.Group("campaign", help="Campaigns of a tenant.")
+
+SAID = {
+    "pause": ("is paused: nothing new is delivered; it still takes tasks", "was already paused"),
+    "resume": ("is resumed: its tasks are delivered again", "was not paused"),
+    "archive": (
+        "is archived: nothing is delivered, no new task is taken, its tasks are kept",
+        "was already archived",
+    ),
+    "restore": ("is restored, paused: resume it to deliver again", "was not archived"),
+}
+
+
+def _move_command(move: str, about: str) -> None:
+    @campaign_group.command(move, help=about)
+    @click.argument("company")
+    @click.argument("environment")
+    @click.argument("name")
+    @transactional
+    def command(company: str, environment: str, name: str) -> str:
+        campaign = campaigns.get_campaign(tenant_of(company, environment), name)
+        changed = campaign_status.change_status(campaign, move, actor=Actor.operator())
+        done, unchanged = SAID[move]
+        return f"Campaign '{campaign.name}' {done if changed else unchanged + '; nothing changed'}."
+
+
+_move_command("pause", "Deliver nothing new from the campaign; it still takes tasks.")
+_move_command("resume", "Deliver a paused campaign's tasks again.")
+_move_command("archive", "Deliver nothing, take no new task, hide it from lists; keep its tasks.")
+_move_command("restore", "Bring an archived campaign back, paused.")
+
+
+@campaign_group.command("edit")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("name")
+@click.option("--skill-queue", help="The default skill queue of tasks added from now on.")
+@click.option("--time-zone", help="The default time zone (IANA) of tasks added from now on.")
+@click.option(
+    "--type", "campaign_type", type=click.Choice([t.value for t in CampaignType]), default=None
+)
+@transactional
+def edit(
+    company: str,
+    environment: str,
+    name: str,
+    skill_queue: str | None,
+    time_zone: str | None,
+    campaign_type: str | None,
+) -> str:
+    """Change the campaign's default skill queue, default time zone or type; tasks already
+    in it keep their queue and zone."""
+    if skill_queue is None and time_zone is None and campaign_type is None:
+        raise click.ClickException("give --skill-queue, --time-zone or --type")
+    campaign = campaigns.get_campaign(tenant_of(company, environment), name)
+    changed = campaigns.update_campaign(
+        campaign,
+        skill_queue=skill_queue,
+        time_zone=time_zone,
+        campaign_type=campaign_type,
+        actor=Actor.operator(),
+    )
+    if not changed:
+        return f"Campaign '{campaign.name}' already has these settings; nothing changed."
+    return f"Campaign '{campaign.name}': {describe(campaign)}."
+
+
+def describe(campaign) -> str:
+    return (
+        f"{campaign.type}, default queue {campaign.default_skill_queue.name}, "
+        f"default zone {campaign.default_time_zone}, {campaign.status}"
+    )
+
+
+@campaign_group.command("list")
+@click.argument("company")
+@click.argument("environment")
+@click.option("--archived", is_flag=True, help="Archived campaigns too.")
+@transactional
+def list_campaigns(company: str, environment: str, archived: bool) -> str:
+    """The tenant's campaigns, one a line: name, type, default queue and zone, status."""
+    tenant = tenant_of(company, environment)
+    found = campaigns.list_campaigns(tenant, archived=archived)
+    lines = [f"{campaign.name}: {describe(campaign)}" for campaign in found]
+    hidden = 0 if archived else campaigns.count_archived(tenant)
+    if hidden:
+        lines.append(f"({hidden} archived not shown: --archived)")
+    return "\n".join(lines) or "No campaign."
+
+
+@campaign_group.command("create")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("name")
+@click.option("--skill-queue", required=True, help="Default skill queue.")
+@click.option("--time-zone", required=True, help="Default IANA time zone.")
+@click.option(
+    "--type", "campaign_type", default="preview", type=click.Choice([t.value for t in CampaignType])
+)
+@transactional
+def create_campaign(
+    company: str, environment: str, name: str, skill_queue: str, time_zone: str, campaign_type: str
+) -> str:
+    """Create a campaign with its default skill queue and time zone."""
+    campaign = campaigns.create_campaign(
+        tenant_of(company, environment),
+        name,
+        skill_queue,
+        time_zone,
+        campaign_type,
+        actor=Actor.operator(),
+    )
+    return f"Created {campaign.type} campaign '{campaign.name}'."
+
+
+# A negative count is read as a value to refuse, not as an unknown option.
+NUMBERS = {"ignore_unknown_options": True}
+
+
+def _one_of(value: str | None, clear: bool, what: str) -> None:
+    if (value is not None) == clear:
+        raise click.ClickException(f"give either {what} or --none")
+
+
+@campaign_group.command("set-window")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("campaign")
+@click.argument("window", required=False, metavar="HH:MM-HH:MM")
+@click.option("--none", "clear", is_flag=True, help="No window: tasks may be called any time.")
+@transactional
+def set_window(
+    company: str, environment: str, campaign: str, window: str | None, clear: bool
+) -> str:
+    """Call the campaign's tasks only inside this window, read in each task's own time zone
+    (20:00-02:00 runs past midnight)."""
+    _one_of(window, clear, "HH:MM-HH:MM")
+    found = get_campaign(tenant_of(company, environment), campaign)
+    opens, closes = (None, None) if clear else calling_windows.parse_window(window)
+    calling_windows.set_calling_window(found, opens, closes, actor=Actor.operator())
+    if clear:
+        return f"Campaign '{found.name}' may call its tasks at any time."
+    said = calling_windows.window_text(found)
+    return f"Campaign '{found.name}' calls its tasks {said}, in each task's time zone."
+
+
+@campaign_group.command("set-max-attempts", context_settings=NUMBERS)
+@click.argument("company")
+@click.argument("environment")
+@click.argument("campaign")
+@click.argument("attempts", required=False, metavar="N")
+@click.option("--none", "clear", is_flag=True, help="No limit on attempts.")
+@transactional
+def set_max_attempts(
+    company: str, environment: str, campaign: str, attempts: str | None, clear: bool
+) -> str:
+    """After N attempts (1 to 1000), a reschedule closes the task COMPLETED instead."""
+    _one_of(attempts, clear, "N")
+    found = get_campaign(tenant_of(company, environment), campaign)
+    limit = None if clear else _whole_number(attempts)
+    calling_windows.set_max_attempts(found, limit, actor=Actor.operator())
+    if limit is None:
+        return f"Campaign '{found.name}' has no limit on attempts."
+    return (
+        f"Campaign '{found.name}' allows {limit} attempts per task: a reschedule after the "
+        "last closes the task COMPLETED."
+    )
+
+
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InvalidInput(f"maximum attempts '{text}' is not a whole number") from None

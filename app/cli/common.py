@@ -1,0 +1,40 @@
+"""What every operator command shares: one transaction per command, and finding its tenant.
+
+Each command runs in one transaction and answers bad input with a one-line error and a
+non-zero exit. Commands that issue a key print it alone on the last line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+import click
+from flask import current_app
+
+from app.extensions import db
+from app.models import Tenant
+from app.services import tenants
+from app.services.errors import ServiceError
+
+
+def transactional(command: Callable) -> Callable:
+    """Commit when the command succeeds; roll back and exit 1 with the reason when not."""
+
+    @wraps(command)
+    def run(*args, **kwargs):
+        try:
+            result = command(*args, **kwargs)
+            db.session.commit()
+        except ServiceError as error:
+            db.session.rollback()
+            raise click.ClickException(error.message) from None
+        if result is not None:
+            click.echo(result)
+
+    return run
+
+
+def tenant_of(company: str, environment: str) -> Tenant:
+    """The tenant a command names, or a one-line refusal."""
+    return tenants.get_tenant(current_app.config["PLATFORM_CODE"], company, environment)
