@@ -7,13 +7,14 @@ from pathlib import Path
 from flask import Flask, request
 from flask_login import current_user
 
-from app import cli, ratelimit  # noqa: F401 - ratelimit registers database://
+from app import cli
 from app.config import INSTANCE_PATH, from_environment
-from app.errors import register_error_handlers
+from app.db import rate_limit_counters  # noqa: F401 - registers the database:// storage
+from app.db.engines import register_database
 from app.extensions import csrf, db, limiter, login_manager, migrate
-from app.jsonprovider import OrjsonProvider
-from app.security import register_security
-from app.storage import register_storage
+from app.web.errors import register_error_handlers
+from app.web.json_provider import OrjsonProvider
+from app.web.security import register_security
 
 ROOT = Path(__file__).resolve().parent.parent
 # Form posts that carry a file: they may exceed MAX_CONTENT_LENGTH (INTAKE_MAX_UPLOAD_BYTES).
@@ -57,7 +58,7 @@ def register_extensions(app: Flask) -> None:
     csrf.init_app(app)
     login_manager.init_app(app)
     limiter.init_app(app)
-    register_storage(app, db)
+    register_database(app, db)
     from app import jobs  # the job queue, on the storage the settings choose
 
     jobs.init_app(app)

@@ -76,8 +76,8 @@ def engine_options(url: str, env: Mapping[str, str]) -> dict[str, Any]:
     """The engine's pool, sized for the threads that share it, and PostgreSQL's settings.
 
     Each of a web worker's threads holds at most one pooled connection at a time, plus a
-    short one of its own for a rate-limit count or a session stamp (app/aside.py). A
-    PostgreSQL connection the server closed is found at checkout (app/pg_connections.py).
+    short one of its own for a rate-limit count or a session stamp (app/db/side_transactions.py). A
+    PostgreSQL connection the server closed is found at checkout (app/db/pg_connections.py).
     """
     threads = int(env.get("GUNICORN_THREADS", 16))
     options: dict[str, Any] = {
@@ -86,7 +86,7 @@ def engine_options(url: str, env: Mapping[str, str]) -> dict[str, Any]:
     }
     if url.startswith("postgresql"):
         # The service's level, whatever the server's default: each statement reads what
-        # was committed when it began (`autocommit_reads`, app/storage.py), and an insert
+        # was committed when it began (`autocommit_reads`, app/db/transactions.py), and an insert
         # that meets a concurrent one's row can update it instead.
         options["isolation_level"] = "READ COMMITTED"
         options["connect_args"] = {

@@ -9,7 +9,7 @@ from flask_wtf import CSRFProtect
 from sqlalchemy import MetaData
 from sqlalchemy.orm import DeclarativeBase
 
-from app.api_paths import wants_json
+from app.web.api_paths import wants_json
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",

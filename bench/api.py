@@ -9,7 +9,7 @@
     BENCH_API_TASKS=100000           # tasks in the campaign searched and added to
     BENCH_API_DATABASE_URL=postgresql+psycopg://…/bench_api   # this PostgreSQL database
 
-Three servers, each gunicorn as `make run` serves the app (`-c python:app.serving`: its
+Three servers, each gunicorn as `make run` serves the app (`-c python:app.web.serving`: its
 threaded worker, 16 threads each) with the same `--workers 2`, without the access log: the
 service (wsgi:app) on a fresh database holding one campaign of BENCH_API_TASKS generated
 tasks (bench/search_data.py's, 8 data items each); bench/api_bare.py, a Flask endpoint that

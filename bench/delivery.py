@@ -31,6 +31,7 @@ from sqlalchemy.exc import DBAPIError
 
 from app import create_app
 from app.config import test_settings
+from app.db.bulk_inserts import bulk_insert, driver_value
 from app.extensions import db
 from app.models import Task
 from app.models.types import utcnow
@@ -40,7 +41,6 @@ from app.services.record_ids import new_record_id
 from app.services.task_writes import hold_end
 from app.services.users import NewUser, add_user
 from app.services.window_clock import clock
-from app.storage import bulk_insert, driver_value
 from bench import delivery_pull, servers
 from bench.databases import postgresql_url
 

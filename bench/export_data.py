@@ -90,8 +90,8 @@ def _write(connection, tasks: list[tuple], items: list[tuple], codes: list[tuple
 
 
 def _fill(db, campaign, size: int, first: int, queues: list[int]) -> None:
+    from app.db.bulk_inserts import driver_value
     from app.models import Task
-    from app.storage import driver_value
 
     stored = driver_value(db.session, Task.__table__.c.last_attempt_at)
     rng = random.Random(size)

@@ -1,5 +1,5 @@
 """The service under gunicorn for the benchmarks that drive it over HTTP, as `make run`
-serves it (`-c python:app.serving`), and the CPU its processes spend.
+serves it (`-c python:app.web.serving`), and the CPU its processes spend.
 
 Every API call is counted against the rate limit in the database as in production, with the
 limit set never to refuse; the access log goes to /dev/null.
@@ -59,7 +59,7 @@ def gunicorn(app: str, url: str, folder: Path, workers: int) -> Iterator[tuple[i
     log = folder / f"gunicorn-{port}.log"
     with log.open("w") as out:
         process = subprocess.Popen(  # noqa: S603 - our own interpreter and settings
-            [sys.executable, "-m", "gunicorn", "-c", "python:app.serving", "--workers",
+            [sys.executable, "-m", "gunicorn", "-c", "python:app.web.serving", "--workers",
              str(workers), "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null", app],
             cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip

@@ -1,5 +1,5 @@
 """A real gunicorn for the tests that need one (concurrency, serving, browser), started with
-the settings `make run` uses (app/serving.py); and starting and stopping such a process
+the settings `make run` uses (app/web/serving.py); and starting and stopping such a process
 (the worker tests' too)."""
 
 from __future__ import annotations
@@ -58,11 +58,11 @@ def gunicorn(
     env: dict[str, str] | None = None,
 ) -> Iterator[LiveServer]:
     """gunicorn with `workers` processes on a free port, on the test database, configured
-    by app/serving.py; `options` are further command-line settings (`--timeout 2`)."""
+    by app/web/serving.py; `options` are further command-line settings (`--timeout 2`)."""
     port = free_port()
     environ = {**os.environ, "DATABASE_URL": database_uri, "SECRET_KEY": secret, **(env or {})}
     process = start_process(
-        ["-m", "gunicorn", "-c", "python:app.serving", "--workers", str(workers),
+        ["-m", "gunicorn", "-c", "python:app.web.serving", "--workers", str(workers),
          "--bind", f"127.0.0.1:{port}", *options, "wsgi:app"],
         environ, log,
     )  # fmt: skip

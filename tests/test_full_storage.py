@@ -20,9 +20,9 @@ from sqlalchemy import event, text, update
 from sqlalchemy.exc import OperationalError
 
 from app.extensions import db
-from app.full_storage import FullStorageNotices, storage_full
 from app.models import LoginSession
 from app.models.types import utcnow
+from app.web.full_disk import FullStorageNotices, storage_full
 from tests.dnc.test_pages import upload as dnc_upload
 from tests.dnc.test_pages import url as dnc_url
 from tests.ui.conftest import make_supervisor, session_for, soup

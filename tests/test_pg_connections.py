@@ -15,8 +15,8 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.pool import NullPool
 
 from app.api.body import receive
+from app.db.pg_connections import listen_for_goodbye, still_open
 from app.extensions import db
-from app.pg_connections import listen_for_goodbye, still_open
 from tests.conftest import PREVIEW
 
 

@@ -1,4 +1,4 @@
-"""Reads run on the driver (app/plain_reads.py) return what the engine returns for the same
+"""Reads run on the driver (app/db/plain_reads.py) return what the engine returns for the same
 statement, on both databases, and fail as the engine fails."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy import bindparam, event, select, text
 from sqlalchemy.exc import DBAPIError
 
+from app.db.plain_reads import PlainRead, session_connection
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem, WorkCode
-from app.plain_reads import PlainRead, session_connection
 from app.services import campaigns
 from app.services.errors import NotFound
 from app.services.task_lookups import campaign_named, campaign_ref

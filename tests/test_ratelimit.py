@@ -15,10 +15,10 @@ from limits.storage import storage_from_string
 from sqlalchemy import select
 
 from app.config import rate_limit_storage, rate_limit_storage_options
+from app.db.rate_limit_counters import PRUNE_EVERY_SECONDS, DatabaseStorage
+from app.db.transactions import transaction
 from app.extensions import db, limiter
 from app.models import RateLimitCounter
-from app.ratelimit import PRUNE_EVERY_SECONDS, DatabaseStorage
-from app.storage import reading
 from tests.ui.conftest import BOSS, RequestClient, make_supervisor
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +44,7 @@ def storage(app, clock) -> DatabaseStorage:
 
 def counters() -> dict[str, tuple[int, float]]:
     # Read without keeping a transaction: on SQLite it would hold up the storage's writes.
-    with reading(db.session):
+    with transaction(db.session, read_only=True):
         rows = db.session.scalars(select(RateLimitCounter))
         return {row.key: (row.count, row.expires_at) for row in rows}
 

@@ -23,9 +23,9 @@ from app.jobs import leases
 from app.jobs.intake import sweep_intake
 from app.models import IntakeLoad
 from app.models.types import utcnow
-from app.ratelimit_failover import RETRY_SECONDS, ApiCounts
 from app.services.intake.runs import NO_WORKER
 from app.services.intake.watch import FolderDrop, watch_once
+from app.web.rate_limit_failover import RETRY_SECONDS, ApiCounts
 from tests.desk.desk_support import desk_sign_in, make_agent
 from tests.intake.conftest import tasks_of
 from tests.ui.conftest import (
@@ -106,7 +106,7 @@ def test_the_api_counts_per_process_while_redis_is_gone_then_in_redis_again(
     assert answers == [200] * API_LIMIT + [429] * (2 * API_LIMIT)
     clock.now += RETRY_SECONDS  # Redis is tried again, and is still gone
     assert search(api) == 429
-    [gone] = outage_lines(caplog, "app.ratelimit_failover")
+    [gone] = outage_lines(caplog, "app.web.rate_limit_failover")
     assert "unreachable" in gone and "ConnectionError" in gone
 
     private_redis.start()  # empty: what it counted before is lost
@@ -114,8 +114,8 @@ def test_the_api_counts_per_process_while_redis_is_gone_then_in_redis_again(
     clock.now += RETRY_SECONDS
     assert [search(api) for _ in range(API_LIMIT + 1)] == [200] * API_LIMIT + [429]
     assert list(counted_in(private_redis).values()) == [API_LIMIT]
-    assert "answers again" in outage_lines(caplog, "app.ratelimit_failover")[-1]
-    assert len(outage_lines(caplog, "app.ratelimit_failover")) == 2
+    assert "answers again" in outage_lines(caplog, "app.web.rate_limit_failover")[-1]
+    assert len(outage_lines(caplog, "app.web.rate_limit_failover")) == 2
 
 
 def test_only_an_answer_of_redis_ends_the_per_process_count(private_redis, caplog):
@@ -135,7 +135,7 @@ def test_only_an_answer_of_redis_ends_the_per_process_count(private_redis, caplo
     clock.now += RETRY_SECONDS
     assert counts.hit(storage, item, "api", "7")[0]
     assert counts.down_since is None
-    lines = outage_lines(caplog, "app.ratelimit_failover")
+    lines = outage_lines(caplog, "app.web.rate_limit_failover")
     assert ["unreachable" in lines[0], "answers again" in lines[1], len(lines)] == [True, True, 2]
 
 

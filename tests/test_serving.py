@@ -1,4 +1,4 @@
-"""The server as `make run` starts it (app/serving.py), under clients that misbehave.
+"""The server as `make run` starts it (app/web/serving.py), under clients that misbehave.
 
 One gunicorn for the module, with a 2-second worker timeout so that a long download proves
 the timeout does not cut it (preloaded, so a slow import cannot trip that timeout at boot).
@@ -198,7 +198,7 @@ def test_options_on_an_api_path_answers_405_json(live):
 
 def test_the_worker_class_and_threads_come_from_the_shared_settings(live):
     log = Path(live.log).read_text()
-    assert "Using worker: app.serving.ApiThreadWorker" in log
+    assert "Using worker: app.web.serving.ApiThreadWorker" in log
 
 
 def test_an_invitation_token_never_reaches_the_access_log(live, acme):

@@ -19,7 +19,7 @@ import pytest
 import requests
 import urllib3
 
-from app.serving_heads import head_is_ready, head_refusal, request_path
+from app.web.serving_heads import head_is_ready, head_refusal, request_path
 from tests.servers import LiveServer, gunicorn
 
 pytestmark = pytest.mark.server

@@ -9,12 +9,12 @@ import pytest
 from sqlalchemy import event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
+from app.db.bulk_inserts import PIPELINED_FROM, ROWS_PER_INSERT, bulk_insert
 from app.extensions import db
 from app.models import ApiKey, Campaign, RateLimitCounter, SkillQueue, Task, TaskItem, Tenant
 from app.services import campaigns
 from app.services.tasks import add_or_update_task
 from app.services.validation import ItemInput
-from app.storage import PIPELINED_FROM, ROWS_PER_INSERT, bulk_insert
 from tests.conftest import PREVIEW, SETUP, make_tenant
 
 # Not the defaults, so the tests prove the settings are applied.

@@ -17,9 +17,9 @@ from werkzeug.exceptions import TooManyRequests, Unauthorized
 from app.extensions import db, limiter
 from app.models import Tenant
 from app.models.tenants import AWS_REGION
-from app.ratelimit_failover import api_counts
 from app.services import keys
 from app.services.actors import Actor
+from app.web.rate_limit_failover import api_counts
 
 HEADERS = (
     "X-sc-platform-code",
@@ -104,11 +104,11 @@ def _limits(rule: str) -> tuple[RateLimitItem, ...]:
 
 def _count_request(tenant_id: int, rule: str) -> None:
     """Count the request against API_RATE_LIMIT for its tenant (company and environment),
-    from this process's lease of each limit's window (app/ratelimit.py): most requests
+    from this process's lease of each limit's window (app/web/rate_limits.py): most requests
     write nothing. 429 with Retry-After past a limit.
 
     While the shared storage cannot be reached, the process counts by itself
-    (app/ratelimit_failover.py): the API keeps answering.
+    (app/web/rate_limit_failover.py): the API keeps answering.
 
     A lease is written on a connection of its own, so the request's connection is given
     back first: on SQLite the lease would otherwise wait on the request's write lock, and

@@ -8,8 +8,8 @@ import orjson
 from flask import request
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 
+from app.db.transactions import autocommit_reads
 from app.extensions import db
-from app.storage import autocommit_reads
 
 # How JSON writes U+0000 (the only way: a raw control character is invalid JSON).
 _ESCAPED_NUL = b"\\u0000"

@@ -20,6 +20,7 @@ from app.api.schemas import (
     TransferRequest,
     describe,
 )
+from app.db.transactions import read_only, reads_first
 from app.extensions import db
 from app.models import Campaign
 from app.services import tasks
@@ -28,7 +29,6 @@ from app.services.errors import InvalidInput, ServiceError
 from app.services.search import result_limit, search_tasks
 from app.services.task_data import with_data
 from app.services.task_lookups import CampaignRef
-from app.storage import read_only, reads_first
 
 PREFIX = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal"
 
@@ -72,7 +72,7 @@ def _run(
     The action acts as the caller's key on the campaign `campaign_of` finds (a model by
     default; a read takes a plain row); a refused action rolls back with its change the
     audit record and the event it wrote. An action that writes begins as a reader and
-    takes the write lock when it is ready to write (app/storage.py, `reads_first`). An
+    takes the write lock when it is ready to write (app/db/transactions.py, `reads_first`). An
     action that `reads_only` has nothing to commit or roll back: its transaction ends with
     the request, when the session closes.
     """

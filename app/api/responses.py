@@ -135,7 +135,7 @@ class QueryExistenceResponse(UserResponse):
     connectUserId: str | None
 
 
-# --- HTTP errors (app/errors.py) -----------------------------------------------------------
+# --- HTTP errors (app/web/errors.py) -----------------------------------------------------------
 
 
 class HttpError(Answer):

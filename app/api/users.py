@@ -12,12 +12,12 @@ from werkzeug.exceptions import Unauthorized
 from app.api.auth import Caller, authenticate
 from app.api.body import json_object, receive
 from app.api.schemas import Strict, describe, published
+from app.db.transactions import read_only
 from app.extensions import db
 from app.services import users
 from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
 from app.services.instance import InstanceError
-from app.storage import read_only
 
 PREFIX = "/service-admin/api"
 

@@ -12,6 +12,7 @@ from functools import wraps
 import click
 from flask import current_app
 
+from app.db.transactions import transaction
 from app.extensions import db
 from app.models import Tenant
 from app.services import tenants
@@ -38,3 +39,15 @@ def transactional(command: Callable) -> Callable:
 def tenant_of(company: str, environment: str) -> Tenant:
     """The tenant a command names, or a one-line refusal."""
     return tenants.get_tenant(current_app.config["PLATFORM_CODE"], company, environment)
+
+
+def read_only(command: Callable) -> Callable:
+    """Run the command's reads in one read-only transaction: an export or a listing never
+    takes SQLite's write lock, whatever it reads."""
+
+    @wraps(command)
+    def run(*args, **kwargs):
+        with transaction(db.session, read_only=True):
+            return command(*args, **kwargs)
+
+    return run

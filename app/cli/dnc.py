@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import click
-from flask import g
 
-from app.cli.common import tenant_of, transactional
+from app.cli.common import read_only, tenant_of, transactional
 from app.models import Tenant
 from app.services import dnc
 from app.services.actors import Actor
@@ -91,9 +90,9 @@ def import_file(company: str, environment: str, file: Path, note: str) -> str:
 @click.option("--exact", is_flag=True, help="PREFIX is the whole number.")
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(1, 10000))
 @click.option("--offset", default=0, show_default=True, type=click.IntRange(0))
+@read_only
 def search(company: str, environment: str, prefix: str, exact: bool, limit: int, offset: int):
     """List numbers starting with PREFIX (all without one): number, note, when added."""
-    g.read_only_transaction = True
     tenant = _tenant_or_fail(company, environment)
     try:
         found = dnc.search_numbers(tenant, prefix, exact=exact, limit=limit, offset=offset)
@@ -112,9 +111,9 @@ def search(company: str, environment: str, prefix: str, exact: bool, limit: int,
 @click.argument("company")
 @click.argument("environment")
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@read_only
 def export(company: str, environment: str, file: Path | None):
     """Write the list as CSV (number, note, added) to FILE, or to standard output."""
-    g.read_only_transaction = True  # an export never takes SQLite's write lock
     tenant = _tenant_or_fail(company, environment)
     out = file.open("w", newline="", encoding="utf-8") if file else sys.stdout
     try:

@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 import click
-from flask import current_app, g
+from flask import current_app
 
-from app.cli.common import tenant_of
+from app.cli.common import read_only, tenant_of
 from app.models import Campaign, LoadStatus
 from app.services.campaigns import get_campaign
 from app.services.errors import ServiceError
@@ -63,9 +63,9 @@ def load(company, environment, campaign, file: Path, dry_run, all_or_nothing, de
               help="File to write (default: standard output).")  # fmt: skip
 @click.option("--where", nargs=3, multiple=True, metavar="KEY CONDITION VALUE",
               help="A search criterion; repeat to AND several.")  # fmt: skip
+@read_only
 def export(company, environment, campaign, output: Path | None, where):
     """Export the campaign's tasks (or a search's) as an intake file."""
-    g.read_only_transaction = True  # an export never takes SQLite's write lock
     target = _campaign(company, environment, campaign)
     try:
         criteria = [Criterion(key, Condition(cond), value) for key, cond, value in where]

@@ -27,13 +27,13 @@ from app.desk import bp
 from app.desk.forms import DeskButtonForm, DeskLoginForm, InviteForm
 from app.extensions import db, limiter
 from app.models import AgentState, User
-from app.security import local_path
 from app.services import agents, delivery, sessions
 from app.services.actors import Actor
 from app.services.errors import ServiceError
 from app.services.sign_in_limits import AccountLocked, agent_account
 from app.services.tenants import find_tenant
-from app.sign_in_counts import count_sign_in, forget_sign_ins
+from app.web.security import local_path
+from app.web.sign_in_counts import count_sign_in, forget_sign_ins
 
 AGENT_TOKEN_KEY = "_desk_token"  # noqa: S105 - a key name, not a secret
 FAILED_LOGIN = "Invalid company, environment, login user id or password."

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from flask import abort, flash, jsonify, redirect, render_template, request, url_for
 
 from app.admin.items import next_time_ms
+from app.db.transactions import writes
 from app.desk import auth, bp
 from app.desk.forms import CloseForm, DeskButtonForm, StateForm, chosen_work_codes
 from app.extensions import db
@@ -29,7 +30,6 @@ from app.services.display import agent_view_of
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound, TaskTaken
 from app.services.tasks import find_tenant_task
 from app.services.work_code_offers import offered
-from app.storage import writes
 
 REFRESH_SECONDS = 15
 

@@ -23,8 +23,8 @@ from huey import Huey
 from huey.storage import BlackHoleStorage, RedisStorage, SqliteStorage
 from redis import ConnectionPool, RedisError
 
+from app.db.private_files import private_file
 from app.extensions import db
-from app.storage import private_file
 
 
 class QueueUnavailable(Exception):

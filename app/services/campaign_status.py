@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from flask import current_app
 from sqlalchemy import ColumnElement, bindparam, or_, select, true, update
 
+from app.db.transactions import take_write_lock
 from app.extensions import db
 from app.models import Campaign, CampaignStatus, Task
 from app.models.types import utcnow
@@ -32,7 +33,6 @@ from app.services.campaigns import campaign_change
 from app.services.errors import InvalidInput
 from app.services.history import record
 from app.services.seat import Blocked, Seat
-from app.storage import take_write_lock
 
 ACTIVE, PAUSED, ARCHIVED = (s.value for s in CampaignStatus)
 OPEN_STATES = ("NOTWORKED", "WORKED")

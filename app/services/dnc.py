@@ -23,16 +23,16 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import ColumnElement, and_, case, func, select, true
 
+from app.db.bulk_inserts import driver_value
+from app.db.plain_reads import session_connection
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem, Tenant
 from app.models.dnc import DncNumber
 from app.models.types import utcnow
-from app.plain_reads import session_connection
 from app.services.actors import Actor
 from app.services.errors import InvalidInput
 from app.services.history import Change, record_all
 from app.services.rules import is_e164, is_phone_key
-from app.storage import driver_value
 
 if TYPE_CHECKING:  # the delivery package imports this module while it loads
     from app.services.seat import Blocked, Seat

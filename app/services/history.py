@@ -13,12 +13,12 @@ from typing import Any
 
 import orjson
 
+from app.db.bulk_inserts import bulk_insert, driver_value
 from app.extensions import db
 from app.models import AuditRecord, Event
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.record_ids import new_record_id
-from app.storage import bulk_insert, driver_value
 
 # Fields that never enter the trail or an event, whatever entity they belong to.
 SECRET_FIELDS = frozenset({"secret", "password", "password_hash", "key", "key_hash", "token"})

@@ -14,10 +14,10 @@ from typing import NamedTuple
 
 from sqlalchemy import bindparam, or_, select
 
+from app.db.plain_reads import PlainRead
 from app.extensions import db
 from app.models import ApiKey, Tenant
 from app.models.types import utcnow
-from app.plain_reads import PlainRead
 from app.services.actors import Actor
 from app.services.history import Change, record
 

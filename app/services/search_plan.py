@@ -48,9 +48,9 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.sql.elements import UnaryExpression
 from sqlalchemy.sql.operators import custom_op
 
+from app.db.plain_reads import session_connection
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem, search_index
-from app.plain_reads import session_connection
 
 
 @dataclass

@@ -18,9 +18,9 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select
 
+from app.db.transactions import take_write_lock
 from app.extensions import db
 from app.models import ShownOnce
-from app.storage import take_write_lock
 
 LIFETIME = timedelta(minutes=10)
 

@@ -1,7 +1,7 @@
 """Finding a campaign's tasks: by previewRecordID or clientId, for reading or for changing.
 
 The lookups every task action sends are built once. A lookup for changing takes the write
-lock first (SQLite, app/storage.py) and the task's row lock (PostgreSQL), and reads again a
+lock first (SQLite, app/db/transactions.py) and the task's row lock (PostgreSQL), and reads again a
 task read before it: only what is read under the lock may be changed.
 """
 
@@ -13,12 +13,12 @@ from typing import Any, NamedTuple
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import joinedload
 
+from app.db.plain_reads import PlainRead
+from app.db.transactions import take_write_lock
 from app.extensions import db
 from app.models import Campaign, Task
-from app.plain_reads import PlainRead
 from app.services.errors import InvalidInput, NotFound, TaskNotFound
 from app.services.task_wire import stored_record
-from app.storage import take_write_lock
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,11 @@ from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import make_transient_to_detached
 
+from app.db.bulk_inserts import bulk_insert
+from app.db.plain_reads import session_connection
+from app.db.transactions import take_write_lock
 from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem, Tenant
-from app.plain_reads import session_connection
 from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidClientId, ServiceError
 from app.services.task_data import TaskData
@@ -36,7 +38,6 @@ from app.services.task_writes import (
 )
 from app.services.tenants import get_skill_queue
 from app.services.validation import ItemInput, TaskPlan, plan_task
-from app.storage import bulk_insert, take_write_lock
 
 
 def plan_add_or_update(

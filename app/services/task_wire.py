@@ -12,9 +12,9 @@ from typing import Any
 
 from sqlalchemy import Integer, bindparam, literal_column, null, select, union_all
 
+from app.db.plain_reads import PlainRead
 from app.extensions import db
 from app.models import SkillQueue, Task, TaskItem, WorkCode
-from app.plain_reads import PlainRead
 from app.services.rules import format_time
 from app.services.task_data import DATA_CHUNK, TaskData, data_rows, with_data
 

@@ -12,9 +12,9 @@ from sqlalchemy import select
 
 from app.api import schemas, users
 from app.api.catalog import apis
-from app.api_paths import API_PREFIXES
 from app.extensions import db
 from app.models import Task, WorkCode
+from app.web.api_paths import API_PREFIXES
 from tests.api.users_support import USERS, users_api
 from tests.conftest import PREVIEW
 

@@ -1,5 +1,5 @@
-"""The API limit counted from leases (app/ratelimit.py): few writes, and all processes together
-never admitting more than the limit in a window."""
+"""The API limit counted from leases (app/web/rate_limits.py): few writes, and all processes
+together never admitting more than the limit in a window."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from limits import parse
 from limits.storage import storage_from_string
 
 from app.extensions import db
-from app.ratelimit import LEASE_OF_LIMIT, Leases
+from app.web.rate_limits import LEASE_OF_LIMIT, Leases
 from tests.conftest import Api
 
 

@@ -12,7 +12,7 @@ from limits import parse
 
 from app import create_app
 from app.extensions import db
-from app.ratelimit import LEASE_OF_LIMIT
+from app.web.rate_limits import LEASE_OF_LIMIT
 from tests.conftest import Api
 
 # Leases of LIMIT // LEASE_OF_LIMIT = 2 hits while the window has room, then of one.

@@ -1,5 +1,5 @@
 """SQLite writers take turns for the write lock, in a queue that wakes the next at once, and
-the write-ahead log is checkpointed beside them (app/sqlite_writes.py)."""
+the write-ahead log is checkpointed beside them (app/db/sqlite_writes.py)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from app import sqlite_writes
 from app.api.preview import PREFIX
+from app.db import sqlite_writes
+from app.db.sqlite_writes import WriteTurns
+from app.db.transactions import take_write_lock
 from app.extensions import db
-from app.sqlite_writes import WriteTurns
-from app.storage import take_write_lock
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,7 +47,7 @@ def test_the_threads_of_a_process_write_one_at_a_time(tmp_path):
 HOLD_A_TURN = """
 import sys, time
 from pathlib import Path
-from app.sqlite_writes import WriteTurns
+from app.db.sqlite_writes import WriteTurns
 turns = WriteTurns(Path(sys.argv[1]), timeout=10)
 turns.take("other process")
 print("taken", flush=True)

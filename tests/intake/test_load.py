@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event, func, select
 
-from app.aside import own_transaction
+from app.db.side_transactions import own_transaction
 from app.extensions import db
 from app.models import IntakeLoad, LoadStatus, Task
 from app.services.intake import load as load_module

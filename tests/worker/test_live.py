@@ -14,11 +14,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from flask import g
 from huey.storage import RedisStorage
 from sqlalchemy import func, select
 from standardwebhooks import Webhook
 
+from app.db.transactions import transaction_mode
 from app.extensions import db
 from app.jobs import huey
 from app.jobs.queue import init_app
@@ -52,16 +52,12 @@ def big_file(path: Path, rows: int) -> Path:
 def progress_of(load_id: str) -> tuple[str, int, int]:
     """The load's status and rows done as committed (another connection, reading only: it
     never waits for the worker's write lock on SQLite)."""
-    g.read_only_transaction = True
-    try:
-        with db.engine.connect() as other:
-            row = other.execute(
-                select(IntakeLoad.status, IntakeLoad.rows_done, IntakeLoad.rows_total).where(
-                    IntakeLoad.id == load_id
-                )
-            ).one()
-    finally:
-        g.read_only_transaction = False
+    with transaction_mode(read_only=True), db.engine.connect() as other:
+        row = other.execute(
+            select(IntakeLoad.status, IntakeLoad.rows_done, IntakeLoad.rows_total).where(
+                IntakeLoad.id == load_id
+            )
+        ).one()
     return tuple(row)
 
 
@@ -158,12 +154,8 @@ def receiving() -> Iterator[tuple[Receiver, str]]:
 
 
 def delivery_status() -> str:
-    g.read_only_transaction = True
-    try:
-        with db.engine.connect() as other:
-            return other.scalar(select(WebhookDelivery.status))
-    finally:
-        g.read_only_transaction = False
+    with transaction_mode(read_only=True), db.engine.connect() as other:
+        return other.scalar(select(WebhookDelivery.status))
 
 
 def delivered_after_a_kill(pool, tenant) -> None:

@@ -18,6 +18,7 @@ from flask import current_app
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
+from app.db.transactions import take_write_lock
 from app.extensions import db
 from app.models import BulkFailure, BulkJob, BulkState, Campaign, Task
 from app.models.types import utcnow
@@ -27,7 +28,6 @@ from app.services.bulk.actions import Apply, BulkRequest, describe, prepare
 from app.services.errors import ServiceError
 from app.services.search import filtered, probed
 from app.services.search_criteria import Condition, Criterion
-from app.storage import take_write_lock
 
 UNFINISHED = (BulkState.QUEUED, BulkState.RUNNING)
 

@@ -20,10 +20,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from uuid import uuid4
 
-from flask import g
 from sqlalchemy import ColumnElement, Connection, Dialect, Select, func, select
 from sqlalchemy.orm import aliased
 
+from app.db.transactions import transaction_mode
 from app.extensions import db
 from app.models import SkillQueue, Task, TaskItem, WorkCode
 from app.services.rules import format_time
@@ -48,18 +48,14 @@ _code = aliased(WorkCode, name="export_code")
 def snapshot() -> Iterator[Connection]:
     """A connection of its own in a read-only transaction, rolled back on exit: on
     PostgreSQL a repeatable read (one snapshot for every statement), on SQLite a deferred
-    BEGIN (see app.storage), which never takes the write lock."""
-    before = g.get("read_only_transaction", False)
-    g.read_only_transaction = True  # read by the BEGIN hook, this once
-    try:
+    BEGIN (see app.db.transactions), which never takes the write lock."""
+    with transaction_mode(read_only=True):
         connection = db.engine.connect()
         if connection.dialect.name == "postgresql":
             connection.execution_options(
                 isolation_level="REPEATABLE READ", postgresql_readonly=True
             )
         transaction = connection.begin()
-    finally:
-        g.read_only_transaction = before
     try:
         yield connection
     finally:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from sqlalchemy.exc import IntegrityError
 
+from app.db.private_files import private_file
+from app.db.transactions import transaction
 from app.extensions import db
 from app.models import Campaign
 from app.services.actors import Actor
@@ -48,7 +50,6 @@ from app.services.intake.writer import (
     write_batch,
 )
 from app.services.tenants import list_skill_queues
-from app.storage import private_file, reading
 
 BATCH = 5000
 REPORT_HEADER = ("line", "clientId", "outcome", "reason")
@@ -293,7 +294,7 @@ def load_file(
             )
     with Report(report_path) as report:
         if dry_run or all_or_nothing:
-            with reading(db.session):
+            with transaction(db.session, read_only=True):
                 checked = _Pass(campaign, layout, report, total).run(
                     iter_rows(path, delimiter), _looking(campaign)
                 )

@@ -18,6 +18,7 @@ from typing import Any
 from flask import current_app
 from sqlalchemy import select
 
+from app.db.private_files import private_file
 from app.extensions import db
 from app.models import Campaign, IntakeLoad, LoadStatus
 from app.models.types import utcnow
@@ -26,7 +27,6 @@ from app.services.intake.cells import reason_text
 from app.services.intake.csvfile import FileRefused
 from app.services.intake.load import Counts, load_file, refusal_report
 from app.services.intake.trail import load_actor, load_finished
-from app.storage import private_file
 
 
 def intake_folder() -> Path:

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from flask import current_app
 
+from app.db.private_files import private_file
 from app.extensions import db
 from app.models import IntakeLoad, LoadStatus
 from app.models.types import utcnow
@@ -29,7 +30,6 @@ from app.services.errors import Unavailable
 from app.services.intake.load import refusal_report
 from app.services.intake.runs import UNFINISHED, aside_file, copy_of, report_file, start_load
 from app.services.tenants import find_tenant
-from app.storage import private_file
 
 DONE, FAILED = "done", "failed"
 ASIDE = frozenset({DONE, FAILED})

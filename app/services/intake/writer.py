@@ -21,10 +21,11 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam, delete, select, text, update
 
+from app.db.bulk_inserts import bulk_insert, driver_value
+from app.db.plain_reads import session_connection
 from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem
 from app.models.types import utcnow
-from app.plain_reads import session_connection
 from app.services import history
 from app.services.actors import Actor
 from app.services.errors import ServiceError
@@ -41,7 +42,6 @@ from app.services.task_writes import (
     update_values,
 )
 from app.services.validation import TaskPlan
-from app.storage import bulk_insert, driver_value
 
 
 @dataclass(frozen=True)

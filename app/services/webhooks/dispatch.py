@@ -20,7 +20,7 @@ OPEN = (PENDING, SENDING)
 
 def locked(query):
     """Rows another worker holds are skipped, not waited for (PostgreSQL). SQLite has one
-    writer at a time: every writing transaction begins with the write lock (app.storage)."""
+    writer at a time: every writing transaction begins with the write lock (app.db.transactions)."""
     if db.session.get_bind().dialect.name == "postgresql":
         return query.with_for_update(skip_locked=True)
     return query

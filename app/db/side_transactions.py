@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from flask import g
 from sqlalchemy import Connection
 
+from app.db.transactions import transaction_mode
 from app.extensions import db
 
 
@@ -22,16 +22,11 @@ from app.extensions import db
 def own_transaction(write: bool = True) -> Iterator[Connection]:
     """A connection of the app's engine in a transaction of its own, committed on exit.
 
-    `write` makes it begin with SQLite's write lock (see app.storage), whatever the
+    `write` makes it begin with SQLite's write lock (see app.db.transactions), whatever the
     request's own mode is; a reading one never blocks a writer.
     """
-    before = g.get("read_only_transaction", False)
-    g.read_only_transaction = not write
-    try:
-        with db.engine.begin() as connection:
-            yield connection
-    finally:
-        g.read_only_transaction = before
+    with transaction_mode(read_only=not write), db.engine.begin() as connection:
+        yield connection
 
 
 def transactions_block_aside() -> bool:

@@ -1,11 +1,11 @@
-"""How gunicorn serves the app: `gunicorn -c python:app.serving wsgi:app`.
+"""How gunicorn serves the app: `gunicorn -c python:app.web.serving wsgi:app`.
 
 `make run` and the tests' live servers load these settings, so what is tested is what runs.
 The command line may still override one (`--bind`, `--workers`, `--timeout`).
 
 The worker is gunicorn's threaded one (gthread), changed in one way: a connection waits in
 the worker's poller, not in a thread, until its request head (request line and headers) is
-complete (app/serving_heads.py), so clients that stall or trickle their headers hold no
+complete (app/web/serving_heads.py), so clients that stall or trickle their headers hold no
 thread and are dropped after CLIENT_IDLE_SECONDS. An idle kept-alive connection waits in the
 poller too, and a request that takes long (a slow client's body, a long CSV download)
 occupies one thread while the others keep answering. The worker's main loop keeps telling
@@ -24,13 +24,13 @@ import socket
 from gunicorn.glogging import Logger
 from gunicorn.util import write_error
 
-from app.api_paths import is_api_path
-from app.errors import error_body
-from app.redaction import redact
-from app.serving_heads import HeadFirstWorker
+from app.web.api_paths import is_api_path
+from app.web.errors import error_body
+from app.web.redaction import redact
+from app.web.serving_heads import HeadFirstWorker
 
 workers = int(os.environ.get("WEB_CONCURRENCY", 2))
-worker_class = "app.serving.ApiThreadWorker"
+worker_class = "app.web.serving.ApiThreadWorker"
 # Requests in progress per worker; a slow client holds one until CLIENT_IDLE_SECONDS.
 threads = int(os.environ.get("GUNICORN_THREADS", 16))
 # Open connections per worker, kept-alive ones included (they hold no thread).
@@ -46,8 +46,8 @@ limit_request_line = 4094
 limit_request_fields = 100
 limit_request_field_size = 8190
 accesslog = "-"
-# Access log lines with the secrets of invitation links redacted (app/redaction.py).
-logger_class = "app.serving.RedactingLogger"
+# Access log lines with the secrets of invitation links redacted (app/web/redaction.py).
+logger_class = "app.web.serving.RedactingLogger"
 
 # A request head not complete this long after the connection opened (or after its first
 # byte, on a kept-alive connection) is dropped with 408; a client that sends or takes
@@ -106,7 +106,7 @@ class RedactingLogger(Logger):
 
 
 class ApiThreadWorker(HeadFirstWorker):
-    """gthread reading request heads in its main loop (app/serving_heads.py), with JSON
+    """gthread reading request heads in its main loop (app/web/serving_heads.py), with JSON
     errors on the API paths and an idle limit on every request."""
 
     head_seconds = CLIENT_IDLE_SECONDS

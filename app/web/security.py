@@ -8,7 +8,7 @@ from flask import Flask, Response, request
 from flask.sessions import SecureCookieSessionInterface
 from flask_login import current_user
 
-from app.api_paths import is_api_path
+from app.web.api_paths import is_api_path
 
 # No inline script or style anywhere: every asset is a file served by the app.
 CONTENT_SECURITY_POLICY = "; ".join(

@@ -13,9 +13,9 @@ from flask import current_app
 from limits.storage import MemoryStorage, Storage
 
 from app.extensions import db, limiter
-from app.ratelimit_failover import unreachable_errors
 from app.services import sign_in_limits
 from app.services.sign_in_limits import AccountLimit
+from app.web.rate_limit_failover import unreachable_errors
 
 log = logging.getLogger(__name__)
 

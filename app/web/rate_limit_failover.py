@@ -1,6 +1,6 @@
 """The API's request counts, kept when their shared storage (Redis, the database) is gone.
 
-Counts are taken from leases of the shared count (`Leases`, app/ratelimit.py). When the
+Counts are taken from leases of the shared count (`Leases`, app/web/rate_limits.py). When the
 storage cannot be reached the limit fails open to a count of this process's own: each
 process admits up to the limit by itself, so the API keeps answering and a runaway client
 is still held back. The switch is logged once, not per request; the shared storage is
@@ -20,7 +20,7 @@ from limits import RateLimitItem
 from limits.errors import StorageError
 from limits.storage import Storage
 
-from app.ratelimit import Leases
+from app.web.rate_limits import Leases
 
 log = logging.getLogger(__name__)
 

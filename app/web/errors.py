@@ -8,10 +8,10 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
-from app.api_paths import USERS_PREFIX, wants_json
 from app.extensions import db
-from app.full_storage import FullStorageNotices, InsufficientStorage, cause, storage_full
-from app.redaction import redact
+from app.web.api_paths import USERS_PREFIX, wants_json
+from app.web.full_disk import FullStorageNotices, InsufficientStorage, cause, storage_full
+from app.web.redaction import redact
 
 # On the User Provisioning API an HTTP error also carries the API's own `result` field.
 _USER_RESULTS = {401: "UNAUTHORIZED", 400: "INVALID_ARGUMENTS", 413: "INVALID_ARGUMENTS",
@@ -23,7 +23,7 @@ _KEPT_HEADERS = frozenset({"Allow", "Retry-After"})
 def error_body(status: int, error: str, message: str, path: str | None) -> dict[str, Any]:
     """The JSON body of an HTTP error on an API path (`path` None when it is not known).
 
-    The server's own answers to malformed requests (app/serving.py) use it too, so every
+    The server's own answers to malformed requests (app/web/serving.py) use it too, so every
     error a client of the APIs can meet has one shape.
     """
     body: dict[str, Any] = {"status": status, "error": error, "message": message}

@@ -11,7 +11,7 @@ rows (through the types' result processors), so the values are exactly those
 `session.execute` returns.
 The engine's `before_cursor_execute` listeners still hear each statement. `on_driver` does
 the same for a statement given as SQL: SQLite's BEGIN of every transaction and the rows of
-`bulk_insert` (app/storage.py).
+`bulk_insert` (app/db/transactions.py).
 """
 
 from __future__ import annotations

@@ -22,7 +22,10 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from pathlib import Path
+
+from sqlalchemy.engine import Engine
 
 # A checkpoint follows the end of a write turn by this long (seconds), covering the turns
 # that end meanwhile; the checkpoints' thread ends after this long without any.
@@ -164,3 +167,18 @@ class WriteTurns:
 def _open_private(path: Path) -> int:
     """The file at `path`, created with mode 0600 when absent, open for flock."""
     return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+
+
+# Each SQLite engine's turns, set up with the engine (app/db/engines.py).
+_TURNS: weakref.WeakKeyDictionary[Engine, WriteTurns] = weakref.WeakKeyDictionary()
+
+
+def start_write_turns(engine: Engine, database: Path | None, timeout: float) -> WriteTurns:
+    """The turns of the writers to `engine`'s database, from now on."""
+    turns = _TURNS[engine] = WriteTurns(database, timeout)
+    return turns
+
+
+def write_turns(engine: Engine) -> WriteTurns:
+    """The turns of the writers to `engine`'s database."""
+    return _TURNS[engine]
