@@ -78,8 +78,8 @@ def _load(url: str) -> str:
     from app import create_app
     from app.config import test_settings
     from app.extensions import db
-    from app.services import keys
     from app.services.actors import Actor
+    from app.services.tenants import api_keys as keys
     from bench import search_data
 
     app = create_app(test_settings(url))

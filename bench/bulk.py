@@ -36,7 +36,7 @@ def child_run(folder: Path, csv_path: Path, url: str | None = None) -> dict:
     from app.services.bulk.actions import BulkRequest
     from app.services.bulk.runs import start_bulk
     from app.services.intake.load import load_file
-    from app.services.search_criteria import Condition, Criterion
+    from app.services.search.criteria import Condition, Criterion
 
     app = _app(url or f"sqlite:///{folder / 'bulk.db'}")
     intake = Actor.intake("bench")

@@ -35,12 +35,17 @@ from app.db.bulk_inserts import bulk_insert, driver_value
 from app.extensions import db
 from app.models import Task
 from app.models.types import utcnow
-from app.services import agents, calling_windows, campaigns, dnc, hours, keys, tenants
 from app.services.actors import Actor
+from app.services.campaigns import setup as campaigns
+from app.services.dnc import numbers as dnc
+from app.services.people import agents
+from app.services.people.users import NewUser, add_user
 from app.services.record_ids import new_record_id
-from app.services.task_writes import hold_end
-from app.services.users import NewUser, add_user
-from app.services.window_clock import clock
+from app.services.schedules import calling_windows, hours
+from app.services.schedules.window_clock import clock
+from app.services.tasks.writes import hold_end
+from app.services.tenants import api_keys as keys
+from app.services.tenants import setup as tenants
 from bench import delivery_pull, servers
 from bench.databases import postgresql_url
 

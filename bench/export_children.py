@@ -40,7 +40,7 @@ def child_download(url: str, campaign: str, out: Path):
     from app.admin.sessions import TOKEN_KEY
     from app.extensions import db
     from app.models import Campaign, Supervisor
-    from app.services.sessions import SessionLimits, start_session
+    from app.services.people.sessions import SessionLimits, start_session
 
     app = make_app(url)
     client = app.test_client()

@@ -140,8 +140,10 @@ def prepare(url: str) -> dict[int, tuple[str, int]]:
     """The campaigns to export, by size: (name, id). Loaded unless an earlier run did."""
     from app.extensions import db
     from app.models import Campaign, Task
-    from app.services import campaigns, supervisors, tenants
     from app.services.actors import Actor
+    from app.services.campaigns import setup as campaigns
+    from app.services.people import supervisors
+    from app.services.tenants import setup as tenants
 
     app = make_app(url)
     with app.app_context():

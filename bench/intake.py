@@ -66,8 +66,9 @@ def _app(url: str):
 
 def _campaign():
     from app.extensions import db
-    from app.services import campaigns, tenants
     from app.services.actors import Actor
+    from app.services.campaigns import setup as campaigns
+    from app.services.tenants import setup as tenants
 
     tenant = tenants.create_tenant(
         "AWS Connect", "Bench", "prod", "us-east-1", "saml", actor=Actor.operator()

@@ -38,7 +38,7 @@ from sqlalchemy import event, text
 from app import create_app
 from app.config import test_settings
 from app.extensions import db
-from app.services import search
+from app.services.search import query as search
 from bench import search_data
 from bench.databases import postgresql_url
 from bench.search_cases import LIMIT, Case, cases

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.services.search_criteria import Condition, Criterion
+from app.services.search.criteria import Condition, Criterion
 
 LIMIT = 1000
 COLUMNS = "t.*, q.name AS queue"

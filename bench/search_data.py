@@ -16,9 +16,10 @@ from sqlalchemy import func, select, text
 
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem, search_index
-from app.services import campaigns, tenants
 from app.services.actors import Actor
-from app.services.rules import parse_number
+from app.services.campaigns import setup as campaigns
+from app.services.tenants import setup as tenants
+from app.services.values import parse_number
 
 PLANS = ("Basic", "Plus", "Premium", "Gold")
 CITIES = ("Paris", "Lima", "Oslo", "Pune", "Kyiv")

@@ -28,8 +28,8 @@ def _claim_behind(backlog: int, database: Path) -> float:
     from app.extensions import db
     from app.models import Event, WebhookDelivery, WebhookEndpoint
     from app.models.types import utcnow
-    from app.services import tenants
     from app.services.actors import Actor
+    from app.services.tenants import setup as tenants
     from app.services.webhooks.delivery import claim_due
 
     app = create_app(test_settings(f"sqlite:///{database}"))
@@ -99,9 +99,9 @@ def _fairness(database: Path) -> float:
     from app.config import test_settings
     from app.extensions import db
     from app.models import Event, WebhookDelivery
-    from app.services import tenants
     from app.services.actors import Actor
-    from app.services.history import Change, record
+    from app.services.audit.trail import Change, record
+    from app.services.tenants import setup as tenants
     from app.services.webhooks import run_once
     from app.services.webhooks.endpoints import create_endpoint
 

@@ -13,8 +13,10 @@ from werkzeug.routing.rules import Rule
 from app import create_app
 from app.config import database_url, test_settings
 from app.extensions import db
-from app.services import campaigns, keys, tenants
 from app.services.actors import Actor
+from app.services.campaigns import setup as campaigns
+from app.services.tenants import api_keys as keys
+from app.services.tenants import setup as tenants
 
 # Fixtures of Redis for the tests that need one: the shared server, a private one.
 pytest_plugins = ["tests.redis_support"]

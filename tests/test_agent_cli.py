@@ -8,8 +8,9 @@ import hashlib
 import pytest
 
 from app.extensions import db
-from app.services import agents, tenants
-from app.services.users import NewUser, add_user
+from app.services.people import agents
+from app.services.people.users import NewUser, add_user
+from app.services.tenants import setup as tenants
 from tests.conftest import SETUP
 from tests.test_cli import assert_fails, last_line
 

@@ -12,9 +12,9 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import AuditRecord, Event
-from app.services import audit
 from app.services.actors import Actor
-from app.services.history import Change, record
+from app.services.audit import reading as audit
+from app.services.audit.trail import Change, record
 from tests.conftest import make_tenant
 
 T0 = datetime(2026, 3, 1, 12, 0, 0, 123000, tzinfo=UTC)

@@ -20,8 +20,10 @@ from app.models import (
     UserTemplate,
 )
 from app.models.types import utcnow
-from app.services import campaigns, keys, tenants
-from app.services.sessions import SessionLimits, start_session
+from app.services.campaigns import setup as campaigns
+from app.services.people.sessions import SessionLimits, start_session
+from app.services.tenants import api_keys as keys
+from app.services.tenants import setup as tenants
 from tests.conftest import PLATFORM, make_tenant
 
 

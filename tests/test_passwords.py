@@ -7,7 +7,7 @@ import pytest
 from werkzeug import security
 
 from app import config
-from app.services import agents, passwords, supervisors
+from app.services.people import agents, passwords, supervisors
 from tests.conftest import SETUP
 from tests.ui.conftest import BOSS, PASSWORD, make_supervisor
 

@@ -12,12 +12,12 @@ from sqlalchemy.exc import DBAPIError
 from app.db.plain_reads import PlainRead, session_connection
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem, WorkCode
-from app.services import campaigns
+from app.services.campaigns import setup as campaigns
 from app.services.errors import NotFound
-from app.services.task_lookups import campaign_named, campaign_ref
-from app.services.task_wire import _ITEMS_AND_CODES_OF, _ONE_TASK
-from app.services.tasks import add_or_update_task
-from app.services.validation import ItemInput
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.lookups import campaign_named, campaign_ref
+from app.services.tasks.payload import _ITEMS_AND_CODES_OF, _ONE_TASK
+from app.services.tasks.validation import ItemInput
 from tests.conftest import SETUP, make_tenant
 
 

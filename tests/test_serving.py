@@ -18,8 +18,8 @@ import requests
 from bs4 import BeautifulSoup
 
 from app.extensions import db
-from app.services import agents, supervisors
 from app.services.intake.load import load_file
+from app.services.people import agents, supervisors
 from tests.conftest import PREVIEW, SETUP
 from tests.desk.desk_support import make_agent
 from tests.servers import LiveServer, gunicorn

@@ -12,9 +12,9 @@ from sqlalchemy.exc import IntegrityError
 from app.db.bulk_inserts import PIPELINED_FROM, ROWS_PER_INSERT, bulk_insert
 from app.extensions import db
 from app.models import ApiKey, Campaign, RateLimitCounter, SkillQueue, Task, TaskItem, Tenant
-from app.services import campaigns
-from app.services.tasks import add_or_update_task
-from app.services.validation import ItemInput
+from app.services.campaigns import setup as campaigns
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
 from tests.conftest import PREVIEW, SETUP, make_tenant
 
 # Not the defaults, so the tests prove the settings are applied.

@@ -14,7 +14,7 @@ from app.extensions import db
 from app.models import Campaign, Task, Tenant
 from app.services.actors import Actor
 from app.services.errors import ServiceError
-from app.services.tasks import find_tenant_task
+from app.services.tasks.changes import find_tenant_task
 
 T = TypeVar("T")
 PUBLIC_ENDPOINTS = frozenset({"admin.login"})

@@ -17,11 +17,11 @@ from app.admin.access import submit
 from app.admin.forms import ConfirmForm, LoginForm
 from app.admin.sessions import current_token, sign_in
 from app.extensions import db, limiter
-from app.services import sessions
 from app.services.actors import Actor
-from app.services.passwords import MAX_PASSWORD, MIN_PASSWORD
-from app.services.sign_in_limits import AccountLocked, supervisor_account
-from app.services.supervisors import authenticate, change_password
+from app.services.people import sessions
+from app.services.people.passwords import MAX_PASSWORD, MIN_PASSWORD
+from app.services.people.sign_in_limits import AccountLocked, supervisor_account
+from app.services.people.supervisors import authenticate, change_password
 from app.web.security import local_path
 from app.web.sign_in_counts import count_sign_in, forget_sign_ins
 

@@ -38,8 +38,6 @@ from app.admin.problems import form_problems, refusal_in_form_words
 from app.admin.search_args import Search, read_search
 from app.extensions import db
 from app.models import BulkAction, BulkJob, Campaign, Tenant
-from app.services import campaigns as campaign_service
-from app.services import tenants as tenant_service
 from app.services.bulk.actions import BulkRequest, consequences, describe, prepare
 from app.services.bulk.report import failure_reasons, failures_csv
 from app.services.bulk.runs import (
@@ -50,9 +48,11 @@ from app.services.bulk.runs import (
     recent_jobs,
     start_bulk,
 )
+from app.services.campaigns import setup as campaign_service
 from app.services.errors import ServiceError
-from app.services.rules import time_zones
-from app.services.search import count_tasks
+from app.services.search.query import count_tasks
+from app.services.tenants import setup as tenant_service
+from app.services.values import time_zones
 
 TITLES = {
     BulkAction.STATUS: "Change the status",

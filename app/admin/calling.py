@@ -16,8 +16,8 @@ from app.admin.access import campaign_or_404, submit, supervisor, tenant_or_404
 from app.admin.prg import form_post
 from app.models import Campaign, Tenant
 from app.models.types import utcnow
-from app.services import calling_windows
 from app.services.delivery.seat import local_text
+from app.services.schedules import calling_windows
 
 ANY_TIME, WINDOW = "any", "window"
 

@@ -19,11 +19,12 @@ from app.admin.prg import form_post
 from app.extensions import db
 from app.models import Campaign, CampaignType, Task, Tenant
 from app.models.types import utcnow
-from app.services import campaign_status, campaigns
-from app.services import tenants as tenant_service
-from app.services.audit import describe_actor, entity_history, history_rows, page_within
+from app.services.audit.reading import describe_actor, entity_history, history_rows, page_within
+from app.services.campaigns import life_cycle as campaign_status
+from app.services.campaigns import setup as campaigns
 from app.services.delivery.progress import held_now
-from app.services.rules import time_zones
+from app.services.tenants import setup as tenant_service
+from app.services.values import time_zones
 
 ONE = "/tenants/<int:tenant_id>/campaigns/<int:campaign_id>"
 HISTORY_SIZE = 20

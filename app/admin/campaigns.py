@@ -12,20 +12,20 @@ from app.admin.items import item_inputs, next_time_ms
 from app.admin.prg import form_post
 from app.admin.search_args import STATE_KEY, STATES, SearchRow, read_search
 from app.models import Campaign, Tenant
-from app.services import campaigns as campaign_service
-from app.services import tasks as task_service
-from app.services import tenants as tenant_service
+from app.services.campaigns import setup as campaign_service
 from app.services.delivery.groups import group as progress_group
 from app.services.delivery.progress import campaign_progress
-from app.services.display import NAME_KEY
 from app.services.errors import ServiceError
 from app.services.intake.runs import recent_loads
-from app.services.rules import time_zones
-from app.services.search import count_tasks, search_tasks, suggested_keys
-from app.services.search_criteria import SYSTEM_KEYS, Condition
-from app.services.supervisors import visible_tenants
-from app.services.task_data import with_data
-from app.services.validation import MAX_CRITERIA, MAX_KEY, MAX_VALUE_BYTES
+from app.services.people.supervisors import visible_tenants
+from app.services.search.criteria import SYSTEM_KEYS, Condition
+from app.services.search.query import count_tasks, search_tasks, suggested_keys
+from app.services.tasks import changes as task_service
+from app.services.tasks.data import with_data
+from app.services.tasks.display import NAME_KEY
+from app.services.tasks.validation import MAX_CRITERIA, MAX_KEY, MAX_VALUE_BYTES
+from app.services.tenants import setup as tenant_service
+from app.services.values import time_zones
 
 
 @bp.get("/")

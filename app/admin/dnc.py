@@ -17,10 +17,10 @@ from app.admin.prg import form_post, hold, shown_once
 from app.admin.problems import form_problems
 from app.models import Tenant
 from app.models.types import utcnow
-from app.services import dnc
 from app.services import shown_once as held_values
-from app.services.audit import paged_tenant_history
-from app.services.dnc_csv import ImportReport, RowResult, export_csv, import_numbers
+from app.services.audit.reading import paged_tenant_history
+from app.services.dnc import numbers as dnc
+from app.services.dnc.csv_file import ImportReport, RowResult, export_csv, import_numbers
 from app.services.errors import ServiceError
 
 BASE = "/tenants/<int:tenant_id>/dnc"

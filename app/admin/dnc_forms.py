@@ -10,7 +10,7 @@ from flask_wtf.file import FileField, FileRequired
 from wtforms import HiddenField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length
 
-from app.services.dnc import MAX_NOTE
+from app.services.dnc.numbers import MAX_NOTE
 
 # Numbers typed into the add form: one per line, or separated by spaces, commas, semicolons.
 SEPARATORS = re.compile(r"[\s,;]+")

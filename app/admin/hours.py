@@ -15,13 +15,13 @@ from app.admin.prg import form_post
 from app.extensions import db
 from app.models import Schedule, Tenant
 from app.models.types import utcnow
-from app.services import hours as service
-from app.services import tenants as tenant_service
-from app.services.audit import entity_history, history_rows
+from app.services.audit.reading import entity_history, history_rows
 from app.services.errors import ServiceError
-from app.services.hours_calendar import Calendar, monday_of
-from app.services.opening_hours import DAYS, clock, day_text, holidays_text
-from app.services.rules import time_zones
+from app.services.schedules import hours as service
+from app.services.schedules.calendar import Calendar, monday_of
+from app.services.schedules.opening_hours import DAYS, clock, day_text, holidays_text
+from app.services.tenants import setup as tenant_service
+from app.services.values import time_zones
 
 BASE = "/tenants/<int:tenant_id>/hours"
 ONE = BASE + "/<int:schedule_id>"

@@ -1,5 +1,5 @@
 """The forms of the hours-of-operation pages. They check shape only; the schedules service
-(app/services/hours.py) holds every rule and names the field at fault."""
+(app/services/schedules/hours.py) holds every rule and names the field at fault."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, Optional
 from wtforms.widgets import CheckboxInput, ListWidget
 
-from app.services.opening_hours import DAY_NAMES, DAYS
+from app.services.schedules.opening_hours import DAY_NAMES, DAYS
 
 DAY_HINT = "e.g. 08:00-18:00, or 08:00-12:00,13:00-17:00; 22:00-02:00 runs past midnight"
 

@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 from wtforms import FieldList
 
 from app.services.errors import InvalidInput
-from app.services.rules import is_time_zone, to_epoch_ms
-from app.services.validation import ItemInput
+from app.services.tasks.validation import ItemInput
+from app.services.values import is_time_zone, to_epoch_ms
 
 
 def kept_rows(rows: FieldList) -> list:

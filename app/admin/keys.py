@@ -14,9 +14,9 @@ from app.admin.forms import ConfirmForm
 from app.admin.prg import hold, shown_once
 from app.models import Tenant
 from app.models.types import utcnow
-from app.services import keys as key_service
 from app.services import shown_once as held_values
-from app.services.audit import paged_tenant_history
+from app.services.audit.reading import paged_tenant_history
+from app.services.tenants import api_keys as key_service
 
 
 def _slot(tenant: Tenant) -> str:

@@ -12,12 +12,12 @@ from app.admin.prg import form_post, hold, shown_once
 from app.extensions import db
 from app.models import Tenant, User, UserTemplate
 from app.models.types import utcnow
-from app.services import agents as agent_service
 from app.services import shown_once as held_values
-from app.services import tenants as tenant_service
-from app.services import users as user_service
-from app.services.audit import paged_tenant_history
-from app.services.rules import time_zones
+from app.services.audit.reading import paged_tenant_history
+from app.services.people import agents as agent_service
+from app.services.people import users as user_service
+from app.services.tenants import setup as tenant_service
+from app.services.values import time_zones
 
 # What the Users page's history shows: its users and its user templates.
 HISTORY_KINDS = ("user", "user_template")

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from werkzeug.datastructures import MultiDict
 
 from app.models import WorkedState
-from app.services.search_criteria import Condition, Criterion
-from app.services.validation import MAX_CRITERIA, criterion_problem
+from app.services.search.criteria import Condition, Criterion
+from app.services.tasks.validation import MAX_CRITERIA, criterion_problem
 
 STATE_KEY = "sys_worked_state"
 STATES = [state.value for state in WorkedState]

@@ -1,5 +1,5 @@
 """Which supervisor a browser session belongs to: the cookie's token must name a live
-session kept on the server (see app.services.sessions).
+session kept on the server (see app.services.people.sessions).
 
 Flask-Login keeps the token where it would keep a user id: in the signed session cookie,
 and in its remember-me cookie, which this service never sets. Whichever cookie brings a
@@ -15,7 +15,7 @@ from flask_login import login_user
 
 from app.extensions import db, login_manager
 from app.models import Supervisor
-from app.services import sessions
+from app.services.people import sessions
 
 # Flask-Login's session key for the id its user loader receives.
 TOKEN_KEY = "_user_id"  # noqa: S105 - a key name, not a secret

@@ -37,14 +37,14 @@ from app.admin.items import item_inputs, next_time_ms, sent_rows
 from app.admin.prg import form_post
 from app.admin.problems import words
 from app.models import Task, Tenant
-from app.services import campaigns as campaign_service
-from app.services import tasks as task_service
-from app.services import tenants as tenant_service
+from app.services.campaigns import setup as campaign_service
 from app.services.delivery.progress import holder, passed_over
-from app.services.display import agent_view_of
-from app.services.rules import time_zones
-from app.services.task_audit import task_history
-from app.services.tasks import Locator, TaskChanges
+from app.services.tasks import changes as task_service
+from app.services.tasks.changes import Locator, TaskChanges
+from app.services.tasks.display import agent_view_of
+from app.services.tasks.history import task_history
+from app.services.tenants import setup as tenant_service
+from app.services.values import time_zones
 
 KEEP_QUEUE = ""
 STALE = (

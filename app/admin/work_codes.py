@@ -11,8 +11,8 @@ from app.admin.forms import ConfirmForm
 from app.admin.prg import form_post
 from app.admin.work_codes_forms import CodeForm, GroupForm, GroupQueuesForm
 from app.models import Tenant, WorkCodeChoice, WorkCodeGroup
-from app.services import work_codes as service
-from app.services.tenants import list_skill_queues
+from app.services.tenants.setup import list_skill_queues
+from app.services.work_codes import groups as service
 
 BASE = "/tenants/<int:tenant_id>/work-codes"
 GROUP = BASE + "/<int:group_id>"

@@ -1,5 +1,5 @@
 """The work-codes pages' forms. They check shape only; the rules live in
-app/services/work_codes.py."""
+app/services/work_codes/groups.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 from wtforms.widgets import CheckboxInput, ListWidget, TextArea
 
-from app.services import work_codes
+from app.services.work_codes import groups as work_codes
 
 OUTCOME_CHOICES = [
     SelectChoice("", "None (a plain label)"),

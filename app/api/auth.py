@@ -17,8 +17,8 @@ from werkzeug.exceptions import TooManyRequests, Unauthorized
 from app.extensions import db, limiter
 from app.models import Tenant
 from app.models.tenants import AWS_REGION
-from app.services import keys
 from app.services.actors import Actor
+from app.services.tenants import api_keys as keys
 from app.web.rate_limit_failover import api_counts
 
 HEADERS = (

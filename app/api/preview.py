@@ -23,12 +23,12 @@ from app.api.schemas import (
 from app.db.transactions import read_only, reads_first
 from app.extensions import db
 from app.models import Campaign
-from app.services import tasks
 from app.services.actors import Actor
 from app.services.errors import InvalidInput, ServiceError
-from app.services.search import result_limit, search_tasks
-from app.services.task_data import with_data
-from app.services.task_lookups import CampaignRef
+from app.services.search.query import result_limit, search_tasks
+from app.services.tasks import changes as tasks
+from app.services.tasks.data import with_data
+from app.services.tasks.lookups import CampaignRef
 
 PREFIX = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal"
 

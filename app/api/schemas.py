@@ -13,10 +13,10 @@ from typing import Annotated, Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from app.models import WorkedState
-from app.services.rules import MAX_EPOCH_MS
-from app.services.search_criteria import Condition, Criterion
-from app.services.tasks import Locator, TaskChanges
-from app.services.validation import MAX_INT, MAX_ITEMS, MAX_KEY, ItemInput
+from app.services.search.criteria import Condition, Criterion
+from app.services.tasks.changes import Locator, TaskChanges
+from app.services.tasks.validation import MAX_INT, MAX_ITEMS, MAX_KEY, ItemInput
+from app.services.values import MAX_EPOCH_MS
 
 Name = Annotated[str, StringConstraints(max_length=255)]
 RECORD_ID = Field(

@@ -14,10 +14,10 @@ from app.api.body import json_object, receive
 from app.api.schemas import Strict, describe, published
 from app.db.transactions import read_only
 from app.extensions import db
-from app.services import users
 from app.services.actors import Actor
+from app.services.contact_centre import InstanceError
 from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
-from app.services.instance import InstanceError
+from app.services.people import users
 
 PREFIX = "/service-admin/api"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.services import errors
-from app.services.task_wire import task_to_wire  # noqa: F401 - the search answer's shape
+from app.services.tasks.payload import task_to_wire  # noqa: F401 - the search answer's shape
 
 SUCCESS = "SUCCESS"
 FAILED = "FAILED"

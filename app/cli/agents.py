@@ -6,9 +6,9 @@ import click
 from flask import current_app
 
 from app.cli.common import tenant_of, transactional
-from app.services import agents
 from app.services.actors import Actor
-from app.services.users import get_user
+from app.services.people import agents
+from app.services.people.users import get_user
 
 agent_group = click.Group(
     "agent", help="Agents: their skill queues, time zone and desk invitations."

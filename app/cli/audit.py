@@ -10,7 +10,7 @@ from flask import current_app
 
 from app.cli.common import tenant_of
 from app.models.types import utcnow
-from app.services.audit import export_records, prune_audit
+from app.services.audit.reading import export_records, prune_audit
 from app.services.errors import ServiceError
 
 audit_group = click.Group("audit", help="The audit trail: export it, prune old records.")

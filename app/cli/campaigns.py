@@ -8,10 +8,12 @@ import click
 
 from app.cli.common import tenant_of, transactional
 from app.models import CampaignType
-from app.services import calling_windows, campaign_status, campaigns
 from app.services.actors import Actor
-from app.services.campaigns import get_campaign
+from app.services.campaigns import life_cycle as campaign_status
+from app.services.campaigns import setup as campaigns
+from app.services.campaigns.setup import get_campaign
 from app.services.errors import InvalidInput
+from app.services.schedules import calling_windows
 
 campaign_group = click.Group("campaign", help="Campaigns of a tenant.")
 

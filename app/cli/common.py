@@ -15,8 +15,8 @@ from flask import current_app
 from app.db.transactions import transaction
 from app.extensions import db
 from app.models import Tenant
-from app.services import tenants
 from app.services.errors import ServiceError
+from app.services.tenants import setup as tenants
 
 
 def transactional(command: Callable) -> Callable:

@@ -13,9 +13,9 @@ import click
 
 from app.cli.common import read_only, tenant_of, transactional
 from app.models import Tenant
-from app.services import dnc
 from app.services.actors import Actor
-from app.services.dnc_csv import export_csv, import_numbers
+from app.services.dnc import numbers as dnc
+from app.services.dnc.csv_file import export_csv, import_numbers
 from app.services.errors import ServiceError
 
 dnc_group = click.Group("dnc", help="The tenant's do-not-call list.")

@@ -8,10 +8,10 @@ import click
 
 from app.cli.common import tenant_of, transactional
 from app.models.types import utcnow
-from app.services import hours
 from app.services.actors import Actor
-from app.services.hours_calendar import DayView, monday_of, ranges_text
-from app.services.opening_hours import day_text, holidays_text
+from app.services.schedules import hours
+from app.services.schedules.calendar import DayView, monday_of, ranges_text
+from app.services.schedules.opening_hours import day_text, holidays_text
 
 hours_group = click.Group("hours", help="Hours of operation: schedules and exception dates.")
 

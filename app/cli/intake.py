@@ -11,12 +11,12 @@ from flask import current_app
 
 from app.cli.common import read_only, tenant_of
 from app.models import Campaign, LoadStatus
-from app.services.campaigns import get_campaign
+from app.services.campaigns.setup import get_campaign
 from app.services.errors import ServiceError
 from app.services.intake.export import export_csv
 from app.services.intake.runs import copy_of, report_file, run_load, start_load
 from app.services.intake.watch import FolderDrop, S3Drop, watch_once
-from app.services.search_criteria import Condition, Criterion
+from app.services.search.criteria import Condition, Criterion
 
 intake_group = click.Group("intake", help="Intake files: load, export, watch a drop location.")
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import click
 
 from app.cli.common import tenant_of, transactional
-from app.services import hours, tenants
 from app.services.actors import Actor
-from app.services.tenants import get_skill_queue
+from app.services.schedules import hours
+from app.services.tenants import setup as tenants
+from app.services.tenants.setup import get_skill_queue
 
 queue_group = click.Group("skill-queue", help="Skill queues of a tenant.")
 

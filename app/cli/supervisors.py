@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from app.cli.common import tenant_of, transactional
-from app.services import supervisors
 from app.services.actors import Actor
+from app.services.people import supervisors
 
 supervisor_group = click.Group("supervisor", help="Supervisors who sign in to the web UI.")
 

@@ -9,8 +9,9 @@ from flask import current_app
 
 from app.cli.common import tenant_of, transactional
 from app.models import REGIONS, AuthMode, InstanceKind
-from app.services import keys, tenants
 from app.services.actors import Actor
+from app.services.tenants import api_keys as keys
+from app.services.tenants import setup as tenants
 
 tenant_group = click.Group("tenant", help="Tenants (company environments) and their API keys.")
 

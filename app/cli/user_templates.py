@@ -6,8 +6,8 @@ import click
 
 from app.cli.common import tenant_of, transactional
 from app.models import PhoneType
-from app.services import tenants
 from app.services.actors import Actor
+from app.services.tenants import setup as tenants
 
 template_group = click.Group("user-template", help="User templates of a tenant.")
 

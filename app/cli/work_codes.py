@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 
 from app.cli.common import tenant_of, transactional
-from app.services import work_codes
 from app.services.actors import Actor
-from app.services.tenants import list_skill_queues
+from app.services.tenants.setup import list_skill_queues
+from app.services.work_codes import groups as work_codes
 
 work_codes_group = click.Group("work-codes", help="Work-code groups, their codes and queues.")
 

@@ -25,13 +25,13 @@ from app.desk.schemas import (
 from app.models import Task, User
 from app.services import delivery
 from app.services.actors import Actor
-from app.services.display import agent_view_of
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
-from app.services.rules import to_epoch_ms
-from app.services.task_data import TaskData, with_data
-from app.services.task_wire import snapshot, task_snapshot
-from app.services.users import find_user
-from app.services.work_code_offers import offered as offered_work_codes
+from app.services.people.users import find_user
+from app.services.tasks.data import TaskData, with_data
+from app.services.tasks.display import agent_view_of
+from app.services.tasks.payload import snapshot, task_snapshot
+from app.services.values import to_epoch_ms
+from app.services.work_codes.offers import offered as offered_work_codes
 
 PREFIX = api_bp.url_prefix
 # The outcome a closing applied, as the task's state tells it.

@@ -27,11 +27,12 @@ from app.desk import bp
 from app.desk.forms import DeskButtonForm, DeskLoginForm, InviteForm
 from app.extensions import db, limiter
 from app.models import AgentState, User
-from app.services import agents, delivery, sessions
+from app.services import delivery
 from app.services.actors import Actor
 from app.services.errors import ServiceError
-from app.services.sign_in_limits import AccountLocked, agent_account
-from app.services.tenants import find_tenant
+from app.services.people import agents, sessions
+from app.services.people.sign_in_limits import AccountLocked, agent_account
+from app.services.tenants.setup import find_tenant
 from app.web.security import local_path
 from app.web.sign_in_counts import count_sign_in, forget_sign_ins
 

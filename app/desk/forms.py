@@ -8,7 +8,7 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length, Optional
 
 from app.models import AgentState
-from app.services.passwords import MAX_PASSWORD, MIN_PASSWORD
+from app.services.people.passwords import MAX_PASSWORD, MIN_PASSWORD
 
 OUTCOMES = [
     SelectChoice("COMPLETE", "Complete"),

@@ -26,10 +26,10 @@ from app.services import delivery
 from app.services.actors import Actor
 from app.services.delivery.presence import Presence, desk_heartbeat, keep_task, presence
 from app.services.delivery.seat import local_text
-from app.services.display import agent_view_of
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound, TaskTaken
-from app.services.tasks import find_tenant_task
-from app.services.work_code_offers import offered
+from app.services.tasks.changes import find_tenant_task
+from app.services.tasks.display import agent_view_of
+from app.services.work_codes.offers import offered
 
 REFRESH_SECONDS = 15
 

@@ -58,7 +58,7 @@ def deliver_webhooks(now: datetime) -> dict[str, int]:
 
 def prune_audit_records(now: datetime) -> Any:
     """Delete the audit records older than AUDIT_RETENTION_DAYS."""
-    from app.services.audit import prune_audit
+    from app.services.audit.reading import prune_audit
 
     return prune_audit(now)
 

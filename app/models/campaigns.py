@@ -39,7 +39,7 @@ class SkillQueue(db.Model):
     tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(text_c(255))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    # Hours of operation (app/services/hours.py): none means always open.
+    # Hours of operation (app/services/schedules/hours.py): none means always open.
     schedule_id: Mapped[int | None] = mapped_column(
         ForeignKey("schedules.id", ondelete="SET NULL"), index=True
     )
@@ -79,7 +79,7 @@ class Campaign(db.Model):
     window_closes_at: Mapped[int | None] = mapped_column(Integer)
     # Attempts after which a reschedule closes the task COMPLETED instead; none means no limit.
     max_attempts: Mapped[int | None] = mapped_column(Integer)
-    # Its life cycle (app/services/campaign_status.py): who last changed the status, and when.
+    # Its life cycle (app/services/campaigns/life_cycle.py): who last changed the status, and when.
     status: Mapped[str] = mapped_column(
         String(16), default=CampaignStatus.ACTIVE.value, server_default=CampaignStatus.ACTIVE.value
     )

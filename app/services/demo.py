@@ -19,27 +19,23 @@ from app.config import instance_secret
 from app.extensions import db
 from app.models import ApiKey, Campaign, Supervisor, Task, Tenant, WorkCode, WorkedState
 from app.models.types import utcnow
-from app.services import (
-    agents,
-    calling_windows,
-    campaign_status,
-    campaigns,
-    dnc,
-    hours,
-    keys,
-    supervisors,
-    tenants,
-    work_codes,
-)
 from app.services.actors import Actor
-from app.services.passwords import password_matches
-from app.services.rules import to_epoch_ms
-from app.services.task_trail import trace_change
-from app.services.task_wire import task_snapshot
-from app.services.tasks import add_or_update_task
-from app.services.users import NewUser, add_user, find_user
-from app.services.validation import ItemInput
-from app.services.work_codes import CodeSettings
+from app.services.campaigns import life_cycle as campaign_status
+from app.services.campaigns import setup as campaigns
+from app.services.dnc import numbers as dnc
+from app.services.people import agents, supervisors
+from app.services.people.passwords import password_matches
+from app.services.people.users import NewUser, add_user, find_user
+from app.services.schedules import calling_windows, hours
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.payload import task_snapshot
+from app.services.tasks.trail import trace_change
+from app.services.tasks.validation import ItemInput
+from app.services.tenants import api_keys as keys
+from app.services.tenants import setup as tenants
+from app.services.values import to_epoch_ms
+from app.services.work_codes import groups as work_codes
+from app.services.work_codes.groups import CodeSettings
 
 COMPANY = "DemoCo"
 ENVIRONMENT = "demo"

@@ -1,4 +1,4 @@
-"""The sign-in pages' side of the per-account limit (app/services/sign_in_limits.py): the
+"""The sign-in pages' side of the per-account limit (app/services/people/sign_in_limits.py): the
 supervisors' and the desk's sign-in count each attempt here before checking a password,
 and forget an account's attempts once it has signed in."""
 
@@ -13,8 +13,8 @@ from flask import current_app
 from limits.storage import MemoryStorage, Storage
 
 from app.extensions import db, limiter
-from app.services import sign_in_limits
-from app.services.sign_in_limits import AccountLimit
+from app.services.people import sign_in_limits
+from app.services.people.sign_in_limits import AccountLimit
 from app.web.rate_limit_failover import unreachable_errors
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,8 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import ApiKey
 from app.models.types import utcnow
-from app.services import keys, tenants
+from app.services.tenants import api_keys as keys
+from app.services.tenants import setup as tenants
 from tests.conftest import PREVIEW, SETUP, make_tenant
 
 HEADERS = (

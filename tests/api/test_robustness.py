@@ -11,7 +11,7 @@ import pytest
 
 from app.api import preview
 from app.extensions import db
-from app.services import tasks
+from app.services.tasks import changes as tasks
 from tests.conftest import PREVIEW
 
 MISSING = object()

@@ -13,8 +13,8 @@ import pytest
 
 from app.extensions import db
 from app.models import LocalInstanceUser, User
-from app.services.instance import InstanceError
-from app.services.instance.local import LocalInstance
+from app.services.contact_centre import InstanceError
+from app.services.contact_centre.local import LocalInstance
 from tests.api.users_support import (
     MISSING,
     OPERATIONS,

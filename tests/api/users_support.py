@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import LocalInstanceUser, Tenant, User
-from app.services.tenants import TemplateSettings, create_user_template
+from app.services.tenants.setup import TemplateSettings, create_user_template
 from tests.conftest import PLATFORM, SETUP, sc_headers
 
 USERS = "/service-admin/api/users/"

@@ -11,11 +11,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.extensions import db
-from app.services import campaigns, dnc, supervisors
-from app.services.tasks import add_or_update_task
-from app.services.tenants import create_user_template
-from app.services.users import NewUser, add_user
-from app.services.validation import ItemInput
+from app.services.campaigns import setup as campaigns
+from app.services.dnc import numbers as dnc
+from app.services.people import supervisors
+from app.services.people.users import NewUser, add_user
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
+from app.services.tenants.setup import create_user_template
 from tests.browser.conftest import Tab
 from tests.conftest import SETUP, make_tenant
 

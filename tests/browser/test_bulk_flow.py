@@ -11,11 +11,11 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import BulkJob, Task
-from app.services import supervisors
 from app.services.bulk.runs import run_bulk
-from app.services.campaigns import find_campaign
-from app.services.tasks import add_or_update_task
-from app.services.validation import ItemInput
+from app.services.campaigns.setup import find_campaign
+from app.services.people import supervisors
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
 from tests.browser.conftest import REPORT_CSP_VIOLATIONS, Tab
 from tests.conftest import SETUP, make_tenant
 

@@ -7,9 +7,9 @@ import pytest
 from playwright.sync_api import expect
 
 from app.extensions import db
-from app.services import supervisors
-from app.services.tasks import add_or_update_task
-from app.services.validation import ItemInput
+from app.services.people import supervisors
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
 from tests.browser.conftest import Tab
 from tests.conftest import SETUP, make_tenant
 
@@ -32,7 +32,7 @@ def campaign_path(app) -> str:
 
 
 def tenant_campaigns(tenant):
-    from app.services.campaigns import list_campaigns
+    from app.services.campaigns.setup import list_campaigns
 
     return list_campaigns(tenant)
 

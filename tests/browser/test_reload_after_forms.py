@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import ApiKey, Tenant
-from app.services import keys as key_service
-from app.services import supervisors
+from app.services.people import supervisors
+from app.services.tenants import api_keys as key_service
 from tests.browser.conftest import Tab
 from tests.conftest import SETUP, make_tenant
 from tests.dnc.dnc_support import E164, listed, put

@@ -12,10 +12,11 @@ import pytest
 from playwright.sync_api import Locator, Page, Route, expect
 
 from app.extensions import db
-from app.services import campaigns, supervisors
-from app.services.rules import to_epoch_ms
-from app.services.tasks import add_or_update_task
-from app.services.validation import ItemInput
+from app.services.campaigns import setup as campaigns
+from app.services.people import supervisors
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
+from app.services.values import to_epoch_ms
 from tests.browser.conftest import Tab, copy_to_readme
 from tests.conftest import SETUP, make_tenant
 

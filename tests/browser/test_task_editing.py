@@ -11,10 +11,11 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.extensions import db
-from app.services import campaigns, supervisors
-from app.services.rules import to_epoch_ms
-from app.services.tasks import Locator, TaskChanges, add_or_update_task, change_status
-from app.services.validation import ItemInput
+from app.services.campaigns import setup as campaigns
+from app.services.people import supervisors
+from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task, change_status
+from app.services.tasks.validation import ItemInput
+from app.services.values import to_epoch_ms
 from tests.browser.conftest import SCREENSHOTS, Tab
 from tests.conftest import SETUP, make_tenant
 

@@ -7,9 +7,9 @@ import pytest
 from playwright.sync_api import expect
 
 from app.extensions import db
-from app.services import supervisors
-from app.services.tenants import create_user_template
-from app.services.users import NewUser, add_user
+from app.services.people import supervisors
+from app.services.people.users import NewUser, add_user
+from app.services.tenants.setup import create_user_template
 from tests.browser.conftest import Tab
 from tests.conftest import SETUP, make_tenant
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.extensions import db
-from app.services import supervisors
+from app.services.people import supervisors
 from app.services.webhooks import endpoints
 from tests.browser.conftest import Tab
 from tests.conftest import SETUP, make_tenant

@@ -8,9 +8,9 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AuditRecord, Campaign, Event, Task
 from app.services.actors import Actor
-from app.services.search_criteria import Condition, Criterion
-from app.services.tasks import add_or_update_task
-from app.services.validation import ItemInput
+from app.services.search.criteria import Condition, Criterion
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
 from tests.conftest import SETUP
 
 BOSS = Actor.supervisor("boss@example.com")

@@ -13,8 +13,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import BulkJob, BulkState
-from app.services.tasks import add_or_update_task
-from app.services.validation import ItemInput
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
 from tests.bulk.conftest import add_tasks, states
 from tests.conftest import SETUP, make_tenant
 from tests.ui.conftest import (

@@ -11,14 +11,14 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import BulkJob, BulkState, Event, Task, TaskItem
 from app.models.types import utcnow
-from app.services.audit import export_records
+from app.services.audit.reading import export_records
 from app.services.bulk.actions import BulkRequest
 from app.services.bulk.report import failure_reasons
 from app.services.bulk.runs import run_bulk, start_bulk
 from app.services.errors import InvalidInput, NotFound
-from app.services.task_audit import task_history
-from app.services.tasks import Locator, add_or_update_task, delete_task
-from app.services.validation import ItemInput
+from app.services.tasks.changes import Locator, add_or_update_task, delete_task
+from app.services.tasks.history import task_history
+from app.services.tasks.validation import ItemInput
 from tests.bulk.conftest import BOSS, add_tasks, events, plan_is, records, states
 from tests.conftest import SETUP
 

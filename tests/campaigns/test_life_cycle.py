@@ -10,8 +10,10 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord, Campaign
-from app.services import campaign_status, campaigns, delivery
+from app.services import delivery
 from app.services.actors import Actor
+from app.services.campaigns import life_cycle as campaign_status
+from app.services.campaigns import setup as campaigns
 from app.services.delivery import offers, progress
 from app.services.errors import InvalidInput
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings

@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import AuditRecord, Campaign
-from app.services import campaign_status
+from app.services.campaigns import life_cycle as campaign_status
 from tests.conftest import SETUP
 from tests.ui.conftest import (
     add_task,

@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import IntakeLoad, Task
-from app.services import campaign_status
+from app.services.campaigns import life_cycle as campaign_status
 from tests.conftest import SETUP
 
 ARCHIVED = "campaign 'Renewals' is archived: it takes no new tasks (restore it first)"

@@ -27,8 +27,9 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Task, WorkCode
-from app.services import agents, tenants
-from app.services.users import NewUser, add_user
+from app.services.people import agents
+from app.services.people.users import NewUser, add_user
+from app.services.tenants import setup as tenants
 from tests.api.users_support import users_api
 from tests.conftest import PLATFORM, SETUP, Api, make_tenant, sc_headers
 from tests.servers import ROOT, gunicorn

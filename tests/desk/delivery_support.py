@@ -10,12 +10,13 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Campaign, Event, SkillQueue, Task, Tenant, User
 from app.models.types import utcnow
-from app.services import delivery, tenants
+from app.services import delivery
 from app.services.actors import Actor
 from app.services.delivery import Offer
-from app.services.tasks import add_or_update_task
-from app.services.users import NewUser, add_user
-from app.services.validation import ItemInput
+from app.services.people.users import NewUser, add_user
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
+from app.services.tenants import setup as tenants
 from tests.conftest import SETUP
 
 HOLD, OFFER_TIMEOUT, IDLE = 60, 300, 120

@@ -7,8 +7,9 @@ from datetime import timedelta
 from app.desk.auth import AGENT_TOKEN_KEY
 from app.extensions import db
 from app.models import Tenant, User
-from app.services import agents, sessions, tenants
-from app.services.users import NewUser, add_user
+from app.services.people import agents, sessions
+from app.services.people.users import NewUser, add_user
+from app.services.tenants import setup as tenants
 from tests.conftest import SETUP
 from tests.ui.conftest import PASSWORD, csrf_token, soup
 

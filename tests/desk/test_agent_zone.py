@@ -9,8 +9,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord
-from app.services import agents
 from app.services.errors import InvalidInput
+from app.services.people import agents
 from tests.conftest import SETUP
 from tests.desk.delivery_support import add, available, make_agent, ms, offer
 from tests.test_cli import assert_fails

@@ -11,9 +11,10 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import AuditRecord, User
 from app.models.types import utcnow
-from app.services import agents, tenants
 from app.services.errors import InvalidInput
-from app.services.users import NewUser, add_user
+from app.services.people import agents
+from app.services.people.users import NewUser, add_user
+from app.services.tenants import setup as tenants
 from tests.conftest import SETUP
 from tests.desk.desk_support import AGENT, make_agent
 from tests.ui.conftest import page, soup, submit

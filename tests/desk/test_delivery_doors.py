@@ -13,7 +13,7 @@ from app.models import AuditRecord
 from app.models.types import utcnow
 from app.services import delivery
 from app.services.intake.load import load_file
-from app.services.users import delete_user
+from app.services.people.users import delete_user
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     HOLD,

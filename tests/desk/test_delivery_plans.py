@@ -22,8 +22,9 @@ from app.db.bulk_inserts import bulk_insert, driver_value
 from app.extensions import db
 from app.models import Task
 from app.models.types import utcnow
-from app.services import calling_windows, dnc
+from app.services.dnc import numbers as dnc
 from app.services.record_ids import new_record_id
+from app.services.schedules import calling_windows
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     available,

@@ -9,11 +9,12 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord
-from app.services import delivery, tasks
+from app.services import delivery
 from app.services.actors import Actor
 from app.services.delivery import offers
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound
-from app.services.tasks import Locator, TaskChanges
+from app.services.tasks import changes as tasks
+from app.services.tasks.changes import Locator, TaskChanges
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     HOLD,

@@ -15,11 +15,12 @@ from datetime import timedelta
 import pytest
 
 from app.extensions import db
-from app.services import delivery, tasks
+from app.services import delivery
 from app.services.actors import Actor
 from app.services.delivery import presence, sweeps
 from app.services.errors import TaskNotFound, TaskTaken
-from app.services.tasks import Locator, TaskChanges
+from app.services.tasks import changes as tasks
+from app.services.tasks.changes import Locator, TaskChanges
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     IDLE,

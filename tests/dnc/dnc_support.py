@@ -7,7 +7,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import AuditRecord, Tenant
 from app.models.dnc import DncNumber
-from app.services import dnc
+from app.services.dnc import numbers as dnc
 from tests.conftest import SETUP
 
 E164 = "+14155550123"

@@ -6,8 +6,8 @@ import pytest
 from bs4 import BeautifulSoup
 from flask import render_template
 
-from app.services.display import agent_view, agent_view_of
-from app.services.validation import ItemInput
+from app.services.tasks.display import agent_view, agent_view_of
+from app.services.tasks.validation import ItemInput
 from tests.conftest import make_tenant
 from tests.dnc.dnc_support import E164, OTHER, put
 from tests.ui.conftest import add_task

@@ -9,12 +9,12 @@ from sqlalchemy import True_, select
 
 from app.extensions import db
 from app.models import Task
-from app.services import dnc
 from app.services.delivery import rules
 from app.services.delivery.progress import campaign_progress
 from app.services.delivery.seat import Seat
-from app.services.tasks import add_or_update_task
-from app.services.validation import ItemInput
+from app.services.dnc import numbers as dnc
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     available,

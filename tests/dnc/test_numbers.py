@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.extensions import db
-from app.services import dnc
 from app.services.actors import Actor
+from app.services.dnc import numbers as dnc
 from app.services.errors import InvalidInput
 from tests.conftest import SETUP, make_tenant
 from tests.dnc.dnc_support import E164, OTHER, listed, put, trail

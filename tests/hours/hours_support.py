@@ -7,8 +7,8 @@ from zoneinfo import ZoneInfo
 
 from app.extensions import db
 from app.models import Schedule, ScheduleHours, Tenant
-from app.services import hours
-from app.services.opening_hours import parse_weekly
+from app.services.schedules import hours
+from app.services.schedules.opening_hours import parse_weekly
 from tests.conftest import SETUP
 
 

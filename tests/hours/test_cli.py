@@ -10,9 +10,9 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import AuditRecord, Schedule, ScheduleException
-from app.services import hours
 from app.services.actors import Actor
-from app.services.tenants import get_skill_queue
+from app.services.schedules import hours
+from app.services.tenants.setup import get_skill_queue
 from tests.hours.hours_support import make_schedule
 from tests.test_cli import assert_fails
 

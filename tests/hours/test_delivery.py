@@ -12,12 +12,14 @@ from sqlalchemy import event, false, true
 
 from app.extensions import db
 from app.models import Task
-from app.services import agents, delivery, hours
+from app.services import delivery
 from app.services.actors import Actor
 from app.services.delivery import rules
 from app.services.delivery.progress import campaign_progress
 from app.services.delivery.seat import Seat
-from app.services.tenants import get_skill_queue
+from app.services.people import agents
+from app.services.schedules import hours
+from app.services.tenants.setup import get_skill_queue
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     add,

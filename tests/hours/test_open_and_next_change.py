@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 
 from app.extensions import db
-from app.services import hours
+from app.services.schedules import hours
 from tests.conftest import SETUP
 from tests.hours.hours_support import local, make_schedule, unsaved_schedule, utc
 

@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import Schedule, ScheduleException
 from app.models.types import utcnow
-from app.services import hours
-from app.services.tenants import get_skill_queue
+from app.services.schedules import hours
+from app.services.tenants.setup import get_skill_queue
 from tests.conftest import SETUP, make_tenant
 from tests.hours.hours_support import make_schedule
 from tests.ui.conftest import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.services.errors import InvalidInput
-from app.services.opening_hours import (
+from app.services.schedules.opening_hours import (
     Range,
     format_weekly,
     parse_holidays,

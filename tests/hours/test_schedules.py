@@ -11,11 +11,11 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import AuditRecord, Schedule, ScheduleException, SkillQueue
-from app.services import hours
 from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidInput, NotFound
-from app.services.opening_hours import parse_ranges
-from app.services.tenants import get_skill_queue
+from app.services.schedules import hours
+from app.services.schedules.opening_hours import parse_ranges
+from app.services.tenants.setup import get_skill_queue
 from tests.conftest import SETUP, make_tenant
 from tests.hours.hours_support import make_schedule
 

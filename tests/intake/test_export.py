@@ -12,7 +12,7 @@ import pytest
 from app.extensions import db
 from app.models import Task, WorkCode
 from app.services.intake.export import SYSTEM_COLUMNS, export_csv
-from app.services.search_criteria import Condition, Criterion
+from app.services.search.criteria import Condition, Criterion
 from tests.intake.conftest import tasks_of
 
 NEXT_MS = 1893573000000  # 2030-01-02 08:30:00 UTC

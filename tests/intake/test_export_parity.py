@@ -23,10 +23,10 @@ from app.models import Campaign, SkillQueue, Task, TaskItem, WorkCode
 from app.services.intake import export
 from app.services.intake.cells import guard
 from app.services.intake.export import SYSTEM_COLUMNS, export_csv
-from app.services.rules import format_time
-from app.services.search import filtered
-from app.services.search_criteria import Condition, Criterion
-from app.services.task_data import with_data
+from app.services.search.criteria import Condition, Criterion
+from app.services.search.query import filtered
+from app.services.tasks.data import with_data
+from app.services.values import format_time
 
 # ---- the export as it was -------------------------------------------------------------
 

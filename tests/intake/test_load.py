@@ -19,7 +19,7 @@ from app.services.intake import runs
 from app.services.intake.csvfile import FileRefused, iter_rows
 from app.services.intake.load import load_file
 from app.services.intake.runs import run_load, stored_file
-from app.services.tasks import Locator, TaskChanges, change_status
+from app.services.tasks.changes import Locator, TaskChanges, change_status
 from tests.conftest import SETUP
 from tests.intake.conftest import csv_text, read_report, start, tasks_of
 

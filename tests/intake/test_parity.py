@@ -10,11 +10,11 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Campaign, Task
-from app.services.campaigns import create_campaign
+from app.services.campaigns.setup import create_campaign
 from app.services.intake.load import load_file
 from app.services.intake.writer import Planned, write_batch
-from app.services.tasks import Locator, TaskChanges, add_or_update_task, change_status
-from app.services.validation import ItemInput, plan_task
+from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task, change_status
+from app.services.tasks.validation import ItemInput, plan_task
 from tests.conftest import SETUP
 from tests.intake.conftest import csv_text, tasks_of
 

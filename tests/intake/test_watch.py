@@ -19,7 +19,7 @@ from app.extensions import db
 from app.jobs import intake as intake_jobs
 from app.jobs.intake import sweep_intake
 from app.models import IntakeLoad
-from app.services.campaigns import find_campaign
+from app.services.campaigns.setup import find_campaign
 from app.services.intake import watch
 from app.services.intake.watch import FolderDrop, S3Drop, watch_once
 from tests.conftest import make_tenant

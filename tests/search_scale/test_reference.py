@@ -18,9 +18,11 @@ from sqlalchemy import update
 
 from app.extensions import db
 from app.models import Task, search_index
-from app.services import campaigns, search, search_plan
-from app.services.search_criteria import Condition, Criterion
-from app.services.tasks import (
+from app.services.campaigns import setup as campaigns
+from app.services.search import plan as search_plan
+from app.services.search import query as search
+from app.services.search.criteria import Condition, Criterion
+from app.services.tasks.changes import (
     Locator,
     TaskChanges,
     add_or_update_task,
@@ -28,7 +30,7 @@ from app.services.tasks import (
     delete_task,
     transfer_task,
 )
-from app.services.validation import ItemInput
+from app.services.tasks.validation import ItemInput
 from tests.conftest import SETUP
 from tests.search_scale.reference import (
     AGENTS,

@@ -13,7 +13,7 @@ from sqlalchemy.exc import OperationalError
 from app.extensions import db
 from app.models import User
 from app.services.errors import InvalidInput
-from app.services.tenants import TemplateSettings, set_instance
+from app.services.tenants.setup import TemplateSettings, set_instance
 from tests.api.users_support import count, stored_user, users_api
 from tests.conftest import SETUP, make_tenant
 

@@ -12,10 +12,15 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AgentState, AuditRecord, LoginSession, Supervisor, Task, User, WorkedState
 from app.models.types import utcnow
-from app.services import agents, campaign_status, campaigns, delivery, demo, dnc, sessions, tenants
+from app.services import delivery, demo
 from app.services.actors import Actor
-from app.services.supervisors import authenticate
-from app.services.users import get_user
+from app.services.campaigns import life_cycle as campaign_status
+from app.services.campaigns import setup as campaigns
+from app.services.dnc import numbers as dnc
+from app.services.people import agents, sessions
+from app.services.people.supervisors import authenticate
+from app.services.people.users import get_user
+from app.services.tenants import setup as tenants
 from tests.conftest import PLATFORM, sc_headers
 from tests.desk.desk_support import desk_sign_in
 from tests.ui.conftest import RequestClient, csrf_token, page

@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AuditRecord, Event
 from app.services.actors import Actor
-from app.services.history import Change, record
+from app.services.audit.trail import Change, record
 
 CHANGE = Change(
     action="task.updated",

@@ -12,11 +12,14 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import ApiKey, AuditRecord, Event
-from app.services import campaigns, keys, supervisors, tenants
 from app.services.actors import Actor
+from app.services.campaigns import setup as campaigns
+from app.services.contact_centre import InstanceError
+from app.services.contact_centre.local import LocalInstance
 from app.services.errors import Conflict, InvalidInput
-from app.services.instance import InstanceError
-from app.services.instance.local import LocalInstance
+from app.services.people import supervisors
+from app.services.tenants import api_keys as keys
+from app.services.tenants import setup as tenants
 from tests.api.users_support import users_api
 from tests.conftest import PLATFORM, SETUP, make_tenant
 

@@ -14,12 +14,13 @@ from sqlalchemy import event, select
 
 from app.extensions import db
 from app.models import AuditRecord, Task
-from app.services import delivery, tasks
+from app.services import delivery
 from app.services.actors import Actor
 from app.services.delivery import groups, progress, rules
 from app.services.errors import InvalidInput, StaleTask, TaskNotFound
-from app.services.tasks import Locator, TaskChanges
-from app.services.users import NewUser, add_user
+from app.services.people.users import NewUser, add_user
+from app.services.tasks import changes as tasks
+from app.services.tasks.changes import Locator, TaskChanges
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     HOLD,

@@ -15,12 +15,12 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import ApiKey, AuditRecord, Event, WorkCode
-from app.services import tasks
 from app.services.actors import Actor
 from app.services.errors import ServiceError
-from app.services.task_wire import task_snapshot
-from app.services.tasks import Locator, TaskChanges
-from app.services.validation import ItemInput
+from app.services.tasks import changes as tasks
+from app.services.tasks.changes import Locator, TaskChanges
+from app.services.tasks.payload import task_snapshot
+from app.services.tasks.validation import ItemInput
 
 ACTOR = Actor.system("test")
 NEXT_MS = 1767225600123  # 2026-01-01 00:00:00.123 UTC

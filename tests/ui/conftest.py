@@ -14,10 +14,10 @@ from werkzeug.datastructures import MultiDict
 from app.admin.sessions import TOKEN_KEY
 from app.extensions import db
 from app.models import Campaign
-from app.services import supervisors
-from app.services.sessions import SessionLimits, start_session
-from app.services.tasks import add_or_update_task
-from app.services.validation import ItemInput
+from app.services.people import supervisors
+from app.services.people.sessions import SessionLimits, start_session
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
 from tests.conftest import SETUP
 
 PASSWORD = "correct horse battery"  # 21 characters, on no list of common passwords

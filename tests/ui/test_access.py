@@ -8,9 +8,9 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Campaign, Task
-from app.services.campaigns import find_campaign, list_campaigns
-from app.services.tenants import list_skill_queues, list_user_templates
-from app.services.users import list_users
+from app.services.campaigns.setup import find_campaign, list_campaigns
+from app.services.people.users import list_users
+from app.services.tenants.setup import list_skill_queues, list_user_templates
 from tests.conftest import make_tenant
 from tests.ui.conftest import add_task, make_supervisor, page, session_for
 

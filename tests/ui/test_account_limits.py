@@ -12,8 +12,8 @@ from limits.storage import storage_from_string
 
 from app.extensions import db, limiter
 from app.models import LoginSession
-from app.services import sign_in_limits
-from app.services.sign_in_limits import AccountLimit, AccountLocked
+from app.services.people import sign_in_limits
+from app.services.people.sign_in_limits import AccountLimit, AccountLocked
 from tests.desk.desk_support import AGENT, make_agent
 from tests.test_ratelimit import Clock
 from tests.ui.conftest import BOSS, PASSWORD, make_supervisor, soup

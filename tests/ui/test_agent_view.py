@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.services.display import agent_view, web_url
-from app.services.validation import ItemInput
+from app.services.tasks.display import agent_view, web_url
+from app.services.tasks.validation import ItemInput
 from tests.ui.conftest import add_task, page
 
 E164 = "+14155550123"

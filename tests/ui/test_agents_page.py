@@ -14,7 +14,7 @@ from app.models import AuditRecord, Task
 from app.models.types import utcnow
 from app.services import delivery
 from app.services.actors import Actor
-from app.services.users import NewUser, add_user
+from app.services.people.users import NewUser, add_user
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import add, available, make_agent, offer, stored
 from tests.ui.conftest import (

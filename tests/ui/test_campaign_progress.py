@@ -9,10 +9,10 @@ import pytest
 
 from app.extensions import db
 from app.models.types import utcnow
-from app.services import calling_windows
 from app.services.delivery import progress
-from app.services.tasks import add_or_update_task
-from app.services.validation import ItemInput
+from app.services.schedules import calling_windows
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import add, available, make_agent, ms, offer
 from tests.dnc.dnc_support import put

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 import pytest
 
 from app.extensions import db
-from app.services.tasks import Locator, TaskChanges, change_status
+from app.services.tasks.changes import Locator, TaskChanges, change_status
 from tests.conftest import SETUP
 from tests.ui.conftest import add_task, page, refusal, soup
 

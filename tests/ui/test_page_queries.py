@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from sqlalchemy import event
 
 from app.extensions import db
-from app.services.tenants import TemplateSettings, create_user_template
-from app.services.users import NewUser, add_user
+from app.services.people.users import NewUser, add_user
+from app.services.tenants.setup import TemplateSettings, create_user_template
 from tests.conftest import SETUP
 from tests.ui.conftest import page
 

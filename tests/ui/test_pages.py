@@ -8,11 +8,11 @@ from urllib.parse import urlencode
 import pytest
 
 from app.extensions import db
-from app.services.campaigns import list_campaigns
-from app.services.search_criteria import SYSTEM_KEYS, Condition
-from app.services.tasks import Locator, TaskChanges, change_status
-from app.services.tenants import list_skill_queues
-from app.services.validation import ItemInput
+from app.services.campaigns.setup import list_campaigns
+from app.services.search.criteria import SYSTEM_KEYS, Condition
+from app.services.tasks.changes import Locator, TaskChanges, change_status
+from app.services.tasks.validation import ItemInput
+from app.services.tenants.setup import list_skill_queues
 from tests.conftest import SETUP
 from tests.ui.conftest import add_task, find_form, page, refusal, submit
 

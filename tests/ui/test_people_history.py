@@ -10,8 +10,8 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AuditRecord, Event
 from app.services.actors import Actor
-from app.services.tenants import create_user_template
-from app.services.users import NewUser, add_user, find_user
+from app.services.people.users import NewUser, add_user, find_user
+from app.services.tenants.setup import create_user_template
 from tests.conftest import SETUP, make_tenant
 from tests.ui.conftest import BOSS, PASSWORD, find_form, form_values, page, soup, submit
 

@@ -16,9 +16,10 @@ from app import create_app
 from app.config import test_settings as settings_of_tests
 from app.extensions import db
 from app.models import ApiKey, AuditRecord, Schedule, Task, User, WebhookEndpoint, WorkCodeGroup
-from app.services import agents, campaigns
-from app.services import keys as key_service
-from app.services.dnc import search_numbers
+from app.services.campaigns import setup as campaigns
+from app.services.dnc.numbers import search_numbers
+from app.services.people import agents
+from app.services.tenants import api_keys as key_service
 from tests.dnc.dnc_support import E164, put
 from tests.ui.conftest import PASSWORD, add_task, find_form, form_values, page, soup, submit
 from tests.ui.test_people_history import ALICE

@@ -8,8 +8,8 @@ import io
 import pytest
 
 from app.extensions import db
-from app.services.tenants import create_user_template
-from app.services.users import NewUser, add_user
+from app.services.people.users import NewUser, add_user
+from app.services.tenants.setup import create_user_template
 from tests.conftest import SETUP
 from tests.ui.conftest import BOSS, PASSWORD, add_task, csrf_token, find_form, form_values, soup
 

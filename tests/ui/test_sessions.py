@@ -14,7 +14,7 @@ from werkzeug.security import check_password_hash
 
 from app.extensions import db
 from app.models import LoginSession, Supervisor
-from app.services import sessions
+from app.services.people import sessions
 from tests.ui.conftest import (
     BOSS,
     PASSWORD,

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from app.extensions import db
-from app.services.tenants import create_user_template
+from app.services.tenants.setup import create_user_template
 from tests.conftest import SETUP
 from tests.ui.conftest import add_task, alert, find_form, page, soup, submit
 

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Task
-from app.services.validation import ItemInput
+from app.services.tasks.validation import ItemInput
 from tests.ui.conftest import (
     add_task,
     alert,

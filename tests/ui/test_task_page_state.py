@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 import pytest
 
 from app.extensions import db
-from app.services.rules import to_epoch_ms
-from app.services.tasks import Locator, TaskChanges, change_status
-from app.services.validation import ItemInput
+from app.services.tasks.changes import Locator, TaskChanges, change_status
+from app.services.tasks.validation import ItemInput
+from app.services.values import to_epoch_ms
 from tests.conftest import SETUP
 from tests.ui.conftest import add_task, alert, find_form, form_values, page, soup
 from tests.ui.test_task_forms import ROWS, stored

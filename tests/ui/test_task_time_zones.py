@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from app.extensions import db
-from app.services.rules import is_time_zone, time_zones
+from app.services.values import is_time_zone, time_zones
 from tests.ui.conftest import add_task, alert, find_form, form_values, page, soup, submit
 
 CHANGE = "changeCampaignRecordStatus"

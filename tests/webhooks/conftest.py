@@ -14,7 +14,7 @@ from standardwebhooks import Webhook
 from app.extensions import db
 from app.models import Tenant, WebhookDelivery
 from app.services.actors import Actor
-from app.services.history import Change, record
+from app.services.audit.trail import Change, record
 from app.services.webhooks.delivery import deliver_due
 from app.services.webhooks.dispatch import dispatch_events
 from app.services.webhooks.endpoints import create_endpoint

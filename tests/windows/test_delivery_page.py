@@ -8,8 +8,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord
-from app.services.calling_windows import set_calling_window
-from app.services.campaigns import find_campaign
+from app.services.campaigns.setup import find_campaign
+from app.services.schedules.calling_windows import set_calling_window
 from tests.conftest import SETUP, make_tenant
 from tests.ui.conftest import (
     csrf_token,

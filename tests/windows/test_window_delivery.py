@@ -8,13 +8,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.extensions import db
-from app.services import agents, calling_windows, delivery, tasks
+from app.services import delivery
 from app.services.actors import Actor
 from app.services.delivery import offers
 from app.services.delivery.progress import campaign_progress
 from app.services.delivery.seat import Seat
-from app.services.tasks import Locator, TaskChanges, add_or_update_task
-from app.services.validation import ItemInput
+from app.services.people import agents
+from app.services.schedules import calling_windows
+from app.services.tasks import changes as tasks
+from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task
+from app.services.tasks.validation import ItemInput
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     available,

@@ -7,8 +7,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord
-from app.services.calling_windows import set_calling_window, set_max_attempts
 from app.services.errors import InvalidInput
+from app.services.schedules.calling_windows import set_calling_window, set_max_attempts
 from tests.conftest import SETUP
 from tests.test_cli import assert_fails
 

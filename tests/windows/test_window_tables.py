@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.services.calling_windows import window_text
 from app.services.errors import InvalidInput
-from app.services.window_clock import Window, opening_in, parse_window, zones_inside
+from app.services.schedules.calling_windows import window_text
+from app.services.schedules.window_clock import Window, opening_in, parse_window, zones_inside
 
 DAY_WINDOW = Window(8 * 60, 21 * 60)  # 08:00-21:00
 NIGHT_WINDOW = Window(20 * 60, 2 * 60)  # 20:00-02:00, past midnight

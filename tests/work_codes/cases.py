@@ -14,8 +14,8 @@ import pytest
 
 from app.extensions import db
 from app.models import Tenant, WorkCodeGroup
-from app.services import work_codes
-from app.services.work_codes import CodeSettings
+from app.services.work_codes import groups as work_codes
+from app.services.work_codes.groups import CodeSettings
 from tests.conftest import SETUP
 
 # An explicit next attempt: 09:30 on 2 January 2030 in New York (Renewals' zone) is 14:30 UTC.

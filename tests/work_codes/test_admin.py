@@ -8,7 +8,8 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import AuditRecord, WorkCodeChoice, WorkCodeGroup
-from app.services import tenants, work_codes
+from app.services.tenants import setup as tenants
+from app.services.work_codes import groups as work_codes
 from tests.conftest import SETUP, make_tenant
 from tests.ui.conftest import (
     BOSS,

@@ -8,8 +8,8 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import AuditRecord, WorkCodeChoice, WorkCodeGroup
-from app.services import tenants
-from app.services.work_code_offers import offered
+from app.services.tenants import setup as tenants
+from app.services.work_codes.offers import offered
 from tests.test_cli import assert_fails, last_line
 
 

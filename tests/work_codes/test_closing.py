@@ -10,9 +10,10 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord, DncNumber, Task
-from app.services import delivery, work_codes
+from app.services import delivery
 from app.services.actors import Actor
 from app.services.errors import InvalidInput
+from app.services.work_codes import groups as work_codes
 from tests.conftest import SETUP
 from tests.desk.delivery_support import add, available, events, make_agent, offer, start, stored
 from tests.work_codes.cases import LATER, Case, closing_cases, ms

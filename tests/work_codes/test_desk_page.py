@@ -9,8 +9,8 @@ from werkzeug.datastructures import MultiDict
 from app.extensions import db
 from app.models import Task
 from app.models.types import utcnow
-from app.services import work_codes
-from app.services.work_codes import CodeSettings
+from app.services.work_codes import groups as work_codes
+from app.services.work_codes.groups import CodeSettings
 from tests.conftest import SETUP
 from tests.desk.delivery_support import available, stored
 from tests.desk.desk_support import desk_session, make_agent

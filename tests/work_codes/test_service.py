@@ -8,10 +8,11 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord, WorkCodeChoice, WorkCodeGroup
-from app.services import tenants, work_codes
 from app.services.errors import Conflict, InvalidInput, NotFound
-from app.services.work_code_offers import offered
-from app.services.work_codes import CodeSettings
+from app.services.tenants import setup as tenants
+from app.services.work_codes import groups as work_codes
+from app.services.work_codes.groups import CodeSettings
+from app.services.work_codes.offers import offered
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import make_agent, start, stored
 from tests.work_codes.test_closing import close, held

@@ -149,7 +149,9 @@ def test_the_scheduled_work_runs_in_the_app(app, monkeypatch):
         return {"dispatched": 0, "attempted": 0}
 
     monkeypatch.setattr("app.services.webhooks.run_once", run_once)
-    monkeypatch.setattr("app.services.audit.prune_audit", lambda now: seen.setdefault("a", now))
+    monkeypatch.setattr(
+        "app.services.audit.reading.prune_audit", lambda now: seen.setdefault("a", now)
+    )
     now = datetime.now(UTC)
     with job_context():
         clock.run_all([clock.deliver_webhooks, clock.prune_audit_records], now)

@@ -22,12 +22,12 @@ from app.db.transactions import take_write_lock
 from app.extensions import db
 from app.models import BulkFailure, BulkJob, BulkState, Campaign, Task
 from app.models.types import utcnow
-from app.services import history
 from app.services.actors import Actor, ActorKind
+from app.services.audit import trail as history
 from app.services.bulk.actions import Apply, BulkRequest, describe, prepare
 from app.services.errors import ServiceError
-from app.services.search import filtered, probed
-from app.services.search_criteria import Condition, Criterion
+from app.services.search.criteria import Condition, Criterion
+from app.services.search.query import filtered, probed
 
 UNFINISHED = (BulkState.QUEUED, BulkState.RUNNING)
 

@@ -8,8 +8,8 @@ from app.extensions import db
 from app.models import User
 from app.models.agents import AgentState
 from app.models.types import utcnow
-from app.services import history
 from app.services.actors import Actor
+from app.services.audit import trail as history
 from app.services.delivery.closing import release_all
 from app.services.delivery.rules import effective_state
 from app.services.errors import InvalidInput

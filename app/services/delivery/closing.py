@@ -6,7 +6,7 @@ still be closed by them while it is free and nobody else has changed it. Any oth
 (deleted, transferred, its status changed elsewhere, taken by another agent after it
 lapsed) is TaskTaken, which says what happened to it, by whom and when.
 
-Work codes (app/services/work_code_offers.py): when the task's queue has work-code groups, the
+Work codes (app/services/work_codes/offers.py): when the task's queue has work-code groups, the
 codes must be the queue's (`check_choice`). The outcome may then be left out if
 the codes imply one: the strongest wins (REMOVE > COMPLETE > RESCHEDULE), and a RESCHEDULE
 without a time takes the longest default delay of the chosen RESCHEDULE codes. What the
@@ -30,16 +30,16 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Task, User, WorkCode, WorkCodeChoice, WorkedState
 from app.models.types import utcnow
-from app.services import dnc
 from app.services.actors import Actor
 from app.services.delivery import rules
 from app.services.delivery.ownership import held_task, task_to_close
+from app.services.dnc import numbers as dnc
 from app.services.errors import InvalidInput
-from app.services.rules import format_time, from_epoch_ms
-from app.services.task_trail import trace_change
-from app.services.task_wire import task_snapshot
-from app.services.task_writes import hold_end, touch
-from app.services.work_code_offers import check_choice
+from app.services.tasks.payload import task_snapshot
+from app.services.tasks.trail import trace_change
+from app.services.tasks.writes import hold_end, touch
+from app.services.values import format_time, from_epoch_ms
+from app.services.work_codes.offers import check_choice
 
 
 class Outcome(StrEnum):

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, and_, case, true
 
-from app.services import calling_windows, campaign_status, dnc, hours
+from app.services.campaigns import life_cycle as campaign_status
 from app.services.delivery import rules
 from app.services.delivery.seat import Seat
+from app.services.dnc import numbers as dnc
+from app.services.schedules import calling_windows, hours
 
 # The rules that say nothing of when and whom: a task they refuse is not "kept back" but
 # closed, waiting for its time, or in work.

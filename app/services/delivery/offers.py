@@ -24,16 +24,17 @@ from app.extensions import db
 from app.models import Campaign, Task, User
 from app.models.agents import AgentState
 from app.models.types import utcnow
-from app.services import calling_windows, campaign_status
 from app.services.actors import Actor
+from app.services.campaigns import life_cycle as campaign_status
 from app.services.delivery import rules
 from app.services.delivery.rules import Seat
 from app.services.delivery.sweeps import clear_preference
 from app.services.errors import NotAvailable
-from app.services.task_data import TaskData
-from app.services.task_trail import trace_change
-from app.services.task_wire import snapshot, task_data
-from app.services.task_writes import touch
+from app.services.schedules import calling_windows
+from app.services.tasks.data import TaskData
+from app.services.tasks.payload import snapshot, task_data
+from app.services.tasks.trail import trace_change
+from app.services.tasks.writes import touch
 
 NO_TASKS = "no tasks in your queues"
 ALL_HELD = "every task is held for other agents"

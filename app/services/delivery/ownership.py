@@ -16,10 +16,10 @@ from sqlalchemy import ColumnElement, func, select
 from app.extensions import db
 from app.models import AuditRecord, Campaign, Task, User
 from app.services.actors import ActorKind
-from app.services.audit import describe_actor
+from app.services.audit.reading import describe_actor
 from app.services.delivery import rules
 from app.services.errors import TaskTaken
-from app.services.rules import format_time
+from app.services.values import format_time
 
 # The clock's changes that leave a lapsed task the agent's to close: its reservation
 # lapsed, its preferred agent's hold ended.

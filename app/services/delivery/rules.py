@@ -17,8 +17,10 @@ from sqlalchemy import ColumnElement, and_, or_, text
 
 from app.models import Task, User
 from app.models.agents import AgentState
-from app.services import calling_windows, campaign_status, dnc, hours
+from app.services.campaigns import life_cycle as campaign_status
 from app.services.delivery.seat import Blocked, Seat
+from app.services.dnc import numbers as dnc
+from app.services.schedules import calling_windows, hours
 
 # Literal SQL, so that PostgreSQL matches the partial indexes of migration 0009 whatever
 # plan it caches (a bound parameter would not prove the index's predicate).

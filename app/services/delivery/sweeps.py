@@ -16,13 +16,13 @@ from app.extensions import db
 from app.models import Task, User
 from app.models.agents import AgentState
 from app.services.actors import Actor
-from app.services.campaign_status import stopped_ids
+from app.services.campaigns.life_cycle import stopped_ids
 from app.services.delivery import rules
 from app.services.delivery.agents import record_state
 from app.services.delivery.closing import release
-from app.services.task_trail import trace_change
-from app.services.task_wire import task_snapshot
-from app.services.task_writes import touch
+from app.services.tasks.payload import task_snapshot
+from app.services.tasks.trail import trace_change
+from app.services.tasks.writes import touch
 
 HOLD_ENDED = Actor.system("preferred-agent-hold")
 RESERVATION_TIMEOUT = Actor.system("reservation-timeout")

@@ -2,5 +2,5 @@
 
 An intake file is a CSV whose first column holds the clientId (its header is the
 campaign's clientId field name) and whose other columns are data items. Every row obeys
-the same rules as an add or update through the API (`app.services.validation`).
+the same rules as an add or update through the API (`app.services.tasks.validation`).
 """

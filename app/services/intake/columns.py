@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from app.models import SkillQueue
 from app.services.errors import InvalidInput, ServiceError
 from app.services.intake.cells import excerpt, excerpts_in
-from app.services.rules import to_epoch_ms
-from app.services.validation import ItemInput, QueueLookup, TaskPlan, plan_task
+from app.services.tasks.validation import ItemInput, QueueLookup, TaskPlan, plan_task
+from app.services.values import to_epoch_ms
 
 PREFERRED_AGENT = "preferredAgent"
 NEXT_WORK_TIME = "nextEarliestWorkTime"

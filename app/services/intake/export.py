@@ -27,8 +27,8 @@ from app.services.intake.export_rows import (
     task_rows,
     time_text,
 )
-from app.services.search import Also, filtered
-from app.services.search_criteria import Criterion
+from app.services.search.criteria import Criterion
+from app.services.search.query import Also, filtered
 
 SYSTEM_COLUMNS = (
     "previewRecordID",

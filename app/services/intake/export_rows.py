@@ -26,7 +26,7 @@ from sqlalchemy.orm import aliased
 from app.db.transactions import transaction_mode
 from app.extensions import db
 from app.models import SkillQueue, Task, TaskItem, WorkCode
-from app.services.rules import format_time
+from app.services.values import format_time
 
 
 @dataclass(frozen=True)

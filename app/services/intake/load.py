@@ -26,7 +26,7 @@ from app.db.transactions import transaction
 from app.extensions import db
 from app.models import Campaign
 from app.services.actors import Actor
-from app.services.campaign_status import check_takes_tasks
+from app.services.campaigns.life_cycle import check_takes_tasks
 from app.services.csv_files import GuardedWriter
 from app.services.errors import InvalidInput, ServiceError
 from app.services.intake.cells import excerpt, reason_text, unguard_row
@@ -49,7 +49,7 @@ from app.services.intake.writer import (
     existing_tasks,
     write_batch,
 )
-from app.services.tenants import list_skill_queues
+from app.services.tenants.setup import list_skill_queues
 
 BATCH = 5000
 REPORT_HEADER = ("line", "clientId", "outcome", "reason")

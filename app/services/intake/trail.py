@@ -12,11 +12,11 @@ from types import SimpleNamespace
 from typing import Any
 
 from app.models import Campaign, IntakeLoad
-from app.services import history
 from app.services.actors import Actor
-from app.services.task_wire import queue_names, stored_tasks, task_record, with_campaign
-from app.services.task_writes import update_values
-from app.services.validation import TaskPlan
+from app.services.audit import trail as history
+from app.services.tasks.payload import queue_names, stored_tasks, task_record, with_campaign
+from app.services.tasks.validation import TaskPlan
+from app.services.tasks.writes import update_values
 
 
 def load_actor(load: IntakeLoad) -> Actor:

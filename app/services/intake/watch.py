@@ -25,11 +25,11 @@ from app.db.private_files import private_file
 from app.extensions import db
 from app.models import IntakeLoad, LoadStatus
 from app.models.types import utcnow
-from app.services.campaigns import find_campaign
+from app.services.campaigns.setup import find_campaign
 from app.services.errors import Unavailable
 from app.services.intake.load import refusal_report
 from app.services.intake.runs import UNFINISHED, aside_file, copy_of, report_file, start_load
-from app.services.tenants import find_tenant
+from app.services.tenants.setup import find_tenant
 
 DONE, FAILED = "done", "failed"
 ASIDE = frozenset({DONE, FAILED})

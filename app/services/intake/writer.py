@@ -26,12 +26,13 @@ from app.db.plain_reads import session_connection
 from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem
 from app.models.types import utcnow
-from app.services import history
 from app.services.actors import Actor
+from app.services.audit import trail as history
 from app.services.errors import ServiceError
 from app.services.intake.columns import columns_named
 from app.services.intake.trail import BatchTrail
-from app.services.task_writes import (
+from app.services.tasks.validation import TaskPlan
+from app.services.tasks.writes import (
     ITEM_COLUMNS,
     Defaults,
     client_id_key,
@@ -41,7 +42,6 @@ from app.services.task_writes import (
     touched_in_sql,
     update_values,
 )
-from app.services.validation import TaskPlan
 
 
 @dataclass(frozen=True)

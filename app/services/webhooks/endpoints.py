@@ -17,8 +17,8 @@ from app.extensions import db
 from app.models import Tenant, WebhookDelivery, WebhookEndpoint
 from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.audit.trail import Change, record
 from app.services.errors import InvalidInput, NotFound
-from app.services.history import Change, record
 from app.services.webhooks.addresses import AddressRefused, check_host
 from app.services.webhooks.catalogue import check_event_types
 from app.services.webhooks.dispatch import OPEN, PENDING

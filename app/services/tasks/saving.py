@@ -1,0 +1,167 @@
+"""Saving a task's data: the checked plan of an add or update, then its writes.
+
+`tasks.add_or_update_task` decides whether a request adds a task or updates one; the
+functions here do the rest. A plan is checked before the write lock is taken; a new task is
+written by one INSERT that yields to a task holding its clientId, a stored task has its
+columns set and its items replaced. Each write adds its audit record and its event to the
+session, as every change of a task does, and nothing here commits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import delete
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import make_transient_to_detached
+
+from app.db.bulk_inserts import bulk_insert
+from app.db.plain_reads import session_connection
+from app.db.transactions import take_write_lock
+from app.extensions import db
+from app.models import Campaign, SkillQueue, Task, TaskItem, Tenant
+from app.services.actors import Actor
+from app.services.errors import Conflict, InvalidClientId, ServiceError
+from app.services.tasks.data import TaskData
+from app.services.tasks.lookups import by_client_id, stored_key
+from app.services.tasks.payload import snapshot, task_data
+from app.services.tasks.trail import trace_change
+from app.services.tasks.validation import ItemInput, TaskPlan, plan_task
+from app.services.tasks.writes import (
+    ITEM_COLUMNS,
+    Defaults,
+    hold_end,
+    insert_statement,
+    item_rows,
+    new_task_values,
+    touch,
+    update_values,
+)
+from app.services.tenants.setup import get_skill_queue
+
+
+def plan_add_or_update(
+    campaign: Campaign,
+    client_id: str | None,
+    items: list[ItemInput] | None,
+    record_id: str | None,
+    asked_key: str | None,
+    **options: Any,
+) -> TaskPlan:
+    """Check an add or update, reading no task: under the key asked for, else the campaign's.
+
+    An existing task keeps the key it was added with, which decides what its data may
+    hold: a refusal under the campaign's key is checked again under the task's own.
+    """
+    tenant_id = campaign.tenant_id
+
+    def queues(name: str, field: str) -> SkillQueue:
+        return get_skill_queue(db.session.get(Tenant, tenant_id), name, field)
+
+    def plan(key: str) -> TaskPlan:
+        return plan_task(None, client_id, items, key, queues=queues, **options)
+
+    try:
+        return plan(asked_key or campaign.client_id_field_name)
+    except InvalidClientId:
+        raise
+    except ServiceError:
+        stored = None if asked_key else stored_key(campaign, record_id, client_id)
+        if stored is None or stored == campaign.client_id_field_name:
+            raise
+        return plan(stored)
+
+
+def update_planned(task: Task, plan: TaskPlan, now, actor: Actor) -> None:
+    """Replace a stored task's data and the system fields the plan sets."""
+    stored = task_data(task)
+    before = snapshot(stored)
+    _rename(task, plan.client_id)
+    values = update_values(plan, _queue_id(plan), now)
+    _apply(task, values)
+    if "hold_until" in values:  # from the stored time and agent, not only the plan's
+        restart_hold(task, now)
+    touch(task, now)
+    _replace_items(task, plan.items)
+    # After: the items just written and the work codes as they were, not read back.
+    after = snapshot(TaskData(task, plan.items, stored.work_codes))
+    trace_change(actor, "task.updated", task, before, after)
+
+
+def _queue_id(plan: TaskPlan) -> int | None:
+    return plan.skill_queue.id if plan.skill_queue else None
+
+
+def _apply(task: Task, values: dict[str, Any]) -> None:
+    """Set the columns on the task; the queue as its object, so `task.skill_queue` agrees."""
+    for name, value in values.items():
+        if name == "skill_queue_id":
+            task.skill_queue = db.session.get(SkillQueue, value)
+        else:
+            setattr(task, name, value)
+
+
+# Columns a new task leaves NULL: its model is made with them, nothing is read back.
+_NULL_WHEN_NEW = ("last_attempt_agent", "last_attempt_at", "reserved_by_id", "reserved_at",
+                  "close_reason")  # fmt: skip
+
+
+def add_planned(campaign: Campaign, plan: TaskPlan, now, actor: Actor) -> Task | None:
+    """Add the planned task with its items, audit record and event; None, with nothing
+    written, when its clientId is taken.
+
+    Everything but the writes is made before the write lock: the task's values, its model
+    and what the trail records. Under the lock one INSERT writes the task (yielding to a
+    task that holds the clientId), and the model then joins the session as stored.
+    """
+    values = new_task_values(plan, _queue_id(plan), Defaults.of(campaign), now)
+    values.update(campaign_id=campaign.id, created_at=now, updated_at=now)
+    queue = plan.skill_queue or campaign.default_skill_queue
+    task = Task(**dict.fromkeys(_NULL_WHEN_NEW), **values, campaign=campaign, skill_queue=queue)
+    after = snapshot(TaskData(task, plan.items, ()))
+    take_write_lock(db.session)
+    statement = insert_statement(session_connection(db.session).dialect.name)
+    task.id = db.session.execute(statement, values).scalar()
+    if task.id is None:
+        return None
+    make_transient_to_detached(task)
+    db.session.add(task)
+    rows = item_rows(task.id, campaign.id, plan.items)
+    bulk_insert(db.session, TaskItem.__table__, ITEM_COLUMNS, rows)
+    trace_change(actor, "task.added", task, None, after)
+    return task
+
+
+def _rename(task: Task, client_id: str) -> None:
+    """An update located by previewRecordId may give the task a new, still unique clientId."""
+    if task.client_id == client_id:
+        return
+    message = f"clientId '{client_id}' already belongs to another task of the campaign"
+    if by_client_id(task.campaign, client_id) is not None:
+        raise Conflict(message)
+    task.client_id = client_id
+    flush_or_conflict(message)
+
+
+def flush_or_conflict(message: str) -> None:
+    """Write now; a clientId taken by a simultaneous request is a Conflict, not a 500."""
+    try:
+        with db.session.begin_nested():
+            db.session.flush()
+    except IntegrityError:
+        raise Conflict(message) from None
+
+
+def _replace_items(task: Task, items: list[ItemInput]) -> None:
+    """Delete every stored item of the task and store the new ones in their sent order."""
+    db.session.execute(delete(TaskItem).where(TaskItem.task_id == task.id))
+    db.session.expire(task, ["items"])
+    bulk_insert(
+        db.session, TaskItem.__table__, ITEM_COLUMNS, item_rows(task.id, task.campaign_id, items)
+    )
+
+
+def restart_hold(task: Task, now) -> None:
+    """A new preferred agent or next earliest time: the agent's hold runs from when the
+    task becomes available (app/services/delivery)."""
+    task.hold_until = hold_end(task.preferred_agent, task.next_earliest_work_at, now)

@@ -1,0 +1,203 @@
+"""The rules a task's data items obey, whichever door they come in by."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import NamedTuple
+
+from app.models import SkillQueue, Tenant
+from app.services.errors import InvalidClientId, InvalidDataKey, InvalidInput
+from app.services.tenants.setup import get_skill_queue
+from app.services.values import (
+    from_epoch_ms,
+    is_e164,
+    is_phone_key,
+    parse_number,
+    require_time_zone,
+)
+
+MAX_INT = 2**31 - 1  # the largest integer every database's INTEGER column holds
+MAX_CLIENT_ID = 255
+MAX_AGENT = 255
+
+MAX_ITEMS = 500
+MAX_KEY = 255
+# A PostgreSQL b-tree entry holds at most about 2,700 bytes; the value is indexed.
+MAX_VALUE_BYTES = 2000
+
+MAX_CRITERIA = 50  # search criteria in one search
+
+SKILL_QUEUE_KEY = "SkillQueue"
+TIME_ZONE_KEY = "ItemTimeZone"
+
+
+class ItemInput(NamedTuple):
+    """One data item as sent: key, value and an optional display order.
+
+    A named tuple: bulk loads make millions of them.
+    """
+
+    key: str
+    value: str
+    display_order: int | None = None
+
+    @property
+    def number(self) -> float | None:
+        return parse_number(self.value)
+
+
+@dataclass(frozen=True)
+class SpecialItems:
+    """What the special keys of a task's data ask for."""
+
+    skill_queue: SkillQueue | None
+    time_zone: str | None
+
+
+def _item_problem(item: ItemInput) -> str | None:
+    """What is wrong with one item, as `<field> <reason>`, or None."""
+    key, value, order = item
+    if not key.strip():
+        return "key must not be empty"
+    if len(key) > MAX_KEY:
+        return f"key must be at most {MAX_KEY} characters"
+    # A UTF-8 character takes at most 4 bytes: only long values need encoding to measure.
+    if len(value) * 4 > MAX_VALUE_BYTES and len(value.encode()) > MAX_VALUE_BYTES:
+        return f"value must be at most {MAX_VALUE_BYTES} bytes"
+    if order is not None and order <= 0:
+        return "displayOrder must be greater than zero"
+    if order is not None and order > MAX_INT:
+        return f"displayOrder must be at most {MAX_INT}"
+    # An empty phone value means the record has no such number; anything else must dial.
+    if value and is_phone_key(key) and not is_e164(value):
+        return (
+            f"value '{value}' of phone key '{key}' is not an E.164 number "
+            "(a plus sign, the country code and digits, e.g. +14155550123)"
+        )
+    return None
+
+
+def _check_item(index: int, item: ItemInput) -> None:
+    if problem := _item_problem(item):
+        raise InvalidInput(f"previewRecordData[{index}].{problem}")
+
+
+QueueLookup = Callable[[str, str], SkillQueue]
+
+
+def validate_items(
+    tenant: Tenant | None,
+    items: list[ItemInput],
+    queues: QueueLookup | None = None,
+) -> SpecialItems:
+    """Check every item and resolve the SkillQueue and ItemTimeZone keys.
+
+    `queues(name, field)` finds a skill queue of the tenant or raises InvalidInput; bulk
+    loads pass one that reads from what they loaded up front (and then need no tenant).
+    """
+    queues = queues or (lambda name, field: get_skill_queue(tenant, name, field))
+    if len(items) > MAX_ITEMS:
+        raise InvalidInput(f"previewRecordData holds at most {MAX_ITEMS} items")
+    seen: set[str] = set()
+    queue, zone = None, None
+    for index, item in enumerate(items):
+        _check_item(index, item)
+        if item.key in seen:
+            raise InvalidInput(f"previewRecordData[{index}].key '{item.key}' is sent twice")
+        seen.add(item.key)
+        if item.key == SKILL_QUEUE_KEY:
+            queue = queues(item.value, f"previewRecordData[{index}] SkillQueue")
+        elif item.key == TIME_ZONE_KEY:
+            zone = require_time_zone(item.value, f"previewRecordData[{index}] ItemTimeZone")
+    return SpecialItems(queue, zone)
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    """A validated add or update, ready to be written.
+
+    `items` starts with the clientId item. None in the optional fields leaves the task's
+    value as it is; a preferred agent of "" clears it.
+    """
+
+    client_id: str
+    field_name: str
+    items: list[ItemInput]
+    skill_queue: SkillQueue | None
+    time_zone: str | None
+    preferred_agent: str | None
+    next_work: datetime | None
+
+
+def criterion_problem(key: str, value: str) -> str | None:
+    """What is wrong with one search criterion's key or value, as `<field> <reason>`, or None.
+
+    No stored key or value is longer, so a longer one could only ever match nothing.
+    """
+    if len(key) > MAX_KEY:
+        return f"key must be at most {MAX_KEY} characters"
+    if len(value) * 4 > MAX_VALUE_BYTES and len(value.encode()) > MAX_VALUE_BYTES:
+        return f"value must be at most {MAX_VALUE_BYTES:,} bytes"
+    return None
+
+
+def check_agent(agent: str | None) -> None:
+    if agent is not None and len(agent) > MAX_AGENT:
+        raise InvalidInput(f"preferredAgent must be at most {MAX_AGENT} characters")
+
+
+def check_client_id(client_id: str | None) -> str:
+    if client_id is None or not client_id.strip():
+        raise InvalidClientId("clientId is required")
+    if len(client_id) > MAX_CLIENT_ID:
+        raise InvalidInput(f"clientId must be at most {MAX_CLIENT_ID} characters")
+    return client_id
+
+
+def check_client_id_key(items: list[ItemInput], field_name: str) -> None:
+    """Refuse a data item under the key the clientId is stored under."""
+    for index, item in enumerate(items):
+        if item.key == field_name:
+            raise InvalidDataKey(
+                f"previewRecordData[{index}].key '{item.key}' is the clientId field name; "
+                "send the id as clientId"
+            )
+
+
+def plan_task(
+    tenant: Tenant | None,
+    client_id: str | None,
+    items: list[ItemInput] | None,
+    field_name: str,
+    *,
+    preferred_agent: str | None = None,
+    next_earliest_ms: int | None = None,
+    queues: QueueLookup | None = None,
+) -> TaskPlan:
+    """Apply every add/update rule to one task's input, without touching the database.
+
+    The spec's own statuses come first: INVALIDCLIENTID, then INVALIDRECORDDATAKEY, then
+    every other refusal (FAILED).
+    """
+    client_id = check_client_id(client_id)
+    if items is None:
+        raise InvalidInput("previewRecordData is required")
+    check_client_id_key(items, field_name)
+    if len(field_name) > 255:
+        raise InvalidInput("clientIdFieldName must be at most 255 characters")
+    check_agent(preferred_agent)
+    next_work = None
+    if next_earliest_ms is not None:
+        next_work = from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
+    specials = validate_items(tenant, items, queues)
+    return TaskPlan(
+        client_id,
+        field_name,
+        [ItemInput(field_name, client_id), *items],
+        specials.skill_queue,
+        specials.time_zone,
+        preferred_agent,
+        next_work,
+    )

@@ -1,0 +1,162 @@
+"""What adding or updating a task writes: the rules the API and bulk loads share.
+
+A validated plan (`validation.plan_task`) says what was asked. The functions here turn it
+into the column values of a new task, or into the columns an update changes. The API
+applies those values to the ORM object, a bulk load turns them into rows for set-based
+statements; neither decides anything of its own, so the two doors cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Any
+
+from flask import current_app
+from sqlalchemy import Insert, bindparam
+from sqlalchemy.dialects import postgresql, sqlite
+
+from app.models import Campaign, Task, WorkedState
+from app.models.types import UTCDateTime, utcnow
+from app.services.record_ids import new_record_id
+from app.services.tasks.validation import ItemInput, TaskPlan, check_client_id_key
+from app.services.values import EPOCH, MAX_EPOCH_MS
+
+TASKS = Task.__table__
+FIRST_VERSION = 1
+LATEST = EPOCH + timedelta(milliseconds=MAX_EPOCH_MS)
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """What a new task of the campaign gets where its plan leaves a field open."""
+
+    skill_queue_id: int
+    time_zone: str
+
+    @classmethod
+    def of(cls, campaign: Campaign) -> Defaults:
+        return cls(campaign.default_skill_queue_id, campaign.default_time_zone)
+
+
+def client_id_key(asked: str | None, stored: str | None, campaign_key: str) -> str:
+    """The key the clientId is stored under in the task's data.
+
+    As asked (the API's clientIdFieldName), else the key an existing task was added with,
+    else the campaign's clientId field name. An intake file asks for nothing: its first
+    column is always named as the campaign's.
+    """
+    return asked or stored or campaign_key
+
+
+def keyed(plan: TaskPlan, key: str) -> TaskPlan:
+    """The plan with its clientId item under `key`; a data item of that key is refused."""
+    if key == plan.field_name:
+        return plan
+    data = plan.items[1:]
+    check_client_id_key(data, key)
+    return replace(plan, field_name=key, items=[ItemInput(key, plan.client_id), *data])
+
+
+def hold_end(
+    preferred_agent: str | None, next_work: datetime | None, now: datetime
+) -> datetime | None:
+    """Until when a task is offered only to its preferred agent: PREFERRED_AGENT_HOLD_SECONDS
+    from when it becomes available (now, or its next earliest time if later)."""
+    return hold_from(next_work, now) if preferred_agent else None
+
+
+def hold_from(next_work: datetime | None, now: datetime) -> datetime:
+    """The end of a hold that starts when the task becomes available."""
+    start = max(now, next_work) if next_work else now
+    hold = timedelta(seconds=current_app.config["PREFERRED_AGENT_HOLD_SECONDS"])
+    return start + min(hold, LATEST - start)  # a time at the end of the range holds to it
+
+
+def new_task_values(
+    plan: TaskPlan, queue_id: int | None, defaults: Defaults, now: datetime | None = None
+) -> dict[str, Any]:
+    """Every column of a new task but its campaign and times.
+
+    `queue_id` is the queue the plan asks for (its SkillQueue item, or a bulk file's
+    skillQueue column). A new task is NOTWORKED, never attempted, at its first version.
+    """
+    return {
+        "record_id": new_record_id(),
+        "client_id": plan.client_id,
+        "client_id_field": plan.field_name,
+        "preferred_agent": plan.preferred_agent or None,
+        "skill_queue_id": queue_id or defaults.skill_queue_id,
+        "time_zone": plan.time_zone or defaults.time_zone,
+        "worked_state": WorkedState.NOTWORKED.value,
+        "work_attempts": 0,
+        "next_earliest_work_at": plan.next_work,
+        "hold_until": hold_end(plan.preferred_agent, plan.next_work, now or utcnow()),
+        "version": FIRST_VERSION,
+    }
+
+
+def update_values(
+    plan: TaskPlan, queue_id: int | None, now: datetime | None = None
+) -> dict[str, Any]:
+    """The columns an update changes (its data items are replaced besides).
+
+    The clientId's key always; queue, zone and next earliest time only when the plan sets
+    them; the preferred agent when the plan names one, "" clearing it. State, attempts and
+    everything else stay as they are. A new preferred agent or next earliest time starts
+    the preferred agent's hold again (from the plan's time: a bulk update does not read the
+    stored one; the API's update corrects it from the task, `tasks.restart_hold`).
+    """
+    values: dict[str, Any] = {"client_id_field": plan.field_name}
+    if queue_id:
+        values["skill_queue_id"] = queue_id
+    if plan.time_zone:
+        values["time_zone"] = plan.time_zone
+    if plan.preferred_agent is not None:
+        values["preferred_agent"] = plan.preferred_agent or None
+    if plan.next_work is not None:
+        values["next_earliest_work_at"] = plan.next_work
+    if plan.preferred_agent is not None or plan.next_work is not None:
+        # Only a task with a preferred agent is held: on one without, the time is unread.
+        cleared = plan.preferred_agent == ""
+        values["hold_until"] = None if cleared else hold_from(plan.next_work, now or utcnow())
+    return values
+
+
+def touch(task: Task, now: datetime | None = None) -> None:
+    """Record that the task changed: its update time and its version."""
+    task.updated_at = now or utcnow()
+    task.version = (task.version or 0) + 1
+
+
+def touched_in_sql() -> dict[str, Any]:
+    """What `touch` does, as SET values of an UPDATE statement (the time bound as `now`)."""
+    return {
+        "updated_at": bindparam("now", type_=UTCDateTime()),
+        "version": TASKS.c.version + 1,
+    }
+
+
+_INSERTS = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
+
+
+@cache
+def insert_statement(dialect: str) -> Insert:
+    """INSERT … ON CONFLICT DO NOTHING RETURNING id: a clientId added meanwhile by another
+    request (PostgreSQL; SQLite's write lock rules it out) inserts nothing, with no
+    savepoint to roll back to."""
+    conflict = [TASKS.c.campaign_id, TASKS.c.client_id]
+    insert = _INSERTS[dialect](TASKS).on_conflict_do_nothing(index_elements=conflict)
+    return insert.returning(TASKS.c.id)
+
+
+ITEM_COLUMNS = ("task_id", "campaign_id", "key", "value", "number", "display_order", "position")
+
+
+def item_rows(task_id: int, campaign_id: int, items: list[ItemInput]) -> list[tuple]:
+    """A task's items as rows of ITEM_COLUMNS, in their sent order."""
+    return [
+        (task_id, campaign_id, item.key, item.value, item.number, item.display_order, position)
+        for position, item in enumerate(items)
+    ]

@@ -1,0 +1,5 @@
+"""Tenants: a company's environment, and what belongs to it alone.
+
+- `setup`: tenants, their skill queues, user templates and contact-centre instance;
+- `api_keys`: API keys issued at random, stored hashed, checked in constant time.
+"""

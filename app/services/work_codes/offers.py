@@ -1,0 +1,123 @@
+"""What closing a task offers and accepts: its queue's work-code groups.
+
+`offered` is what the agent is shown (the desk page, the Desk API's nextTask); `check_choice`
+checks the codes of a closing against the same groups (delivery/closing.py derives the
+outcome from them). A queue without groups takes any codes as free labels.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from app.extensions import db
+from app.models import SkillQueue, WorkCodeChoice, WorkCodeGroup, queue_work_code_groups
+from app.services.errors import InvalidInput
+from app.services.work_codes.groups import delay_words, find_code
+
+
+@dataclass(frozen=True)
+class OfferedCode:
+    """An enabled code as the agent is offered it."""
+
+    name: str
+    description: str
+    outcome: str | None
+    reschedule_minutes: int | None
+    adds_to_dnc: bool
+
+    @property
+    def delay(self) -> str | None:
+        return delay_words(self.reschedule_minutes)
+
+
+@dataclass(frozen=True)
+class OfferedGroup:
+    name: str
+    required: bool
+    multiple: bool
+    codes: list[OfferedCode]
+
+
+def queue_groups(queue: SkillQueue) -> list[WorkCodeGroup]:
+    """The queue's groups by name with their codes: two queries, however many groups."""
+    return list(
+        db.session.scalars(
+            select(WorkCodeGroup)
+            .join(queue_work_code_groups)
+            .where(queue_work_code_groups.c.skill_queue_id == queue.id)
+            .order_by(WorkCodeGroup.name)
+            .options(selectinload(WorkCodeGroup.codes))
+        )
+    )
+
+
+def offered(queue: SkillQueue) -> list[OfferedGroup]:
+    """What closing a task of this queue offers: its groups by name, each with its enabled
+    codes in sort order; a group with no enabled code is left out (nothing to choose).
+    One query of plain rows: every nextTask answer and desk page asks it."""
+    rows = db.session.execute(
+        select(
+            WorkCodeGroup.name,
+            WorkCodeGroup.required,
+            WorkCodeGroup.multiple,
+            WorkCodeChoice.name,
+            WorkCodeChoice.description,
+            WorkCodeChoice.outcome,
+            WorkCodeChoice.reschedule_minutes,
+            WorkCodeChoice.adds_to_dnc,
+        )
+        .join(queue_work_code_groups)
+        .join(WorkCodeChoice, WorkCodeChoice.group_id == WorkCodeGroup.id)
+        .where(queue_work_code_groups.c.skill_queue_id == queue.id, WorkCodeChoice.enabled)
+        .order_by(WorkCodeGroup.name, WorkCodeChoice.sort_order, WorkCodeChoice.name)
+    )
+    groups: dict[str, OfferedGroup] = {}
+    for name, required, multiple, *code in rows:
+        group = groups.setdefault(name, OfferedGroup(name, required, multiple, []))
+        group.codes.append(OfferedCode(code[0], code[1] or "", *code[2:]))
+    return list(groups.values())
+
+
+def check_choice(
+    queue: SkillQueue, chosen: Sequence[tuple[str, str]]
+) -> list[WorkCodeChoice] | None:
+    """The codes of a closing, checked against what the task's queue offers: each an enabled
+    code of one of its groups, given once; at most one per single-choice group; one at least
+    of every required group. None when the queue has no group: its codes are free labels."""
+    groups = {group.name: group for group in queue_groups(queue)}
+    if not groups:
+        return None
+    codes: list[WorkCodeChoice] = []
+    for group_name, code_name in chosen:
+        group = groups.get(group_name)
+        if group is None:
+            raise InvalidInput(
+                f"work code group '{group_name}' is not one of skill queue '{queue.name}' "
+                f"(its groups: {', '.join(groups)})"
+            )
+        code = find_code(group, code_name)
+        if code is None:
+            raise InvalidInput(f"work code '{code_name}' is not a code of group '{group_name}'")
+        if not code.enabled:
+            raise InvalidInput(f"work code '{code_name}' of group '{group_name}' is disabled")
+        if code in codes:
+            raise InvalidInput(f"work code '{code_name}' of group '{group_name}' is given twice")
+        codes.append(code)
+    counts = Counter(code.group.name for code in codes)
+    for group in groups.values():
+        if counts[group.name] > 1 and not group.multiple:
+            raise InvalidInput(
+                f"work code group '{group.name}' takes one code, not {counts[group.name]}"
+            )
+        enabled = [code.name for code in group.codes if code.enabled]
+        if group.required and enabled and not counts[group.name]:
+            raise InvalidInput(
+                f"work code group '{group.name}' is required: choose "
+                f"{'one or more' if group.multiple else 'one'} of {', '.join(enabled)}"
+            )
+    return codes
