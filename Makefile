@@ -60,9 +60,13 @@ test: install browser
 	@if [ -n "$$TEST_DATABASE_URL" ]; then \
 		echo "== again on $$TEST_DATABASE_URL"; $(PYTEST); fi
 
+# Style (ruff), then the import graph: no cycle in app/, and the layers' contracts of
+# pyproject.toml (services never import a door, models never import services, ...).
 lint: install
 	$(BIN)/ruff check app tests bench wsgi.py
 	$(BIN)/ruff format --check app tests bench wsgi.py
+	$(BIN)/python .ci/import_cycles.py app
+	$(BIN)/lint-imports --no-cache
 
 format: install
 	$(BIN)/ruff check --fix app tests bench wsgi.py

@@ -6,12 +6,25 @@ from pathlib import Path
 
 from flask import Flask, request
 from flask_login import current_user
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import cli
+from app.admin import bp as admin
+from app.api import preview, users
+from app.api.docs import bp as api_docs
 from app.config import INSTANCE_PATH, from_environment
 from app.db import rate_limit_counters  # noqa: F401 - registers the database:// storage
 from app.db.engines import register_database
+from app.desk import api as desk_api  # noqa: F401 - the Desk API's views, on api_bp
+from app.desk import (
+    api_bp,
+    pages,  # noqa: F401 - the desk's views register themselves on bp
+)
+from app.desk import bp as desk
 from app.extensions import csrf, db, limiter, login_manager, migrate
+from app.jobs import bulk, clock, intake  # noqa: F401 - registers the jobs with the queue
+from app.jobs.queue import init_app as init_job_queue
+from app.web.api_paths import API_PREFIXES
 from app.web.errors import register_error_handlers
 from app.web.json_provider import OrjsonProvider
 from app.web.security import register_security
@@ -33,8 +46,6 @@ def create_app(config: dict | None = None) -> Flask:
     app.json = OrjsonProvider(app)
     app.config.from_mapping(from_environment() if config is None else config)
     if app.config.get("TRUST_PROXY"):
-        from werkzeug.middleware.proxy_fix import ProxyFix
-
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
     register_extensions(app)
     register_blueprints(app)
@@ -57,27 +68,17 @@ def register_extensions(app: Flask) -> None:
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
     csrf.init_app(app)
     login_manager.init_app(app)
+    limiter.json_paths = API_PREFIXES
     limiter.init_app(app)
     register_database(app, db)
-    from app import jobs  # the job queue, on the storage the settings choose
-
-    jobs.init_app(app)
+    init_job_queue(app)  # on the storage the settings choose
 
 
 def register_blueprints(app: Flask) -> None:
-    from app.admin import bp as admin
-    from app.api import preview, users
-    from app.api.docs import bp as api_docs
-    from app.desk import api as desk_api  # noqa: F401 - the Desk API's views, on api_bp
-    from app.desk import api_bp
-
     for blueprint in (preview.bp, users.bp, api_bp):
         app.register_blueprint(blueprint)
         # The JSON APIs authenticate by header key, not by session cookie.
         csrf.exempt(blueprint)
     app.register_blueprint(admin)
-    from app.desk import bp as desk
-    from app.desk import pages  # noqa: F401 - the desk's views register themselves on bp
-
     app.register_blueprint(desk)
     app.register_blueprint(api_docs)

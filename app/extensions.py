@@ -1,5 +1,6 @@
 """Extension objects, created without an app and bound in the factory."""
 
+from flask import request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_login import LoginManager
@@ -8,8 +9,6 @@ from flask_sqlalchemy import SQLAlchemy
 from flask_wtf import CSRFProtect
 from sqlalchemy import MetaData
 from sqlalchemy.orm import DeclarativeBase
-
-from app.web.api_paths import wants_json
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -38,6 +37,9 @@ class PagesLimiter(Limiter):
     With its storage unreachable it counts in memory (RATELIMIT_IN_MEMORY_FALLBACK_ENABLED),
     logging the switch once, and goes back once the storage answers."""
 
+    # The JSON APIs' path prefixes (app/web/api_paths.py), set by the app factory.
+    json_paths: tuple[str, ...] = ()
+
     def init_app(self, app) -> None:
         # One limiter serves every app made in the process (the tests make many): each app
         # starts with its own storage options, its storage taken to be up.
@@ -46,7 +48,7 @@ class PagesLimiter(Limiter):
         super().init_app(app)
 
     def _check_request_limit(self, callable_name=None, in_middleware=True) -> None:
-        if in_middleware and wants_json():
+        if in_middleware and request.path.startswith(self.json_paths):
             return
         super()._check_request_limit(callable_name, in_middleware)
 

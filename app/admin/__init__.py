@@ -1,10 +1,6 @@
 """The supervisors' web UI: server-rendered pages on the same services as the APIs."""
 
-from flask import Blueprint
-
-bp = Blueprint("admin", __name__)
-
-from app.admin import (  # noqa: E402,F401 - the views register themselves on bp
+from app.admin import (  # noqa: F401 - the views register themselves on bp
     access,
     agents,
     auth,
@@ -22,3 +18,6 @@ from app.admin import (  # noqa: E402,F401 - the views register themselves on bp
     webhooks,
     work_codes,
 )
+from app.admin.blueprint import bp
+
+__all__ = ["bp"]

@@ -8,7 +8,7 @@ from typing import TypeVar
 from flask import abort, flash, redirect, request, url_for
 from flask_login import current_user
 
-from app.admin import bp
+from app.admin.blueprint import bp
 from app.admin.problems import form_problems, refusal_in_form_words
 from app.extensions import db
 from app.models import Campaign, Task, Tenant

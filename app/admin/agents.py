@@ -7,8 +7,8 @@ from datetime import timedelta
 from flask import render_template, url_for
 from flask_wtf import FlaskForm
 
-from app.admin import bp
 from app.admin.access import submit, supervisor, task_or_404, tenant_or_404
+from app.admin.blueprint import bp
 from app.admin.forms import TaskVersion
 from app.admin.paging import window
 from app.admin.prg import form_post

@@ -12,8 +12,8 @@ from flask_wtf import FlaskForm
 from wtforms import PasswordField
 from wtforms.validators import DataRequired, EqualTo, Length
 
-from app.admin import bp
 from app.admin.access import submit
+from app.admin.blueprint import bp
 from app.admin.forms import ConfirmForm, LoginForm
 from app.admin.sessions import current_token, sign_in
 from app.extensions import db, limiter

@@ -24,8 +24,8 @@ from flask import (
 from flask_wtf import FlaskForm
 from wtforms.fields.choices import SelectChoice
 
-from app.admin import bp
 from app.admin.access import campaign_or_404, supervisor, tenant_or_404
+from app.admin.blueprint import bp
 from app.admin.bulk_forms import (
     UNCHANGED,
     BulkAgentForm,
@@ -33,7 +33,6 @@ from app.admin.bulk_forms import (
     BulkStatusForm,
     BulkTransferForm,
 )
-from app.admin.items import next_time_ms
 from app.admin.problems import form_problems, refusal_in_form_words
 from app.admin.search_args import Search, read_search
 from app.extensions import db
@@ -53,6 +52,7 @@ from app.services.errors import ServiceError
 from app.services.search.query import count_tasks
 from app.services.tenants import setup as tenant_service
 from app.services.values import time_zones
+from app.web.form_times import next_time_ms
 
 TITLES = {
     BulkAction.STATUS: "Change the status",

@@ -11,8 +11,8 @@ from wtforms import IntegerField, RadioField, TimeField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import Optional
 
-from app.admin import bp
 from app.admin.access import campaign_or_404, submit, supervisor, tenant_or_404
+from app.admin.blueprint import bp
 from app.admin.prg import form_post
 from app.models import Campaign, Tenant
 from app.models.types import utcnow

@@ -12,8 +12,8 @@ from wtforms import SelectField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired
 
-from app.admin import bp
 from app.admin.access import attempt, campaign_or_404, submit, supervisor, tenant_or_404
+from app.admin.blueprint import bp
 from app.admin.forms import ConfirmForm
 from app.admin.prg import form_post
 from app.extensions import db

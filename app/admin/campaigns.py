@@ -5,10 +5,10 @@ from __future__ import annotations
 from flask import current_app, redirect, render_template, request, url_for
 from flask_login import current_user
 
-from app.admin import bp
 from app.admin.access import campaign_or_404, submit, supervisor, tenant_or_404
+from app.admin.blueprint import bp
 from app.admin.forms import BLANK_ROWS, CampaignForm, IntakeForm, NewTaskForm, SkillQueueForm
-from app.admin.items import item_inputs, next_time_ms
+from app.admin.items import item_inputs
 from app.admin.prg import form_post
 from app.admin.search_args import STATE_KEY, STATES, SearchRow, read_search
 from app.models import Campaign, Tenant
@@ -26,6 +26,7 @@ from app.services.tasks.display import NAME_KEY
 from app.services.tasks.validation import MAX_CRITERIA, MAX_KEY, MAX_VALUE_BYTES
 from app.services.tenants import setup as tenant_service
 from app.services.values import time_zones
+from app.web.form_times import next_time_ms
 
 
 @bp.get("/")

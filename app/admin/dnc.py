@@ -9,8 +9,8 @@ from dataclasses import asdict
 
 from flask import Response, flash, redirect, render_template, request, stream_with_context, url_for
 
-from app.admin import bp
 from app.admin.access import attempt, submit, supervisor, tenant_or_404
+from app.admin.blueprint import bp
 from app.admin.dnc_forms import DncAddForm, DncImportForm, DncRemoveForm
 from app.admin.paging import window
 from app.admin.prg import form_post, hold, shown_once

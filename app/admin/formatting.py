@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from app.admin import bp
+from app.admin.blueprint import bp
 from app.models.types import utcnow
 
 

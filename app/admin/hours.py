@@ -7,8 +7,8 @@ from datetime import date, timedelta
 
 from flask import abort, flash, redirect, render_template, request, url_for
 
-from app.admin import bp
 from app.admin.access import attempt, submit, supervisor, tenant_or_404
+from app.admin.blueprint import bp
 from app.admin.forms import ConfirmForm
 from app.admin.hours_forms import ExceptionForm, ScheduleForm, ScheduleQueuesForm
 from app.admin.prg import form_post

@@ -15,8 +15,8 @@ from flask import (
     url_for,
 )
 
-from app.admin import bp
 from app.admin.access import campaign_or_404, tenant_or_404
+from app.admin.blueprint import bp
 from app.admin.forms import IntakeForm
 from app.admin.prg import form_post
 from app.admin.search_args import criteria_from_args

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from zoneinfo import ZoneInfo
-
 from wtforms import FieldList
 
-from app.services.errors import InvalidInput
 from app.services.tasks.validation import ItemInput
-from app.services.values import is_time_zone, to_epoch_ms
 
 
 def kept_rows(rows: FieldList) -> list:
@@ -38,12 +33,3 @@ def sent_rows(rows: FieldList) -> list[tuple[str, str, str]]:
         (row.key.data or "", row.value.data or "", " ".join(row.display_order.raw_data or ()))
         for row in kept_rows(rows)
     ]
-
-
-def next_time_ms(moment: datetime | None, zone: str) -> int | None:
-    """A datetime-local value read in `zone`, as UTC epoch milliseconds."""
-    if moment is None:
-        return None
-    if not is_time_zone(zone):
-        raise InvalidInput(f"'{zone}' is not an IANA time zone name")
-    return to_epoch_ms(moment.replace(tzinfo=ZoneInfo(zone)))

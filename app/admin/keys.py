@@ -8,8 +8,8 @@ from datetime import timedelta
 
 from flask import current_app, flash, make_response, redirect, render_template, request, url_for
 
-from app.admin import bp
 from app.admin.access import attempt, supervisor, tenant_or_404
+from app.admin.blueprint import bp
 from app.admin.forms import ConfirmForm
 from app.admin.prg import hold, shown_once
 from app.models import Tenant

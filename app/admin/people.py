@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 
-from app.admin import bp
 from app.admin.access import attempt, submit, supervisor, tenant_or_404
+from app.admin.blueprint import bp
 from app.admin.forms import AgentQueuesForm, AgentZoneForm, ConfirmForm, TemplateForm, UserForm
 from app.admin.paging import window
 from app.admin.prg import form_post, hold, shown_once

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from flask import current_app, redirect, request, session, url_for
 
-from app.admin import bp
+from app.admin.blueprint import bp
 from app.extensions import db
 from app.models.types import utcnow
 from app.services import shown_once as service

@@ -15,7 +15,6 @@ from flask import flash, redirect, render_template, request, url_for
 from flask_wtf import FlaskForm
 from wtforms.fields.choices import SelectChoice
 
-from app.admin import bp
 from app.admin.access import (
     attempt,
     form_problems,
@@ -25,6 +24,7 @@ from app.admin.access import (
     tenant_or_404,
 )
 from app.admin.agents import release
+from app.admin.blueprint import bp
 from app.admin.forms import (
     BLANK_ROWS,
     OUT_OF_DATE,
@@ -33,7 +33,7 @@ from app.admin.forms import (
     TaskItemsForm,
     TransferForm,
 )
-from app.admin.items import item_inputs, next_time_ms, sent_rows
+from app.admin.items import item_inputs, sent_rows
 from app.admin.prg import form_post
 from app.admin.problems import words
 from app.models import Task, Tenant
@@ -45,6 +45,7 @@ from app.services.tasks.display import agent_view_of
 from app.services.tasks.history import task_history
 from app.services.tenants import setup as tenant_service
 from app.services.values import time_zones
+from app.web.form_times import next_time_ms
 
 KEEP_QUEUE = ""
 STALE = (

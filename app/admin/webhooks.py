@@ -21,8 +21,8 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length
 from wtforms.widgets import CheckboxInput, ListWidget
 
-from app.admin import bp
 from app.admin.access import attempt, submit, supervisor, tenant_or_404
+from app.admin.blueprint import bp
 from app.admin.forms import ConfirmForm
 from app.admin.paging import window
 from app.admin.prg import form_post, hold, shown_once

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from flask import abort, flash, redirect, render_template, url_for
 
-from app.admin import bp
 from app.admin.access import attempt, submit, supervisor, tenant_or_404
+from app.admin.blueprint import bp
 from app.admin.forms import ConfirmForm
 from app.admin.prg import form_post
 from app.admin.work_codes_forms import CodeForm, GroupForm, GroupQueuesForm

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from app.api import responses
+from app.api import preview, responses, schemas, users, wire
+from app.desk import api as desk
+from app.desk import schemas as desk_schemas
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,7 @@ class Api:
 
 
 def apis() -> tuple[Api, ...]:
-    """Every JSON API the service serves (imported here: the views import their schemas)."""
-    from app.api import preview, schemas, users, wire
+    """Every JSON API the service serves."""
 
     def action(name: str, summary: str, request: type[BaseModel], description: str = "", **more):
         response = responses.SearchResponse if name == "searchPreviewCampaign" else None
@@ -143,9 +144,6 @@ def apis() -> tuple[Api, ...]:
 
 def desk_api() -> Api:
     """The Desk API: one agent's state, next task, and how the task ends."""
-    from app.api import users
-    from app.desk import api as desk
-    from app.desk import schemas
 
     def operation(name: str, summary: str, request, response, description: str = ""):
         return Operation(f"/{name}", name, summary, request, response, description)
@@ -160,29 +158,29 @@ def desk_api() -> Api:
             operation(
                 "setAgentState",
                 "Set the agent's state (OFFLINE releases the agent's task)",
-                schemas.SetAgentStateRequest,
-                schemas.AgentStateResponse,
+                desk_schemas.SetAgentStateRequest,
+                desk_schemas.AgentStateResponse,
             ),
             operation(
                 "nextTask",
                 "The agent's task: the one held, the next deliverable one, or why none",
-                schemas.NextTaskRequest,
-                schemas.NextTaskResponse,
+                desk_schemas.NextTaskRequest,
+                desk_schemas.NextTaskResponse,
                 "NOT_AVAILABLE unless the agent is AVAILABLE. An agent holding a task gets it "
                 "again; otherwise the next task is reserved for the agent.",
             ),
             operation(
                 "closeTask",
                 "End the agent's task with an outcome; counts an attempt",
-                schemas.CloseTaskRequest,
-                schemas.TaskResponse,
+                desk_schemas.CloseTaskRequest,
+                desk_schemas.TaskResponse,
                 "A task the agent does not hold answers NOT_FOUND.",
             ),
             operation(
                 "releaseTask",
                 "Give the agent's task back to the queue without counting an attempt",
-                schemas.ReleaseTaskRequest,
-                schemas.TaskResponse,
+                desk_schemas.ReleaseTaskRequest,
+                desk_schemas.TaskResponse,
                 "A task the agent does not hold answers NOT_FOUND.",
             ),
         ),

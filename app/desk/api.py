@@ -23,8 +23,8 @@ from app.desk.schemas import (
     SetAgentStateRequest,
 )
 from app.models import Task, User
-from app.services import delivery
 from app.services.actors import Actor
+from app.services.delivery import agent_state, closing, offers
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
 from app.services.people.users import find_user
 from app.services.tasks.data import TaskData, with_data
@@ -60,7 +60,7 @@ def _run(schema: type[DeskRequest], action: Callable[[User, Any, Actor], dict], 
         request = schema.model_validate(body)
         agent = _agent(caller.tenant, request.agent)
         answer = action(agent, request, Actor.agent(agent.login_user_id))
-        delivery.heartbeat(agent)
+        agent_state.heartbeat(agent)
         return {**empty, **answer}
 
     return json_action(act, RESULT_OF, "INVALID_ARGUMENTS", empty)
@@ -117,7 +117,7 @@ def set_agent_state():
     """Set the agent's state: AVAILABLE, AWAY or OFFLINE (which releases the agent's task)."""
 
     def action(agent: User, request: SetAgentStateRequest, actor: Actor) -> dict:
-        delivery.set_agent_state(agent, request.state, actor=actor)
+        agent_state.set_agent_state(agent, request.state, actor=actor)
         return {
             "message": f"agent '{agent.login_user_id}' is {request.state}",
             "state": request.state,
@@ -131,7 +131,7 @@ def next_task():
     """The agent's task: the one held, else the next deliverable one, else why none."""
 
     def action(agent: User, _request: NextTaskRequest, actor: Actor) -> dict:
-        offer = delivery.next_task(agent, actor=actor)
+        offer = offers.next_task(agent, actor=actor)
         if offer.task is None:
             due = offer.next_due and to_epoch_ms(offer.next_due)
             return {"message": offer.reason, "reason": offer.reason, "nextDueTime": due}
@@ -153,7 +153,7 @@ def close_task():
 
     def action(agent: User, request: CloseTaskRequest, actor: Actor) -> dict:
         codes = [(code.key, code.value) for code in request.workCodes or ()]
-        task = delivery.close_task(
+        task = closing.close_task(
             agent,
             request.previewRecordID,
             request.outcome,
@@ -180,7 +180,7 @@ def release_task():
     """Give the task back to the queue without counting an attempt."""
 
     def action(agent: User, request: ReleaseTaskRequest, actor: Actor) -> dict:
-        task = delivery.release_task(agent, request.previewRecordID, actor=actor)
+        task = closing.release_task(agent, request.previewRecordID, actor=actor)
         return {"message": f"task '{task.record_id}' released", "task": task_snapshot(task)}
 
     return _run(ReleaseTaskRequest, action, **CLOSED_NOTHING)

@@ -27,8 +27,8 @@ from app.desk import bp
 from app.desk.forms import DeskButtonForm, DeskLoginForm, InviteForm
 from app.extensions import db, limiter
 from app.models import AgentState, User
-from app.services import delivery
 from app.services.actors import Actor
+from app.services.delivery import agent_state
 from app.services.errors import ServiceError
 from app.services.people import agents, sessions
 from app.services.people.sign_in_limits import AccountLocked, agent_account
@@ -156,7 +156,9 @@ def logout():
     """Sign out (a POST with its CSRF token): the agent goes OFFLINE, the session ends."""
     if DeskButtonForm().validate_on_submit():
         agent = current_agent()
-        delivery.set_agent_state(agent, AgentState.OFFLINE, actor=Actor.agent(agent.login_user_id))
+        agent_state.set_agent_state(
+            agent, AgentState.OFFLINE, actor=Actor.agent(agent.login_user_id)
+        )
         sessions.end_session(session.pop(AGENT_TOKEN_KEY, None), sessions.AGENTS)
         db.session.commit()
         flash("You are signed out.")

@@ -1,6 +1,6 @@
 """The desk page: the agent's state, the task to work, its outcome.
 
-Thin views over the delivery engine (app/services/delivery.py), the one place the rules
+Thin views over the delivery engine (app/services/delivery), the one place the rules
 live; the Desk API calls the same functions. Each view of the page is a heartbeat, and while
 the agent is AVAILABLE it asks for the next task (the one the agent already holds comes
 back), so a page left on "nothing to do" picks up work on its next refresh. While the page
@@ -15,28 +15,28 @@ from datetime import UTC, datetime
 
 from flask import abort, flash, jsonify, redirect, render_template, request, url_for
 
-from app.admin.items import next_time_ms
 from app.db.transactions import writes
 from app.desk import auth, bp
 from app.desk.forms import CloseForm, DeskButtonForm, StateForm, chosen_work_codes
 from app.extensions import db
 from app.models import AgentState, Task, User
 from app.models.types import utcnow
-from app.services import delivery
 from app.services.actors import Actor
+from app.services.delivery import agent_state, closing, offers, rules
 from app.services.delivery.presence import Presence, desk_heartbeat, keep_task, presence
 from app.services.delivery.seat import local_text
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound, TaskTaken
 from app.services.tasks.changes import find_tenant_task
 from app.services.tasks.display import agent_view_of
 from app.services.work_codes.offers import offered
+from app.web.form_times import next_time_ms
 
 REFRESH_SECONDS = 15
 
 
 def heartbeat_seconds() -> int:
     """How often the open desk says it is there: well within AGENT_IDLE_SECONDS."""
-    return max(1, min(30, int(delivery.rules.setting("AGENT_IDLE_SECONDS") / 4)))
+    return max(1, min(30, int(rules.setting("AGENT_IDLE_SECONDS") / 4)))
 
 
 GONE = "That task is no longer yours: it was released, closed, changed or moved."
@@ -96,10 +96,10 @@ def work_code_choices(task: Task | None) -> dict:
 def home():
     """The desk: the state switch and, when AVAILABLE, the task to work or why there is none."""
     agent = auth.current_agent()
-    delivery.heartbeat(agent)
+    agent_state.heartbeat(agent)
     offer = None
     with suppress(NotAvailable):  # not AVAILABLE: the page offers the state switch only
-        offer = delivery.next_task(agent, actor=_actor(agent))
+        offer = offers.next_task(agent, actor=_actor(agent))
     now = utcnow()
     where = presence(agent, now)
     db.session.commit()
@@ -155,7 +155,9 @@ def state():
     agent = auth.current_agent()
     form = StateForm()
     if form.validate_on_submit():
-        _run(lambda: delivery.set_agent_state(agent, form.state.data, actor=_actor(agent)), agent)
+        _run(
+            lambda: agent_state.set_agent_state(agent, form.state.data, actor=_actor(agent)), agent
+        )
     else:
         flash("Choose AVAILABLE, AWAY or OFFLINE.")
     return redirect(url_for("desk.home"))
@@ -179,7 +181,7 @@ def close(record_id: str):
 
     def close_it():
         when = next_time_ms(form.next_time.data, task.time_zone)
-        return delivery.close_task(
+        return closing.close_task(
             agent,
             record_id,
             form.outcome.data or None,
@@ -244,7 +246,7 @@ def release(record_id: str):
     """Give the task back without counting an attempt."""
     agent = auth.current_agent()
     if DeskButtonForm().validate_on_submit():
-        _run(lambda: delivery.release_task(agent, record_id, actor=_actor(agent)), agent)
+        _run(lambda: closing.release_task(agent, record_id, actor=_actor(agent)), agent)
     return redirect(url_for("desk.home"))
 
 

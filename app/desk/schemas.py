@@ -13,7 +13,7 @@ from pydantic import AliasChoices, ConfigDict, Field, StringConstraints
 from app.api.responses import Answer, TaskRecord
 from app.api.schemas import EPOCH_MS, TIME_RULES, Strict, published
 from app.models.agents import AgentState
-from app.services.delivery import Outcome
+from app.services.delivery.closing import Outcome
 
 Name = Annotated[str, StringConstraints(max_length=255)]
 NOT_BLANK = {"minLength": 1}

@@ -29,6 +29,9 @@ from app.jobs.bulk import sweep_bulk
 from app.jobs.intake import sweep_intake
 from app.jobs.queue import huey, job, periodic
 from app.models.types import utcnow
+from app.services.audit.reading import prune_audit
+from app.services.delivery.sweeps import expire_holds, expire_reservations
+from app.services.webhooks import run_once
 
 CHAIN, BEAT = "clock.chain", "clock.beat"
 
@@ -43,8 +46,6 @@ DRAIN_SECONDS = 10.0
 def deliver_webhooks(now: datetime) -> dict[str, int]:
     """Dispatch new events to endpoints and send the deliveries that are due, round after
     round while there is work, for up to DRAIN_SECONDS."""
-    from app.services.webhooks import run_once
-
     totals: dict[str, int] = {}
     deadline = time.monotonic() + DRAIN_SECONDS
     while True:
@@ -58,15 +59,11 @@ def deliver_webhooks(now: datetime) -> dict[str, int]:
 
 def prune_audit_records(now: datetime) -> Any:
     """Delete the audit records older than AUDIT_RETENTION_DAYS."""
-    from app.services.audit.reading import prune_audit
-
     return prune_audit(now)
 
 
 def expire_desk_timeouts(now: datetime) -> dict[str, int]:
     """End preferred-agent holds and lapsed reservations (silent desks go offline)."""
-    from app.services.delivery import expire_holds, expire_reservations
-
     done = {"holds": expire_holds(now), "reservations": expire_reservations(now)}
     db.session.commit()
     return done

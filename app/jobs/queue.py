@@ -120,9 +120,25 @@ def _in_app(function: Callable) -> Callable:
     return run
 
 
+# The jobs by name, as `job` registers them (app/__init__.py imports the job modules).
+_JOBS: dict[str, Callable] = {}
+
+
 def job(name: str, **options: Any) -> Callable:
     """A huey task that runs inside the app: `@job("intake.load")`."""
-    return lambda function: huey.task(name=name, **options)(_in_app(function))
+
+    def register(function: Callable) -> Callable:
+        task = _JOBS[name] = huey.task(name=name, **options)(_in_app(function))
+        return task
+
+    return register
+
+
+def enqueue(name: str, *args: Any) -> None:
+    """Queue the job called `name` with these arguments: how a service starts background
+    work without importing the job (which imports the service). QueueUnavailable when the
+    queue cannot take it; in immediate mode the job runs here, to its end."""
+    _JOBS[name](*args)
 
 
 def periodic(name: str, when: Callable, **options: Any) -> Callable:

@@ -10,11 +10,10 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord, Campaign
-from app.services import delivery
 from app.services.actors import Actor
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns import setup as campaigns
-from app.services.delivery import offers, progress
+from app.services.delivery import closing, offers, progress, sweeps
 from app.services.errors import InvalidInput
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     HOLD,
@@ -161,7 +160,7 @@ def test_other_campaigns_of_the_queue_go_on_delivering(acme, renewals, ann):
     available(ann, now)
     move(renewals, "pause", now)
     assert client_id(offer(ann, now + S)) == "s1"
-    delivery.close_task(ann, stored("s1").record_id, "COMPLETE", actor=Actor.agent("ann"))
+    closing.close_task(ann, stored("s1").record_id, "COMPLETE", actor=Actor.agent("ann"))
     db.session.commit()
     assert offer(ann, now + 2 * S).reason == PAUSED
 
@@ -213,7 +212,7 @@ def test_the_agent_may_finish_the_task_on_screen_when_the_campaign_is_paused(ren
     assert client_id(offer(ann, now)) == "c1"
     move(renewals, "pause", now + S)
     assert client_id(offer(ann, now + 2 * S)) == "c1"  # the task already on screen
-    closed = delivery.close_task(
+    closed = closing.close_task(
         ann, stored("c1").record_id, "COMPLETE", actor=Actor.agent("ann"), now=now + 3 * S
     )
     db.session.commit()
@@ -229,7 +228,7 @@ def test_a_hold_does_not_run_out_while_paused_and_restarts_on_resume(renewals, a
     available(bob, now)
     move(renewals, "pause", now)
     long_after = now + (HOLD * 3) * S
-    assert delivery.expire_holds(long_after) == 0  # the clock leaves a paused campaign's hold
+    assert sweeps.expire_holds(long_after) == 0  # the clock leaves a paused campaign's hold
     db.session.commit()
     assert stored("for-bob").preferred_agent == "bob"
     move(renewals, "resume", long_after)
@@ -241,7 +240,10 @@ def test_the_paused_rule_is_one_of_the_eligibility_rules():
     from app.services.delivery import rules
 
     assert campaign_status.campaign_delivers in rules.ELIGIBILITY
-    assert rules.BLOCKERS[0] is campaign_status.stopped_campaigns
+    assert rules.BLOCKERS[0] == (
+        campaign_status.campaign_delivers,
+        campaign_status.stopped_campaigns,
+    )
 
 
 # --- the Progress counts ------------------------------------------------------------------

@@ -10,9 +10,9 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Campaign, Event, SkillQueue, Task, Tenant, User
 from app.models.types import utcnow
-from app.services import delivery
 from app.services.actors import Actor
-from app.services.delivery import Offer
+from app.services.delivery import agent_state, offers
+from app.services.delivery.offers import Offer
 from app.services.people.users import NewUser, add_user
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
@@ -48,7 +48,7 @@ def make_agent(tenant: Tenant, login: str, queues: tuple[str, ...] = ("Sales",))
 
 
 def available(agent: User, now: datetime) -> User:
-    delivery.set_agent_state(agent, "AVAILABLE", actor=Actor.agent(agent.login_user_id), now=now)
+    agent_state.set_agent_state(agent, "AVAILABLE", actor=Actor.agent(agent.login_user_id), now=now)
     db.session.commit()
     return agent
 
@@ -63,8 +63,8 @@ def add(campaign: Campaign, client_id: str, **fields) -> Task:
 
 def offer(agent: User, now: datetime) -> Offer:
     """Ask for the agent's next task at `now` (a heartbeat first, as a live desk sends)."""
-    delivery.heartbeat(agent, now)
-    found = delivery.next_task(agent, actor=Actor.agent(agent.login_user_id), now=now)
+    agent_state.heartbeat(agent, now)
+    found = offers.next_task(agent, actor=Actor.agent(agent.login_user_id), now=now)
     db.session.commit()
     return found
 

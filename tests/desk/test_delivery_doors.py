@@ -11,7 +11,7 @@ from app.extensions import db
 from app.jobs import clock
 from app.models import AuditRecord
 from app.models.types import utcnow
-from app.services import delivery
+from app.services.delivery import sweeps
 from app.services.intake.load import load_file
 from app.services.people.users import delete_user
 from tests.conftest import SETUP
@@ -80,4 +80,4 @@ def test_a_deleted_agents_reservation_returns_to_the_queue(renewals, acme):
         select(AuditRecord).filter_by(action="task.released").order_by(AuditRecord.id)
     ).all()
     assert [(r.actor_kind, r.actor_id) for r in released] == [(SETUP.kind.value, SETUP.id)]
-    assert delivery.expire_reservations(now + S) == 0
+    assert sweeps.expire_reservations(now + S) == 0

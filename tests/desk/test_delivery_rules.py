@@ -9,9 +9,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord
-from app.services import delivery
 from app.services.actors import Actor
-from app.services.delivery import offers
+from app.services.delivery import agent_state, closing, offers, rules, sweeps
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound
 from app.services.tasks import changes as tasks
 from app.services.tasks.changes import Locator, TaskChanges
@@ -46,7 +45,7 @@ def bob(acme):
 
 
 def close(agent, task, outcome="COMPLETE", now=None, **more):
-    closed = delivery.close_task(
+    closed = closing.close_task(
         agent, task.record_id, outcome, actor=Actor.agent(agent.login_user_id), now=now, **more
     )
     db.session.commit()
@@ -102,9 +101,9 @@ def test_an_agent_not_available_gets_no_task(renewals, ann, state):
     add(renewals, "c1")
     now = start()
     available(ann, now)
-    delivery.set_agent_state(ann, state, actor=Actor.agent("ann"), now=now)
+    agent_state.set_agent_state(ann, state, actor=Actor.agent("ann"), now=now)
     with pytest.raises(NotAvailable):
-        delivery.next_task(ann, actor=Actor.agent("ann"), now=now)
+        offers.next_task(ann, actor=Actor.agent("ann"), now=now)
 
 
 def test_a_silent_desk_counts_as_offline(renewals, ann):
@@ -112,9 +111,9 @@ def test_a_silent_desk_counts_as_offline(renewals, ann):
     now = start()
     available(ann, now)
     with pytest.raises(NotAvailable):
-        delivery.next_task(ann, actor=Actor.agent("ann"), now=now + (IDLE + 1) * S)
-    assert delivery.effective_state(ann, now + (IDLE + 1) * S) == "OFFLINE"
-    assert delivery.next_task(ann, actor=Actor.agent("ann"), now=now + (IDLE - 1) * S).task
+        offers.next_task(ann, actor=Actor.agent("ann"), now=now + (IDLE + 1) * S)
+    assert rules.effective_state(ann, now + (IDLE + 1) * S) == "OFFLINE"
+    assert offers.next_task(ann, actor=Actor.agent("ann"), now=now + (IDLE - 1) * S).task
 
 
 # --- which tasks: state, time, queue ----------------------------------------------------------
@@ -182,8 +181,8 @@ def test_after_the_hold_any_agent_gets_the_task_and_the_preference_is_cleared(re
 def test_the_clock_clears_an_ended_hold(renewals, api):
     add(renewals, "for-nobody", preferred_agent="not-a-user")  # never becomes available
     now = start()
-    assert delivery.expire_holds(now) == 0
-    assert delivery.expire_holds(now + (HOLD + 1) * S) == 1
+    assert sweeps.expire_holds(now) == 0
+    assert sweeps.expire_holds(now + (HOLD + 1) * S) == 1
     db.session.commit()
     assert api.find("for-nobody")["preferredAgent"] is None
     assert stored("for-nobody").hold_until is None
@@ -199,7 +198,7 @@ def test_the_hold_starts_when_the_task_becomes_available(renewals, bob, ann):
     assert stored("later-for-bob").hold_until >= due + HOLD * S - S
     available(ann, due + S)
     assert offer(ann, due + S).reason == "every task is held for other agents"
-    assert delivery.expire_holds(due + S) == 0
+    assert sweeps.expire_holds(due + S) == 0
 
 
 @pytest.mark.parametrize("how", ["update", "change_status", "transfer"])
@@ -310,8 +309,8 @@ def test_the_clock_releases_idle_reservations_and_silent_agents(renewals, ann):
     now = start()
     available(ann, now)
     offer(ann, now)
-    assert delivery.expire_reservations(now + 10 * S) == 0
-    assert delivery.expire_reservations(now + (IDLE + 1) * S) == 1  # ann went silent
+    assert sweeps.expire_reservations(now + 10 * S) == 0
+    assert sweeps.expire_reservations(now + (IDLE + 1) * S) == 1  # ann went silent
     db.session.commit()
     assert stored("c1").reserved_by_id is None
     db.session.refresh(ann)
@@ -325,7 +324,7 @@ def test_going_offline_releases_the_agents_task(renewals, ann):
     now = start()
     available(ann, now)
     offer(ann, now)
-    delivery.set_agent_state(ann, "OFFLINE", actor=Actor.agent("ann"), now=now + S)
+    agent_state.set_agent_state(ann, "OFFLINE", actor=Actor.agent("ann"), now=now + S)
     db.session.commit()
     assert stored("c1").reserved_by_id is None
     changes = [(e["from"], e["to"]) for e in events("agent.state_changed")]
@@ -347,9 +346,9 @@ def test_a_task_changed_elsewhere_is_no_longer_the_agents(renewals, ann, change)
         tasks.change_status(renewals, locator, change, TaskChanges(), actor=SETUP)
     db.session.commit()
     with pytest.raises(TaskNotFound):
-        delivery.close_task(ann, record_id, "COMPLETE", actor=Actor.agent("ann"), now=now)
+        closing.close_task(ann, record_id, "COMPLETE", actor=Actor.agent("ann"), now=now)
     with pytest.raises(TaskNotFound):
-        delivery.release_task(ann, record_id, actor=Actor.agent("ann"), now=now)
+        closing.release_task(ann, record_id, actor=Actor.agent("ann"), now=now)
 
 
 # --- outcomes ---------------------------------------------------------------------------------
@@ -429,7 +428,7 @@ def test_release_returns_the_task_without_counting_an_attempt(renewals, ann, bob
     available(ann, now)
     available(bob, now)
     task = offer(ann, now).task
-    delivery.release_task(ann, task.record_id, actor=Actor.agent("ann"), now=now + S)
+    closing.release_task(ann, task.record_id, actor=Actor.agent("ann"), now=now + S)
     db.session.commit()
     assert stored("c1").work_attempts == 0
     assert stored("c1").reserved_by_id is None
@@ -442,7 +441,7 @@ def test_outcome_rules_may_refuse_a_closing(renewals, ann, monkeypatch):
         if not closing.work_codes:
             raise InvalidInput("a work code is required")
 
-    monkeypatch.setattr(delivery.closing, "OUTCOME_RULES", [codes_required])
+    monkeypatch.setattr(closing, "OUTCOME_RULES", [codes_required])
     add(renewals, "c1")
     now = start()
     available(ann, now)

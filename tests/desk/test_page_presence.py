@@ -13,9 +13,8 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Task
 from app.models.types import utcnow
-from app.services import delivery
 from app.services.actors import Actor
-from app.services.delivery import sweeps
+from app.services.delivery import agent_state, offers, sweeps
 from tests.desk.desk_support import desk_session, make_agent
 from tests.ui.conftest import add_task, csrf_token, page, soup
 
@@ -126,8 +125,8 @@ def test_a_close_refused_says_who_took_the_task_and_what_was_chosen(desk, acme, 
     record_id = _offered(desk)
     _lapse(app, record_id)
     bob = make_agent(acme, login="bob@acme.example")
-    delivery.set_agent_state(bob, "AVAILABLE", actor=Actor.agent(bob.login_user_id))
-    assert delivery.next_task(bob, actor=Actor.agent(bob.login_user_id)).task.record_id == record_id
+    agent_state.set_agent_state(bob, "AVAILABLE", actor=Actor.agent(bob.login_user_id))
+    assert offers.next_task(bob, actor=Actor.agent(bob.login_user_id)).task.record_id == record_id
     db.session.commit()
     desk.post(
         f"/desk/tasks/{record_id}/close",

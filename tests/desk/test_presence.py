@@ -15,9 +15,8 @@ from datetime import timedelta
 import pytest
 
 from app.extensions import db
-from app.services import delivery
 from app.services.actors import Actor
-from app.services.delivery import presence, sweeps
+from app.services.delivery import closing, presence, progress, sweeps
 from app.services.errors import TaskNotFound, TaskTaken
 from app.services.tasks import changes as tasks
 from app.services.tasks.changes import Locator, TaskChanges
@@ -54,7 +53,7 @@ def sweep(now):
 
 
 def close(agent, record_id, now, outcome="COMPLETE"):
-    closed = delivery.close_task(
+    closed = closing.close_task(
         agent, record_id, outcome, actor=Actor.agent(agent.login_user_id), now=now
     )
     db.session.commit()
@@ -202,7 +201,7 @@ def test_a_supervisors_release_is_not_undone_by_the_agents_close(renewals, ann, 
     available(ann, now)
     task = offer(ann, now).task
     record_id = task.record_id
-    delivery.release_by_supervisor(task, actor=Actor.supervisor(boss.email), now=now + S)
+    progress.release_by_supervisor(task, actor=Actor.supervisor(boss.email), now=now + S)
     db.session.commit()
     with pytest.raises(TaskTaken) as refused:
         close(ann, record_id, now + 2 * S)
@@ -216,4 +215,4 @@ def test_release_still_needs_the_task_held(renewals, ann):
     record_id = offer(ann, now).task.record_id
     sweep(now + timedelta(seconds=OFFER_TIMEOUT) + S)
     with pytest.raises(TaskNotFound):
-        delivery.release_task(ann, record_id, actor=Actor.agent("ann"), now=now)
+        closing.release_task(ann, record_id, actor=Actor.agent("ann"), now=now)

@@ -12,13 +12,12 @@ from sqlalchemy import event, false, true
 
 from app.extensions import db
 from app.models import Task
-from app.services import delivery
 from app.services.actors import Actor
-from app.services.delivery import rules
+from app.services.delivery import closing, rules
 from app.services.delivery.progress import campaign_progress
 from app.services.delivery.seat import Seat
 from app.services.people import agents
-from app.services.schedules import hours
+from app.services.schedules import hours, queue_hours
 from app.services.tenants.setup import get_skill_queue
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
@@ -81,7 +80,7 @@ def test_an_open_queue_delivers_while_another_is_closed(renewals, winback, offic
     add(winback, "support-task")
     found = ask(ann, SATURDAY)
     assert found.task.client_id == "support-task"
-    delivery.close_task(ann, found.task.record_id, "COMPLETE", actor=Actor.agent("ann"),
+    closing.close_task(ann, found.task.record_id, "COMPLETE", actor=Actor.agent("ann"),
                         now=SATURDAY)  # fmt: skip
     db.session.commit()
     assert offer(ann, SATURDAY).reason.startswith("the Sales queue is closed until")
@@ -173,7 +172,7 @@ def seat_of(acme, *queues: str, now=SATURDAY) -> Seat:
 def test_no_condition_and_one_query_when_no_queue_follows_a_schedule(acme):
     seat = seat_of(acme, "Sales", "Support")
     with counted_queries() as statements:
-        condition = hours.queue_is_open(seat)
+        condition = queue_hours.queue_is_open(seat)
     assert condition.compare(true())
     assert len(statements) == 1
 
@@ -181,14 +180,14 @@ def test_no_condition_and_one_query_when_no_queue_follows_a_schedule(acme):
 def test_an_in_list_of_the_open_queues_from_one_query(acme, office):
     seat = seat_of(acme, "Sales", "Support")
     with counted_queries() as statements:
-        condition = hours.queue_is_open(seat)
+        condition = queue_hours.queue_is_open(seat)
     assert len(statements) == 1  # the queues with their schedules, hours and exceptions
     compiled = condition.compile(compile_kwargs={"literal_binds": True})
     assert str(compiled) == f"tasks.skill_queue_id IN ({get_skill_queue(acme, 'Support').id})"
-    assert hours.queue_is_open(seat_of(acme, "Sales", "Support", now=MONDAY_OPENING)).compare(
+    assert queue_hours.queue_is_open(seat_of(acme, "Sales", "Support", now=MONDAY_OPENING)).compare(
         true()
     )
 
 
 def test_nothing_deliverable_when_every_queue_of_the_agent_is_closed(acme, office):
-    assert hours.queue_is_open(seat_of(acme, "Sales")).compare(false())
+    assert queue_hours.queue_is_open(seat_of(acme, "Sales")).compare(false())

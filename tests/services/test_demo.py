@@ -12,10 +12,11 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AgentState, AuditRecord, LoginSession, Supervisor, Task, User, WorkedState
 from app.models.types import utcnow
-from app.services import delivery, demo
+from app.services import demo
 from app.services.actors import Actor
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns import setup as campaigns
+from app.services.delivery import agent_state, closing, offers
 from app.services.dnc import numbers as dnc
 from app.services.people import agents, sessions
 from app.services.people.supervisors import authenticate
@@ -149,11 +150,11 @@ def test_held_tasks_come_first_then_the_reschedules_due_soon(app, tmp_path):
     later = soon.next_earliest_work_at + timedelta(seconds=1)  # the reschedule is due
     jane = demo_agent(demo.JANE.login)
     actor = Actor.agent(jane.login_user_id)
-    delivery.set_agent_state(jane, AgentState.AVAILABLE, actor=actor, now=later)
-    held = delivery.next_task(jane, actor=actor, now=later).task
+    agent_state.set_agent_state(jane, AgentState.AVAILABLE, actor=actor, now=later)
+    held = offers.next_task(jane, actor=actor, now=later).task
     assert held.client_id == "SPR-0025"
-    delivery.close_task(jane, held.record_id, "COMPLETE", actor=actor, now=later)
-    assert delivery.next_task(jane, actor=actor, now=later).task is soon
+    closing.close_task(jane, held.record_id, "COMPLETE", actor=actor, now=later)
+    assert offers.next_task(jane, actor=actor, now=later).task is soon
     assert soon.last_attempt_agent == jane.login_user_id
 
 
@@ -218,11 +219,11 @@ def test_the_demo_shows_hours_a_calling_window_and_the_do_not_call_list_at_work(
     jane = demo_agent(demo.JANE.login)
     actor = Actor.agent(jane.login_user_id)
     now = utcnow() + timedelta(hours=1)  # SPR-0027 is due too
-    delivery.set_agent_state(jane, AgentState.AVAILABLE, actor=actor, now=now)
+    agent_state.set_agent_state(jane, AgentState.AVAILABLE, actor=actor, now=now)
     given = []
-    while (task := delivery.next_task(jane, actor=actor, now=now).task) is not None:
+    while (task := offers.next_task(jane, actor=actor, now=now).task) is not None:
         given.append(task.client_id)
-        delivery.close_task(jane, task.record_id, "COMPLETE", actor=actor, now=now)
+        closing.close_task(jane, task.record_id, "COMPLETE", actor=actor, now=now)
     assert "SPR-0003" not in given and "SPR-0001" in given
 
 

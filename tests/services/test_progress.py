@@ -14,9 +14,8 @@ from sqlalchemy import event, select
 
 from app.extensions import db
 from app.models import AuditRecord, Task
-from app.services import delivery
 from app.services.actors import Actor
-from app.services.delivery import groups, progress, rules
+from app.services.delivery import agent_state, closing, groups, progress, rules
 from app.services.errors import InvalidInput, StaleTask, TaskNotFound
 from app.services.people.users import NewUser, add_user
 from app.services.tasks import changes as tasks
@@ -91,7 +90,7 @@ def set_state(campaign, client_id_: str, state: str, **changes) -> None:
 
 
 def close(agent, task, now) -> None:
-    delivery.close_task(
+    closing.close_task(
         agent, task.record_id, "COMPLETE", actor=Actor.agent(agent.login_user_id), now=now
     )
     db.session.commit()
@@ -299,7 +298,7 @@ def test_a_lapsed_reservation_is_no_current_task(renewals, acme, ann):
     available(ann, now)
     offer(ann, now)
     later = now + OFFER_TIMEOUT * S
-    delivery.heartbeat(ann, later)  # the desk is open, the task untouched
+    agent_state.heartbeat(ann, later)  # the desk is open, the task untouched
     db.session.commit()
     [row] = progress.agent_board(acme, later)
     assert row.state == "AVAILABLE" and row.task is None
@@ -377,7 +376,7 @@ def test_a_supervisor_releases_a_held_task_with_its_audit_record_and_event(renew
     assert buckets(renewals, now + S) == only("deliverable")
     # The agent's next action on it says it is no longer theirs.
     with pytest.raises(TaskNotFound):
-        delivery.close_task(ann, task.record_id, "COMPLETE", actor=Actor.agent("ann"), now=now)
+        closing.close_task(ann, task.record_id, "COMPLETE", actor=Actor.agent("ann"), now=now)
 
 
 def test_releasing_a_task_nobody_holds_is_refused(renewals, ann):
@@ -399,7 +398,7 @@ def test_a_release_from_an_older_page_is_refused(renewals, ann, bob):
     available(ann, now)
     offer(ann, now)
     shown = stored("c1").version
-    delivery.release_task(ann, stored("c1").record_id, actor=Actor.agent("ann"), now=now)
+    closing.release_task(ann, stored("c1").record_id, actor=Actor.agent("ann"), now=now)
     db.session.commit()
     available(bob, now)
     assert client_id(offer(bob, now)) == "c1"
@@ -475,7 +474,7 @@ def test_once_another_agent_has_the_task_the_first_is_no_longer_kept_from_it(ren
     available(bob, now)
     assert client_id(offer(bob, now)) == "c1"
     assert (stored("c1").passed_over_agent, stored("c1").passed_over_until) == (None, None)
-    delivery.release_task(bob, stored("c1").record_id, actor=Actor.agent("bob"), now=now + S)
+    closing.release_task(bob, stored("c1").record_id, actor=Actor.agent("bob"), now=now + S)
     db.session.commit()
     assert client_id(offer(ann, now + 2 * S)) == "c1"
 

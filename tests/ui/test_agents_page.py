@@ -12,8 +12,8 @@ from app.admin.agents import duration
 from app.extensions import db
 from app.models import AuditRecord, Task
 from app.models.types import utcnow
-from app.services import delivery
 from app.services.actors import Actor
+from app.services.delivery import agent_state, closing, rules
 from app.services.people.users import NewUser, add_user
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import add, available, make_agent, offer, stored
@@ -64,7 +64,7 @@ def test_the_page_lists_each_agents_state_time_in_state_queues_and_task(
 ):
     make_agent(acme, "bob", queues=("Sales", "Support"))
     task = hold(ann, renewals, "c1", utcnow() - 4 * 60 * S)
-    delivery.heartbeat(ann)  # the desk is still open
+    agent_state.heartbeat(ann)  # the desk is still open
     db.session.commit()
     html = page(signed_in, f"/tenants/{acme.id}/agents")
     shown = rows(html)
@@ -110,7 +110,7 @@ def test_a_release_from_an_older_page_keeps_the_new_agents_task(signed_in, acme,
     hold(ann, renewals, "c1")
     url = f"/tenants/{acme.id}/agents"
     form = find_form(page(signed_in, url), "/release")
-    delivery.release_task(ann, stored("c1").record_id, actor=Actor.agent("ann"))
+    closing.release_task(ann, stored("c1").record_id, actor=Actor.agent("ann"))
     db.session.commit()
     bob = make_agent(acme, "bob")
     available(bob, utcnow())
@@ -124,7 +124,7 @@ def test_a_release_from_an_older_page_keeps_the_new_agents_task(signed_in, acme,
 def test_releasing_a_task_nobody_holds_says_so(signed_in, acme, renewals, ann):
     task = hold(ann, renewals, "c1")
     form = find_form(page(signed_in, f"/tenants/{acme.id}/agents"), "/release")
-    delivery.release_task(ann, task.record_id, actor=Actor.agent("ann"))
+    closing.release_task(ann, task.record_id, actor=Actor.agent("ann"))
     db.session.commit()
     response = signed_in.post(form["action"], data={"version": stored("c1").version})
     assert response.status_code == 422
@@ -222,7 +222,7 @@ def test_the_task_page_says_who_holds_the_task_and_releases_it(signed_in, acme, 
 
 
 def test_the_task_page_names_no_holder_for_a_free_or_lapsed_task(signed_in, acme, renewals, ann):
-    timeout = delivery.rules.seconds("OFFER_TIMEOUT_SECONDS")
+    timeout = rules.seconds("OFFER_TIMEOUT_SECONDS")
     lapsed = hold(ann, renewals, "lapsed", utcnow() - timeout - S)
     free = add(renewals, "free")
     assert held_by(page(signed_in, f"/tenants/{acme.id}/tasks/{free.record_id}")) is None
@@ -235,7 +235,7 @@ def test_a_refused_release_on_the_task_page_shows_the_task_as_stored(
     task = hold(ann, renewals, "c1")
     url = f"/tenants/{acme.id}/tasks/{task.record_id}"
     form = find_form(page(signed_in, url), "/release")
-    delivery.release_task(ann, task.record_id, actor=Actor.agent("ann"))
+    closing.release_task(ann, task.record_id, actor=Actor.agent("ann"))
     db.session.commit()
     response = signed_in.post(form["action"], data=form_values(form))
     assert response.status_code == 422

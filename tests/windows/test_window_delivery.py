@@ -8,9 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.extensions import db
-from app.services import delivery
 from app.services.actors import Actor
-from app.services.delivery import offers
+from app.services.delivery import closing, offers
 from app.services.delivery.progress import campaign_progress
 from app.services.delivery.seat import Seat
 from app.services.people import agents
@@ -64,7 +63,7 @@ def delivered(agent, now: datetime) -> list[str]:
     given = []
     while (found := offer(agent, now)).task is not None:
         given.append(found.task.client_id)
-        delivery.close_task(
+        closing.close_task(
             agent, found.task.record_id, "COMPLETE", actor=Actor.agent("ann"), now=now
         )
         db.session.commit()

@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord, DncNumber, Task
-from app.services import delivery
 from app.services.actors import Actor
+from app.services.delivery import closing
 from app.services.errors import InvalidInput
 from app.services.work_codes import groups as work_codes
 from tests.conftest import SETUP
@@ -36,7 +36,7 @@ def held(campaign, agent, now, client_id: str = "c1", **fields) -> Task:
 
 
 def close(agent, task: Task, now, outcome=None, codes=(), later=False):
-    closed = delivery.close_task(
+    closed = closing.close_task(
         agent,
         task.record_id,
         outcome,

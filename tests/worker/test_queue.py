@@ -148,10 +148,8 @@ def test_the_scheduled_work_runs_in_the_app(app, monkeypatch):
         seen.setdefault("w", now)
         return {"dispatched": 0, "attempted": 0}
 
-    monkeypatch.setattr("app.services.webhooks.run_once", run_once)
-    monkeypatch.setattr(
-        "app.services.audit.reading.prune_audit", lambda now: seen.setdefault("a", now)
-    )
+    monkeypatch.setattr("app.jobs.clock.run_once", run_once)
+    monkeypatch.setattr("app.jobs.clock.prune_audit", lambda now: seen.setdefault("a", now))
     now = datetime.now(UTC)
     with job_context():
         clock.run_all([clock.deliver_webhooks, clock.prune_audit_records], now)
@@ -162,7 +160,7 @@ def test_a_tick_drains_the_webhook_work_waiting(app, monkeypatch):
     """After a large load thousands of events wait: a tick goes on while rounds find work."""
     rounds = [{"dispatched": 500, "attempted": 0}, {"dispatched": 20, "attempted": 50},
               {"dispatched": 0, "attempted": 3}, {"dispatched": 0, "attempted": 0}]  # fmt: skip
-    monkeypatch.setattr("app.services.webhooks.run_once", lambda now: rounds.pop(0))
+    monkeypatch.setattr("app.jobs.clock.run_once", lambda now: rounds.pop(0))
     assert clock.deliver_webhooks(datetime.now(UTC)) == {"dispatched": 520, "attempted": 53}
     assert rounds == []
 

@@ -20,6 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.db.transactions import take_write_lock
 from app.extensions import db
+from app.jobs.queue import enqueue
 from app.models import BulkFailure, BulkJob, BulkState, Campaign, Task
 from app.models.types import utcnow
 from app.services.actors import Actor, ActorKind
@@ -104,9 +105,7 @@ def start_bulk(
         if token and (started := confirmed_job(campaign, token)) is not None:
             return started
         raise
-    from app.jobs.bulk import run_bulk_job  # the job module imports this one
-
-    run_bulk_job(job.id)
+    enqueue("bulk.run", job.id)
     return job
 
 

@@ -31,7 +31,7 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import record
 from app.services.campaigns.setup import campaign_change
-from app.services.delivery.seat import Blocked, Seat
+from app.services.delivery.seat import Blocked, OtherRules, Seat
 from app.services.errors import InvalidInput
 
 ACTIVE, PAUSED, ARCHIVED = (s.value for s in CampaignStatus)
@@ -182,7 +182,9 @@ def _any(*conditions: ColumnElement[bool]) -> bool:
     return db.session.scalar(select(Task.id).where(*conditions).limit(1)) is not None
 
 
-def stopped_campaigns(seat: Seat, ready: ColumnElement[bool]) -> Blocked | None:
+def stopped_campaigns(
+    seat: Seat, ready: ColumnElement[bool], _others: OtherRules | None = None
+) -> Blocked | None:
     """When ready tasks wait only because their campaign is paused: which (the clock never
     ends it: None for when).
 

@@ -1,59 +1,27 @@
-"""The tenant's contact-centre instance, behind one small interface.
+"""The tenant's contact-centre instance, behind one small interface (`interface`).
 
-Two implementations: the embedded local instance (rows in the service's own database,
-so it commits or rolls back with the request) and Amazon Connect through boto3.
+Two implementations: the embedded local instance (`local`: rows in the service's own
+database, so it commits or rolls back with the request) and Amazon Connect through boto3
+(`connect`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from app.models import InstanceKind, Tenant
+from app.services.contact_centre.connect import AmazonConnect
+from app.services.contact_centre.interface import (
+    ContactCentre,
+    InstanceError,
+    InstanceUser,
+    InstanceUserInfo,
+)
+from app.services.contact_centre.local import LocalInstance
 
-from app.models import InstanceKind, Tenant, UserTemplate
-from app.services.errors import ServiceError
-
-
-class InstanceError(ServiceError):
-    """The contact-centre instance refused or failed a call."""
-
-
-@dataclass(frozen=True)
-class InstanceUser:
-    """What the instance needs to create a user."""
-
-    username: str
-    first_name: str
-    last_name: str
-    email: str | None
-    secondary_email: str | None
-    template: UserTemplate
-
-
-@dataclass(frozen=True)
-class InstanceUserInfo:
-    """What the instance tells of an existing user."""
-
-    user_id: str
-    username: str
-
-
-class ContactCentre(Protocol):
-    def create_user(self, user: InstanceUser) -> str:
-        """Create the user; return the instance's unique user id."""
-
-    def describe_user(self, user_id: str) -> InstanceUserInfo | None:
-        """The user with this id, or None when the instance has no such user."""
-
-    def delete_user(self, user_id: str) -> bool:
-        """Delete the user; False when the instance had no such user."""
+__all__ = ["ContactCentre", "InstanceError", "InstanceUser", "InstanceUserInfo", "instance_for"]
 
 
 def instance_for(tenant: Tenant) -> ContactCentre:
     """The tenant's instance, as its configuration names it."""
     if tenant.instance_kind == InstanceKind.AMAZON_CONNECT:
-        from app.services.contact_centre.connect import AmazonConnect
-
         return AmazonConnect(tenant)
-    from app.services.contact_centre.local import LocalInstance
-
     return LocalInstance(tenant)

@@ -12,7 +12,7 @@ from typing import Any
 from flask import current_app
 
 from app.models import PhoneType, Tenant
-from app.services.contact_centre import InstanceError, InstanceUser, InstanceUserInfo
+from app.services.contact_centre.interface import InstanceError, InstanceUser, InstanceUserInfo
 
 
 def default_client_factory(region: str) -> Any:

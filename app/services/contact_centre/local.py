@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import LocalInstanceUser, Tenant
-from app.services.contact_centre import InstanceError, InstanceUser, InstanceUserInfo
+from app.services.contact_centre.interface import InstanceError, InstanceUser, InstanceUserInfo
 
 
 class LocalInstance:

@@ -19,7 +19,7 @@ from app.services.campaigns import life_cycle as campaign_status
 from app.services.delivery import rules
 from app.services.delivery.seat import Seat
 from app.services.dnc import numbers as dnc
-from app.services.schedules import calling_windows, hours
+from app.services.schedules import calling_windows, queue_hours
 
 # The rules that say nothing of when and whom: a task they refuse is not "kept back" but
 # closed, waiting for its time, or in work.
@@ -27,7 +27,7 @@ TASK_STATE = (rules.in_open_state, rules.is_due, rules.is_unreserved)
 # How the panel names the rules it knows, and the short name its links filter by.
 NAMES: dict[rules.Rule, tuple[str, str]] = {
     campaign_status.campaign_delivers: ("paused", "campaign paused or archived"),
-    hours.queue_is_open: ("hours", "queue closed (hours of operation)"),
+    queue_hours.queue_is_open: ("hours", "queue closed (hours of operation)"),
     calling_windows.in_calling_window: ("window", "outside the calling window"),
     dnc.has_callable_number: ("dnc", "every number on the do-not-call list"),
 }

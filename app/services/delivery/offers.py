@@ -225,9 +225,7 @@ def _nothing(seat: Seat) -> Offer:
         )
     )
     ready = rules.ready(seat)
-    for blocker in rules.BLOCKERS:
-        if (blocked := blocker(seat, ready)) is None:
-            continue
+    for blocker, blocked in rules.blocking(seat, ready):
         if blocker is campaign_status.stopped_campaigns and next_due is not None:
             # Paused until someone resumes it; a delivering campaign's task falls due sooner.
             said = f"{blocked.reason}; the next task is due at {seat.local(next_due)}"

@@ -16,7 +16,7 @@ from datetime import datetime
 from app.models import Task, User
 from app.models.types import utcnow
 from app.services.delivery import rules
-from app.services.delivery.agents import heartbeat
+from app.services.delivery.agent_state import heartbeat
 from app.services.delivery.offers import reserved_task
 from app.services.delivery.ownership import held_task
 

@@ -143,8 +143,7 @@ def kept_back_why(campaign: Campaign, now: datetime) -> tuple[Blocked, ...]:
         rules.is_unreserved(seat),
         ~rules.hold_running(now),
     )
-    found = (blocker(seat, ready) for blocker in rules.BLOCKERS)
-    return tuple(blocked for blocked in found if blocked is not None)
+    return tuple(blocked for _blocker, blocked in rules.blocking(seat, ready))
 
 
 # --- the agents' board -----------------------------------------------------------------

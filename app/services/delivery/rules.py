@@ -9,7 +9,7 @@ and the do-not-call list live in their own services (`campaign_status`, `hours`,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 
 from flask import current_app
@@ -18,9 +18,9 @@ from sqlalchemy import ColumnElement, and_, or_, text
 from app.models import Task, User
 from app.models.agents import AgentState
 from app.services.campaigns import life_cycle as campaign_status
-from app.services.delivery.seat import Blocked, Seat
+from app.services.delivery.seat import Blocked, OtherRules, Seat
 from app.services.dnc import numbers as dnc
-from app.services.schedules import calling_windows, hours
+from app.services.schedules import calling_windows, queue_hours
 
 # Literal SQL, so that PostgreSQL matches the partial indexes of migration 0009 whatever
 # plan it caches (a bound parameter would not prove the index's predicate).
@@ -122,7 +122,7 @@ TASK_RULES: list[Rule] = [
 ]
 WORK_RULES: list[Rule] = [
     campaign_status.campaign_delivers,
-    hours.queue_is_open,
+    queue_hours.queue_is_open,
     calling_windows.in_calling_window,
     dnc.has_callable_number,
 ]
@@ -130,15 +130,27 @@ ELIGIBILITY: list[Rule] = TASK_RULES + WORK_RULES
 # The rules above that depend on the clock or a list rather than on the task's own state:
 # when nothing is deliverable, each says whether it is what keeps tasks back, and until when.
 # `ready` is the condition of TASK_RULES; a blocker finds whether its own rule is what keeps
-# such tasks back.
-Blocker = Callable[[Seat, ColumnElement[bool]], Blocked | None]
+# such tasks back, asking for the other work rules' conditions when it must tell them apart.
+Blocker = Callable[[Seat, ColumnElement[bool], OtherRules], Blocked | None]
 # A paused campaign is asked first: it is what a supervisor chose, and it outlasts the clock.
-BLOCKERS: list[Blocker] = [
-    campaign_status.stopped_campaigns,
-    hours.closed_queues,
-    calling_windows.outside_window,
-    dnc.all_listed,
+BLOCKERS: list[tuple[Rule, Blocker]] = [
+    (campaign_status.campaign_delivers, campaign_status.stopped_campaigns),
+    (queue_hours.queue_is_open, queue_hours.closed_queues),
+    (calling_windows.in_calling_window, calling_windows.outside_window),
+    (dnc.has_callable_number, dnc.all_listed),
 ]
+
+
+def blocking(seat: Seat, ready: ColumnElement[bool]) -> Iterator[tuple[Blocker, Blocked]]:
+    """Each rule of BLOCKERS that keeps `ready` tasks back from this seat, in order, with why
+    and until when."""
+    for rule, blocker in BLOCKERS:
+
+        def others(rule: Rule = rule) -> list[ColumnElement[bool]]:
+            return [other(seat) for other in WORK_RULES if other is not rule]
+
+        if (blocked := blocker(seat, ready, others)) is not None:
+            yield blocker, blocked
 
 
 def ready(seat: Seat) -> ColumnElement[bool]:

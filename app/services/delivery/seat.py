@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import ColumnElement
+
 from app.models import User
 
 T = TypeVar("T")
@@ -51,6 +53,11 @@ class Seat:
 def local_text(moment: datetime, zone: str) -> str:
     shown = moment.astimezone(ZoneInfo(zone) if zone != "UTC" else UTC)
     return f"{shown:%Y-%m-%d %H:%M} {zone}"
+
+
+# The conditions of every work rule but the asking one, built when first asked for: a
+# blocker that must know whether tasks are kept back by another rule asks for them.
+OtherRules = Callable[[], list[ColumnElement[bool]]]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from app.models.agents import AgentState
 from app.services.actors import Actor
 from app.services.campaigns.life_cycle import stopped_ids
 from app.services.delivery import rules
-from app.services.delivery.agents import record_state
+from app.services.delivery.agent_state import record_state
 from app.services.delivery.closing import release
 from app.services.tasks.payload import task_snapshot
 from app.services.tasks.trail import trace_change

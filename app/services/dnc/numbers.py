@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from sqlalchemy import ColumnElement, and_, case, func, select, true
 
@@ -31,11 +30,9 @@ from app.models.dnc import DncNumber
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record_all
+from app.services.delivery.seat import Blocked, OtherRules, Seat
 from app.services.errors import InvalidInput
 from app.services.values import is_e164, is_phone_key
-
-if TYPE_CHECKING:  # the delivery package imports this module while it loads
-    from app.services.delivery.seat import Blocked, Seat
 
 MAX_NOTE = 255
 # Rows per INSERT: under both databases' limits on bound parameters.
@@ -298,11 +295,11 @@ def has_callable_number(seat: Seat) -> ColumnElement[bool]:
     return callable_condition(seat.tenant_id)
 
 
-def all_listed(seat: Seat, ready: ColumnElement[bool]) -> Blocked | None:
+def all_listed(
+    seat: Seat, ready: ColumnElement[bool], _others: OtherRules | None = None
+) -> Blocked | None:
     """When tasks are ready and every one of them is kept back by the list: say so (the
     clock never ends it: None for when)."""
-    from app.services.delivery.seat import Blocked
-
     if not _list_in_use(seat.tenant_id):
         return None
     callable_ = callable_condition(seat.tenant_id)

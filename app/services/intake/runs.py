@@ -20,6 +20,7 @@ from sqlalchemy import select
 
 from app.db.private_files import private_file
 from app.extensions import db
+from app.jobs.queue import QueueUnavailable, enqueue
 from app.models import Campaign, IntakeLoad, LoadStatus
 from app.models.types import utcnow
 from app.services.errors import Unavailable
@@ -108,11 +109,8 @@ def _hand_to_worker(load: IntakeLoad, load_id: str) -> None:
     The record is committed first, since the worker may take the job at once. Should a job
     reach the queue after all (a reply lost), it finds no load and does nothing.
     """
-    from app.jobs.intake import load_intake  # the job module imports this one
-    from app.jobs.queue import QueueUnavailable
-
     try:
-        load_intake(load_id)
+        enqueue("intake.load", load_id)
     except QueueUnavailable as error:
         current_app.logger.warning("Intake load %s not queued: %s", load_id, error)
         db.session.rollback()

@@ -20,11 +20,11 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
+from app.db.full_disk import storage_full
 from app.db.side_transactions import may_write_aside, own_transaction
 from app.extensions import db
 from app.models import AgentSession, LoginSession
 from app.models.types import utcnow
-from app.web.full_disk import storage_full
 
 # last_seen_at is written at most this often: a write per page would serialise every
 # request of a busy SQLite file for a stamp that only needs minute precision.

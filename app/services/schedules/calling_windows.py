@@ -25,7 +25,7 @@ from app.extensions import db
 from app.models import Campaign, Task
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
-from app.services.delivery.seat import Blocked, Seat
+from app.services.delivery.seat import Blocked, OtherRules, Seat
 from app.services.errors import InvalidInput
 from app.services.schedules.window_clock import DAY, Window, opening_in, parse_window, zones_inside
 
@@ -191,7 +191,7 @@ def closed_campaigns(seat: Seat) -> frozenset[int]:
 # --- why nothing was delivered ---------------------------------------------------------------
 
 
-def outside_window(seat: Seat, ready: ColumnElement[bool]) -> Blocked | None:
+def outside_window(seat: Seat, ready: ColumnElement[bool], others: OtherRules) -> Blocked | None:
     """When ready tasks wait only for their calling window: why, and until when.
 
     Kept back by the window alone: ready, meeting every other rule of delivery (queue open,
@@ -199,12 +199,10 @@ def outside_window(seat: Seat, ready: ColumnElement[bool]) -> Blocked | None:
     one of them may be called, said in the agent's zone. The zones outside are tried in the
     order they open, so the first one holding such a task gives the answer.
     """
-    from app.services.delivery.rules import WORK_RULES  # rules imports this module
-
     windows = _windows(seat)
     if not windows:
         return None
-    others = [rule(seat) for rule in WORK_RULES if rule is not in_calling_window]
+    kept_by_others = others()
     waiting = sorted(
         (opening_in(window, zone, seat.now), campaign, zone)
         for campaign, window in windows.items()
@@ -212,7 +210,7 @@ def outside_window(seat: Seat, ready: ColumnElement[bool]) -> Blocked | None:
     )
     for until, campaign, zone in waiting:
         kept = select(Task.id).where(
-            Task.campaign_id == campaign, Task.time_zone == zone, ready, *others
+            Task.campaign_id == campaign, Task.time_zone == zone, ready, *kept_by_others
         )
         if db.session.scalar(kept.limit(1)) is not None:
             return Blocked(REASON.format(seat.local(until)), until)

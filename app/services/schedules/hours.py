@@ -1,12 +1,11 @@
 """Hours of operation: a tenant's named schedules (a time zone, weekly hours, exception dates,
-optionally a country's public holidays), the skill queues that follow them, and the delivery
-rule that keeps a closed queue's tasks back.
+optionally a country's public holidays) and the skill queues that follow them.
 
 A queue without a schedule is always open. Whether a schedule is open and when it next
-changes is `hours_calendar`'s arithmetic; the specs people type are `opening_hours`'s.
+changes is `calendar`'s arithmetic; the specs people type are `opening_hours`'s.
 Every change takes its actor and leaves an audit record (entity `schedule`, or `skill_queue`
-for what a queue follows). The delivery rule and its blocker live in `hours_delivery` and are
-named here, where the delivery engine looks for them.
+for what a queue follows). The delivery rule that keeps a closed queue's tasks back, and its
+blocker, are `queue_hours`'s.
 """
 
 from __future__ import annotations
@@ -34,10 +33,6 @@ from app.services.schedules.opening_hours import (
     parse_holidays,
     parse_ranges,
     parse_weekly,
-)
-from app.services.schedules.queue_hours import (  # noqa: F401 - delivery's rule and blocker
-    closed_queues,
-    queue_is_open,
 )
 from app.services.tenants.setup import get_skill_queue
 from app.services.values import require_time_zone

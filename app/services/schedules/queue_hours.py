@@ -16,7 +16,7 @@ from sqlalchemy import ColumnElement, and_, false, select, true
 
 from app.extensions import db
 from app.models import Schedule, ScheduleException, ScheduleHours, SkillQueue, Task
-from app.services.delivery.seat import Blocked, Seat
+from app.services.delivery.seat import Blocked, OtherRules, Seat
 from app.services.schedules.calendar import Calendar
 from app.services.schedules.opening_hours import Range
 
@@ -137,14 +137,14 @@ def queue_is_open(seat: Seat) -> ColumnElement[bool]:
     return Task.skill_queue_id.in_(open_ids) if open_ids else false()
 
 
-def closed_queues(seat: Seat, ready: ColumnElement[bool]) -> Blocked | None:
+def closed_queues(seat: Seat, ready: ColumnElement[bool], others: OtherRules) -> Blocked | None:
     """When ready tasks wait only for their queues to open: which, and until when (the
     earliest opening), said in the agent's zone."""
     closed, calendars = _closed_now(seat, ahead=True)
     if not closed:
         return None
     waiting = [(qid, name) for qid, name in closed if _any(ready, Task.skill_queue_id == qid)]
-    if not waiting or _ready_elsewhere(seat, ready, {qid for qid, _ in closed}):
+    if not waiting or _ready_elsewhere(seat, ready, {qid for qid, _ in closed}, others):
         return None
     openings = sorted(
         ((calendars[qid].next_change(seat.now), name) for qid, name in waiting),
@@ -153,18 +153,17 @@ def closed_queues(seat: Seat, ready: ColumnElement[bool]) -> Blocked | None:
     return Blocked(_closed_reason(seat, openings), openings[0][0])
 
 
-def _ready_elsewhere(seat: Seat, ready: ColumnElement[bool], closed: set[int]) -> bool:
+def _ready_elsewhere(
+    seat: Seat, ready: ColumnElement[bool], closed: set[int], others: OtherRules
+) -> bool:
     """Ready tasks of open queues exist, kept back by another rule (calling window, list)?
 
     Asked only when another work rule holds anything back: with none, nothing was
     delivered because no task of an open queue is ready, and the question, which no index
     answers, would read every task of the agent's queues for nothing.
     """
-    from app.services.delivery.rules import WORK_RULES  # it imports this module
-
     open_ids = [qid for qid in seat.queue_ids if qid not in closed]
-    others = [rule(seat) for rule in WORK_RULES if rule is not queue_is_open]
-    if not open_ids or all(other.compare(true()) for other in others):
+    if not open_ids or all(other.compare(true()) for other in others()):
         return False
     return _any(ready, Task.skill_queue_id.in_(open_ids))
 

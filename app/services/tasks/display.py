@@ -11,15 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 from urllib.parse import urlsplit
 
+from app.models import Task
 from app.services.dnc import numbers as dnc
 from app.services.tasks.validation import SKILL_QUEUE_KEY, TIME_ZONE_KEY
 from app.services.values import is_e164, is_phone_key
-
-if TYPE_CHECKING:
-    from app.models import Task
 
 NAME_KEY = "Name"
 HIGHLIGHT_KEY = "Highlight"

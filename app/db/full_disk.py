@@ -1,0 +1,33 @@
+"""Whether an error says the storage is full: SQLite's SQLITE_FULL ("database or disk is
+full"), PostgreSQL's disk_full (SQLSTATE 53100), or a file write's ENOSPC or EDQUOT (an intake
+upload, a report). The web side's answer to it is app/web/full_disk.py."""
+
+from __future__ import annotations
+
+import errno
+
+SQLITE_FULL = 13
+PG_DISK_FULL = "53100"
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def storage_full(error: BaseException | None) -> bool:
+    """Whether `error`, or an error it came from, says the storage is full."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, OSError) and error.errno in _FULL_ERRNOS:
+            return True
+        if getattr(error, "sqlite_errorcode", None) == SQLITE_FULL:
+            return True
+        if getattr(error, "sqlstate", None) == PG_DISK_FULL:
+            return True
+        error = getattr(error, "orig", None) or error.__cause__ or error.__context__
+    return False
+
+
+def cause(error: BaseException) -> str:
+    """The first line of what the database or the file system said."""
+    origin = getattr(error, "orig", None) or error
+    text = str(origin).strip().splitlines()
+    return text[0] if text else type(origin).__name__
