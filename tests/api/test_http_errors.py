@@ -1,7 +1,7 @@
 """HTTP-level refusals on both APIs, in the test client: OPTIONS and chunked bodies.
 
 What gunicorn itself answers (431, 414, 400) is proved against a live server in
-tests/test_serving.py.
+tests/web/test_serving.py.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from app.models import AuditRecord, Campaign, Event, Task
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns import setup as campaigns
 from app.services.errors import InvalidInput
+from tests.cli.test_commands import assert_fails
 from tests.conftest import SETUP
-from tests.test_cli import assert_fails
 
 
 def stored(campaign: Campaign) -> tuple:

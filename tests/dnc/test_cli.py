@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.cli.test_commands import assert_fails
 from tests.dnc.dnc_support import E164, OTHER, listed, put, trail
-from tests.test_cli import assert_fails
 
 TENANT = ["Acme", "prod"]
 

@@ -13,8 +13,8 @@ from app.models import AuditRecord, Schedule, ScheduleException
 from app.services.actors import Actor
 from app.services.schedules import hours
 from app.services.tenants.setup import get_skill_queue
+from tests.cli.test_commands import assert_fails
 from tests.hours.hours_support import make_schedule
-from tests.test_cli import assert_fails
 
 TENANT = ["Acme", "prod"]
 

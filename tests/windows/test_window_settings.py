@@ -9,8 +9,8 @@ from app.extensions import db
 from app.models import AuditRecord
 from app.services.errors import InvalidInput
 from app.services.schedules.calling_windows import set_calling_window, set_max_attempts
+from tests.cli.test_commands import assert_fails
 from tests.conftest import SETUP
-from tests.test_cli import assert_fails
 
 
 def stored(campaign) -> tuple:

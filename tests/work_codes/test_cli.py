@@ -10,7 +10,7 @@ from app.extensions import db
 from app.models import AuditRecord, WorkCodeChoice, WorkCodeGroup
 from app.services.tenants import setup as tenants
 from app.services.work_codes.offers import offered
-from tests.test_cli import assert_fails, last_line
+from tests.cli.test_commands import assert_fails, last_line
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from app.extensions import db
 from app.services.people import agents
 from app.services.people.users import NewUser, add_user
 from app.services.tenants import setup as tenants
+from tests.cli.test_commands import assert_fails, last_line
 from tests.conftest import SETUP
-from tests.test_cli import assert_fails, last_line
 
 LOGIN = "ann@acme.example"
 

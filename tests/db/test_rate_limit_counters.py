@@ -21,7 +21,7 @@ from app.extensions import db, limiter
 from app.models import RateLimitCounter
 from tests.ui.conftest import BOSS, RequestClient, make_supervisor
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Clock:
