@@ -1,5 +1,5 @@
 """A campaign's life on its pages: edit its settings, pause, resume, archive (after a
-confirmation page) and restore, each through app/services (campaigns, campaign_status)."""
+confirmation page) and restore, each through app/services (campaigns: setup and life_cycle)."""
 
 from __future__ import annotations
 

@@ -3,8 +3,9 @@
 Every rule is a SQL condition on `tasks` for one agent at one moment (`Seat`), so the desk
 (`offers.next_task`) and the supervisors' progress counts build their queries from the same
 functions and can never disagree. A campaign's status, hours of operation, calling windows
-and the do-not-call list live in their own services (`campaign_status`, `hours`,
-`calling_windows`, `dnc`) and plug in here.
+and the do-not-call list live in their own services (`campaigns.life_cycle`,
+`schedules.queue_hours`, `schedules.calling_windows`, `dnc.numbers`) and plug in here, each
+rule with the blocker that says when it keeps tasks back (`blocking`).
 """
 
 from __future__ import annotations

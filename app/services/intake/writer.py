@@ -1,7 +1,7 @@
 """Writing validated plans in bulk: a few set-based statements per batch of rows.
 
 The effect on each task is exactly that of `tasks.add_or_update_task`, because both take
-what to write from `task_writes`: a new clientId is added with a fresh previewRecordID, an
+what to write from `tasks/writes.py`: a new clientId is added with a fresh previewRecordID, an
 existing one has all its data replaced (its clientId kept under the key the task was added
 with), and the optional fields change only when the row sets them. Here those values only
 become rows: one INSERT for the new tasks, one UPDATE per set of changed columns.
@@ -9,7 +9,7 @@ become rows: one INSERT for the new tasks, one UPDATE per set of changed columns
 Each task a batch adds or updates gets its audit record and its event, written with the
 batch (one INSERT of records and one of events, in the batch's transaction). The fields
 before are read in one query per batch; the fields after are what the batch writes, made
-into the search shape by the same `task_wire.task_record` the API answers with.
+into the search shape by the same `tasks/payload.py` `task_record` the API answers with.
 """
 
 from __future__ import annotations

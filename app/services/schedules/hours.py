@@ -80,7 +80,7 @@ def calendar(schedule: Schedule) -> Calendar:
 
 
 def is_open(schedule: Schedule, at: datetime) -> bool:
-    """Open at this moment (see hours_calendar for midnight, holidays and DST)."""
+    """Open at this moment (see schedules/calendar.py for midnight, holidays and DST)."""
     return calendar(schedule).is_open(at)
 
 

@@ -1,4 +1,4 @@
-"""A criterion on a data item, as the Finder that search_plan reads it by.
+"""A criterion on a data item, as the Finder that search/plan.py reads it by.
 
 A Finder tests a task (a probe of its items by the task's id) and names the index reads
 that find its matching tasks: the (campaign_id, key, value) index, the numeric values'

@@ -1,8 +1,8 @@
 """Searching a campaign's tasks by data items and system keys.
 
 Every criterion narrows the set (criteria are AND-ed). Each becomes a Finder
-(search_plan): a system key's test of the task's columns (search_criteria), or a data
-item's test and the index reads that find its matching tasks (search_items). search_plan
+(search/plan.py): a system key's test of the task's columns (search/criteria.py), or a data
+item's test and the index reads that find its matching tasks (search/items.py). The plan
 decides which of them a search reads, and in what order.
 """
 
@@ -76,7 +76,7 @@ def search_tasks(
     offset: int = 0,
     also: Also = (),
 ) -> list[Task]:
-    """Tasks matching every criterion, oldest first (see search_plan for how)."""
+    """Tasks matching every criterion, oldest first (see search/plan.py for how)."""
     return list(db.session.scalars(search_query(campaign, criteria, limit, offset, also)))
 
 

@@ -4,7 +4,7 @@ A group is required or optional, single or multiple choice, and is assigned to s
 a code has a description (shown to the agent), a sort order, an enabled flag and the outcome
 it implies (COMPLETE, RESCHEDULE with a default delay, REMOVE, or none: a plain label), and
 may put the task's numbers on the do-not-call list. What closing a task offers and accepts
-is work_code_offers.py; the outcome the codes imply is delivery/closing.py's business.
+is work_codes/offers.py; the outcome the codes imply is delivery/closing.py's business.
 
 A task keeps the codes chosen as plain text (`WorkCode`: group, code), so renaming,
 disabling or deleting a group or a code never changes a task closed with it.
