@@ -69,3 +69,40 @@ def test_the_import_contracts_hold():
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert "BROKEN" not in run.stdout
+
+
+REQUEST_STATE = {"g", "request", "session"}
+
+
+def request_state_used(source: str) -> set[str]:
+    """The request-bound names of Flask (flask.g, request, session) a module's source uses."""
+    import ast
+
+    used = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module in ("flask", "flask.globals"):
+            used |= {alias.name for alias in node.names} & REQUEST_STATE
+        if isinstance(node, ast.Attribute) and node.attr in REQUEST_STATE:
+            if isinstance(node.value, ast.Name) and node.value.id == "flask":
+                used.add(node.attr)
+    return used
+
+
+@pytest.mark.parametrize(
+    "module", sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app/services").rglob("*.py"))
+)
+def test_no_service_reads_the_request(module):
+    assert not request_state_used((ROOT / module).read_text())
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("from flask import g\n", {"g"}),
+        ("from flask import current_app, request\n", {"request"}),
+        ("import flask\nflask.g.x = 1\n", {"g"}),
+        ("from flask import current_app\n", set()),
+    ],
+)
+def test_the_request_check_sees_each_way_in(source, found):
+    assert request_state_used(source) == found
