@@ -4,6 +4,7 @@ import services, the database layer imports no rule. `make lint` runs the same c
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import subprocess
 import sys
@@ -76,15 +77,13 @@ REQUEST_STATE = {"g", "request", "session"}
 
 def request_state_used(source: str) -> set[str]:
     """The request-bound names of Flask (flask.g, request, session) a module's source uses."""
-    import ast
-
     used = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module in ("flask", "flask.globals"):
             used |= {alias.name for alias in node.names} & REQUEST_STATE
-        if isinstance(node, ast.Attribute) and node.attr in REQUEST_STATE:
-            if isinstance(node.value, ast.Name) and node.value.id == "flask":
-                used.add(node.attr)
+        is_attribute = isinstance(node, ast.Attribute) and node.attr in REQUEST_STATE
+        if is_attribute and isinstance(node.value, ast.Name) and node.value.id == "flask":
+            used.add(node.attr)
     return used
 
 
