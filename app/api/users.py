@@ -9,8 +9,6 @@ from flask import Blueprint, jsonify
 from pydantic import ConfigDict, StringConstraints, ValidationError
 from werkzeug.exceptions import Unauthorized
 
-from app.api.auth import Caller, authenticate
-from app.api.body import json_object, receive
 from app.api.schemas import Strict, describe, published
 from app.db.transactions import read_only
 from app.extensions import db
@@ -18,6 +16,8 @@ from app.services.actors import Actor
 from app.services.contact_centre import InstanceError
 from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
 from app.services.people import users
+from app.web.api_keys import Caller, authenticate
+from app.web.bodies import json_object, receive
 
 PREFIX = "/service-admin/api"
 
