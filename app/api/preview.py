@@ -16,7 +16,6 @@ from app.api.schemas import (
     DeleteRequest,
     SearchRequest,
     TransferRequest,
-    describe,
 )
 from app.db.transactions import read_only, reads_first
 from app.extensions import db
@@ -29,6 +28,7 @@ from app.services.tasks.data import with_data
 from app.services.tasks.lookups import CampaignRef
 from app.web.api_keys import Caller, authenticate
 from app.web.bodies import json_object, receive
+from app.web.schemas import describe
 
 PREFIX = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal"
 

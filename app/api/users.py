@@ -9,7 +9,6 @@ from flask import Blueprint, jsonify
 from pydantic import ConfigDict, StringConstraints, ValidationError
 from werkzeug.exceptions import Unauthorized
 
-from app.api.schemas import Strict, describe, published
 from app.db.transactions import read_only
 from app.extensions import db
 from app.services.actors import Actor
@@ -18,6 +17,7 @@ from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
 from app.services.people import users
 from app.web.api_keys import Caller, authenticate
 from app.web.bodies import json_object, receive
+from app.web.schemas import Strict, describe, published
 
 PREFIX = "/service-admin/api"
 
