@@ -1,9 +1,10 @@
 """The OpenAPI 3.1 document of the JSON APIs, generated from the models the code uses.
 
 Request schemas come from the very pydantic models the views validate with, response
-schemas from app/api/responses.py; both go through pydantic's `models_json_schema`, so the
-document cannot drift from the code. Which APIs and operations it holds is app/api/catalog.py;
-tests/api/test_openapi.py fails while any route under an API prefix is missing.
+schemas from app/api/responses.py and app/desk/schemas.py; both go through pydantic's
+`models_json_schema`, so the document cannot drift from the code. Which APIs and operations
+it holds is app/api/catalog.py; tests/api/test_openapi.py fails while any route under an API
+prefix is missing.
 """
 
 from __future__ import annotations
