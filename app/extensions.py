@@ -31,7 +31,7 @@ login_manager = LoginManager()
 
 class PagesLimiter(Limiter):
     """Flask-Limiter for the pages (sign-in attempts). The JSON APIs count their own rate
-    limit per tenant (app/api/auth.py), so its check before every request skips their
+    limit per tenant (app/web/api_keys.py), so its check before every request skips their
     paths at once instead of resolving, for each API request, that no limit applies.
 
     With its storage unreachable it counts in memory (RATELIMIT_IN_MEMORY_FALLBACK_ENABLED),

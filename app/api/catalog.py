@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from app.api import preview, responses, schemas, users, wire
 from app.desk import api as desk
 from app.desk import schemas as desk_schemas
+from app.web import json_actions
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def apis() -> tuple[Api, ...]:
             prefix=users.PREFIX,
             description="Add, look up and delete the users and agents of an environment.",
             error=responses.UserHttpError,
-            body_extras={"tenant": users.TenantRef},
+            body_extras={"tenant": json_actions.TenantRef},
             operations=(
                 Operation(
                     "/users/add-user",
@@ -153,7 +154,7 @@ def desk_api() -> Api:
         prefix=desk.PREFIX,
         description="An agent's desk for integrations: state, next task, close or release.",
         error=responses.HttpError,
-        body_extras={"tenant": users.TenantRef},
+        body_extras={"tenant": json_actions.TenantRef},
         operations=(
             operation(
                 "setAgentState",

@@ -1,9 +1,10 @@
 """The OpenAPI 3.1 document of the JSON APIs, generated from the models the code uses.
 
 Request schemas come from the very pydantic models the views validate with, response
-schemas from app/api/responses.py; both go through pydantic's `models_json_schema`, so the
-document cannot drift from the code. Which APIs and operations it holds is app/api/catalog.py;
-tests/api/test_openapi.py fails while any route under an API prefix is missing.
+schemas from app/api/responses.py and app/desk/schemas.py; both go through pydantic's
+`models_json_schema`, so the document cannot drift from the code. Which APIs and operations
+it holds is app/api/catalog.py; tests/api/test_openapi.py fails while any route under an API
+prefix is missing.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
-from app.api.auth import HEADERS
 from app.api.catalog import Api, Operation, apis
+from app.web.api_keys import HEADERS
 
 REF = "#/components/schemas/{model}"
 # No request string may hold U+0000, published as `not: {pattern: NUL}`: test generators
@@ -55,7 +56,7 @@ Any method other than POST on an operation's path gets 405 with an `Allow` heade
 
 class _Schemas(GenerateJsonSchema):
     """Property names speak for themselves: no generated `title` on each field. A request
-    string never holds U+0000 (app/api/body.py answers 400: no database stores it)."""
+    string never holds U+0000 (app/web/bodies.py answers 400: no database stores it)."""
 
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False

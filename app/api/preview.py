@@ -9,8 +9,6 @@ from flask import Blueprint, jsonify
 from pydantic import ValidationError
 
 from app.api import wire
-from app.api.auth import Caller, authenticate
-from app.api.body import json_object, receive
 from app.api.schemas import (
     AddOrUpdateRequest,
     ChangeStatusRequest,
@@ -18,7 +16,6 @@ from app.api.schemas import (
     DeleteRequest,
     SearchRequest,
     TransferRequest,
-    describe,
 )
 from app.db.transactions import read_only, reads_first
 from app.extensions import db
@@ -29,6 +26,9 @@ from app.services.search.query import result_limit, search_tasks
 from app.services.tasks import changes as tasks
 from app.services.tasks.data import with_data
 from app.services.tasks.lookups import CampaignRef
+from app.web.api_keys import Caller, authenticate
+from app.web.bodies import json_object, receive
+from app.web.schemas import describe
 
 PREFIX = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal"
 

@@ -5,19 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from flask import Blueprint, jsonify
-from pydantic import ConfigDict, StringConstraints, ValidationError
+from flask import Blueprint
+from pydantic import ConfigDict, StringConstraints
 from werkzeug.exceptions import Unauthorized
 
-from app.api.auth import Caller, authenticate
-from app.api.body import json_object, receive
-from app.api.schemas import Strict, describe, published
 from app.db.transactions import read_only
-from app.extensions import db
 from app.services.actors import Actor
 from app.services.contact_centre import InstanceError
 from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
 from app.services.people import users
+from app.web.api_keys import Caller
+from app.web.json_actions import json_action
+from app.web.schemas import Strict, published
 
 PREFIX = "/service-admin/api"
 
@@ -25,7 +24,6 @@ bp = Blueprint("users", __name__, url_prefix=PREFIX)
 
 Text = Annotated[str, StringConstraints(max_length=320)]
 
-SUCCESS = "SUCCESS"
 RESULT_OF: tuple[tuple[type[ServiceError], str], ...] = (
     (users.NotSupported, "NOT_SUPPORTED"),
     (users.UserNotFound, "NOT_FOUND"),
@@ -34,13 +32,6 @@ RESULT_OF: tuple[tuple[type[ServiceError], str], ...] = (
     (NotFound, "INVALID_ARGUMENTS"),
     (InstanceError, "FAIL"),
 )
-
-
-class TenantRef(Strict):
-    platform: Annotated[str, StringConstraints(min_length=1, max_length=255)]
-    companyCode: Annotated[str, StringConstraints(min_length=1, max_length=255)]
-    environment: Annotated[str, StringConstraints(min_length=1, max_length=255)]
-
 
 # What the service checks itself, stated in the published document (app/api/openapi.py).
 NOT_BLANK = {"minLength": 1}
@@ -81,56 +72,6 @@ class AddUserRequest(UserRequest):
             secondary_email=self.secondaryEmailAddr,
             create_in_instance=self.createInAmazonConnect,
         )
-
-
-class RefusedTenant(Exception):
-    def __init__(self, result: str, message: str) -> None:
-        super().__init__(message)
-        self.result, self.message = result, message
-
-
-def _check_tenant(caller: Caller, body: dict[str, Any]) -> None:
-    """INVALID_TENANT for a missing or malformed `tenant`, UNAUTHORIZED for another tenant."""
-    raw = body.get("tenant")
-    if not isinstance(raw, dict):
-        shape = "an object with platform, companyCode and environment strings"
-        problem = "is required:" if raw is None else "must be"
-        raise RefusedTenant("INVALID_TENANT", f"tenant {problem} {shape}")
-    try:
-        tenant = TenantRef.model_validate(raw)
-    except ValidationError as error:
-        raise RefusedTenant("INVALID_TENANT", describe(error, within="tenant")) from None
-    if problem := caller.mismatch(tenant.platform, tenant.companyCode, tenant.environment):
-        raise RefusedTenant("UNAUTHORIZED", "tenant." + problem)
-
-
-def json_action(
-    act: Callable[[Caller, dict[str, Any]], dict],
-    results: tuple[tuple[type[ServiceError], str], ...],
-    otherwise: str,
-    empty: dict[str, Any],
-):
-    """Authenticate, check the body's tenant, then `act` on the body in the request's
-    transaction; answer HTTP 200 with result/message (and `empty`'s fields when refused):
-    a refusal's result is that of the first of `results` it is, else `otherwise`.
-    The skeleton of the JSON doors that answer this way (this API, the Desk API)."""
-    receive()
-    caller = authenticate()
-    body = json_object()
-    try:
-        _check_tenant(caller, body)
-        answer = act(caller, body)
-        db.session.commit()
-    except RefusedTenant as refused:
-        return jsonify({"result": refused.result, "message": refused.message, **empty})
-    except ValidationError as error:
-        db.session.rollback()
-        return jsonify({"result": "INVALID_ARGUMENTS", "message": describe(error), **empty})
-    except ServiceError as error:
-        db.session.rollback()
-        result = next((name for kind, name in results if isinstance(error, kind)), otherwise)
-        return jsonify({"result": result, "message": error.message, **empty})
-    return jsonify({"result": SUCCESS, **answer})
 
 
 def _run(schema: type[UserRequest], operation: Callable[[Any, Any, Actor], dict], **empty: Any):

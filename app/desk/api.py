@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from app.api.auth import Caller
-from app.api.users import json_action
 from app.desk import api_bp
 from app.desk.schemas import (
     CloseTaskRequest,
@@ -32,6 +30,8 @@ from app.services.tasks.display import agent_view_of
 from app.services.tasks.payload import snapshot, task_snapshot
 from app.services.values import to_epoch_ms
 from app.services.work_codes.offers import offered as offered_work_codes
+from app.web.api_keys import Caller
+from app.web.json_actions import json_action
 
 PREFIX = api_bp.url_prefix
 # The outcome a closing applied, as the task's state tells it.

@@ -10,10 +10,10 @@ from typing import Annotated, Literal
 
 from pydantic import AliasChoices, ConfigDict, Field, StringConstraints
 
-from app.api.responses import Answer, TaskRecord
-from app.api.schemas import EPOCH_MS, TIME_RULES, Strict, published
 from app.models.agents import AgentState
 from app.services.delivery.closing import Outcome
+from app.web.answers import Answer, TaskRecord
+from app.web.schemas import EPOCH_MS, TIME_RULES, Strict, published
 
 Name = Annotated[str, StringConstraints(max_length=255)]
 NOT_BLANK = {"minLength": 1}

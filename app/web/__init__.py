@@ -1,6 +1,10 @@
 """What every door (the JSON APIs, the supervisors' pages, the desk) shares.
 
 - `api_paths`: which paths answer in JSON.
+- The JSON doors (the contract's APIs and the Desk API): `api_keys`, a request's API-key
+  authentication and its tenant's rate; `bodies`, reading a request body; `json_actions`, the
+  skeleton of a door that answers `result` and `message`, with its tenant check; `schemas`
+  and `answers`, the pydantic building blocks of request bodies and answers.
 - `json_provider`: Flask's JSON through orjson.
 - `errors`: app-wide error handlers: JSON on the API paths, an HTML page elsewhere.
 - `security`: response headers and cookies that keep the browser side safe.

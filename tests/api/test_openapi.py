@@ -14,6 +14,7 @@ from app.api import schemas, users
 from app.api.catalog import apis
 from app.extensions import db
 from app.models import Task, WorkCode
+from app.web import json_actions
 from app.web.api_paths import API_PREFIXES
 from tests.api.users_support import USERS, users_api
 from tests.conftest import PREVIEW
@@ -96,7 +97,7 @@ def test_every_operation_describes_the_headers_and_http_errors(document):
         schemas.DeleteRequest,
         users.AddUserRequest,
         users.UserRequest,
-        users.TenantRef,
+        json_actions.TenantRef,
     ],
 )
 def test_request_schemas_are_the_models_the_views_validate_with(document, model):

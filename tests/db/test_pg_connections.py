@@ -14,9 +14,9 @@ import pytest
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.pool import NullPool
 
-from app.api.body import receive
 from app.db.pg_connections import listen_for_goodbye, still_open
 from app.extensions import db
+from app.web.bodies import receive
 from tests.conftest import PREVIEW
 
 

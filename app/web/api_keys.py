@@ -1,5 +1,5 @@
-"""Header authentication shared by both APIs: the five X-sc- headers and the tenant's key,
-then the tenant's request rate."""
+"""A JSON door's API-key authentication, shared by the JSON APIs and the Desk API: the five
+X-sc- headers and the tenant's key, then the tenant's request rate."""
 
 from __future__ import annotations
 

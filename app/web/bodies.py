@@ -1,4 +1,5 @@
-"""Reading a JSON request body: the right content type, valid JSON, an object."""
+"""Reading a JSON door's request body: the whole of it first, then the right content type,
+valid JSON, an object."""
 
 from __future__ import annotations
 

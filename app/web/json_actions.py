@@ -1,0 +1,74 @@
+"""The skeleton of the JSON doors that answer HTTP 200 with `result` and `message` (the User
+Provisioning API, the Desk API): authenticate, read the body, check the tenant it names,
+act in the request's transaction, and answer the outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from flask import jsonify
+from pydantic import StringConstraints, ValidationError
+
+from app.extensions import db
+from app.services.errors import ServiceError
+from app.web.api_keys import Caller, authenticate
+from app.web.bodies import json_object, receive
+from app.web.schemas import Strict, describe
+
+SUCCESS = "SUCCESS"
+
+
+class TenantRef(Strict):
+    platform: Annotated[str, StringConstraints(min_length=1, max_length=255)]
+    companyCode: Annotated[str, StringConstraints(min_length=1, max_length=255)]
+    environment: Annotated[str, StringConstraints(min_length=1, max_length=255)]
+
+
+class RefusedTenant(Exception):
+    def __init__(self, result: str, message: str) -> None:
+        super().__init__(message)
+        self.result, self.message = result, message
+
+
+def _check_tenant(caller: Caller, body: dict[str, Any]) -> None:
+    """INVALID_TENANT for a missing or malformed `tenant`, UNAUTHORIZED for another tenant."""
+    raw = body.get("tenant")
+    if not isinstance(raw, dict):
+        shape = "an object with platform, companyCode and environment strings"
+        problem = "is required:" if raw is None else "must be"
+        raise RefusedTenant("INVALID_TENANT", f"tenant {problem} {shape}")
+    try:
+        tenant = TenantRef.model_validate(raw)
+    except ValidationError as error:
+        raise RefusedTenant("INVALID_TENANT", describe(error, within="tenant")) from None
+    if problem := caller.mismatch(tenant.platform, tenant.companyCode, tenant.environment):
+        raise RefusedTenant("UNAUTHORIZED", "tenant." + problem)
+
+
+def json_action(
+    act: Callable[[Caller, dict[str, Any]], dict],
+    results: tuple[tuple[type[ServiceError], str], ...],
+    otherwise: str,
+    empty: dict[str, Any],
+):
+    """Authenticate, check the body's tenant, then `act` on the body in the request's
+    transaction; answer HTTP 200 with result/message (and `empty`'s fields when refused):
+    a refusal's result is that of the first of `results` it is, else `otherwise`."""
+    receive()
+    caller = authenticate()
+    body = json_object()
+    try:
+        _check_tenant(caller, body)
+        answer = act(caller, body)
+        db.session.commit()
+    except RefusedTenant as refused:
+        return jsonify({"result": refused.result, "message": refused.message, **empty})
+    except ValidationError as error:
+        db.session.rollback()
+        return jsonify({"result": "INVALID_ARGUMENTS", "message": describe(error), **empty})
+    except ServiceError as error:
+        db.session.rollback()
+        result = next((name for kind, name in results if isinstance(error, kind)), otherwise)
+        return jsonify({"result": result, "message": error.message, **empty})
+    return jsonify({"result": SUCCESS, **answer})
