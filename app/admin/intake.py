@@ -15,7 +15,7 @@ from flask import (
     url_for,
 )
 
-from app.admin.access import campaign_or_404, tenant_or_404
+from app.admin.access import campaign_or_404, supervisor, tenant_or_404
 from app.admin.blueprint import bp
 from app.admin.forms import IntakeForm
 from app.admin.prg import form_post
@@ -53,6 +53,7 @@ def upload_intake(tenant_id: int, campaign_id: int):
             upload.filename or "upload.csv",
             "upload",
             upload.save,
+            actor=supervisor(),
             dry_run=form.dry_run.data,
             all_or_nothing=form.all_or_nothing.data,
             in_worker=True,
