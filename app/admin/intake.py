@@ -22,6 +22,7 @@ from app.admin.prg import form_post
 from app.admin.search_args import criteria_from_args
 from app.extensions import db
 from app.models import IntakeLoad, Tenant
+from app.services.audit.reading import describe_actor
 from app.services.delivery.groups import group as progress_group
 from app.services.errors import ServiceError, Unavailable
 from app.services.intake.export import export_csv
@@ -62,6 +63,14 @@ def upload_intake(tenant_id: int, campaign_id: int):
         flash(refusal.message)
         return redirect(url_for("admin.campaign", tenant_id=tenant.id, campaign_id=campaign.id))
     return redirect(url_for("admin.intake_load", tenant_id=tenant.id, load_id=load.id))
+
+
+@bp.app_template_filter("started_by")
+def started_by(load: IntakeLoad) -> str:
+    """Who started the load, in the pages' words; loads from before it was kept say so."""
+    if load.started_by_kind is None:
+        return "not recorded"
+    return describe_actor(load.started_by_kind, load.started_by_id or "")
 
 
 @bp.get("/tenants/<int:tenant_id>/loads/<load_id>")
