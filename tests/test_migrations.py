@@ -13,7 +13,10 @@ from sqlalchemy import create_engine, inspect, make_url, text
 
 from app import config, create_app
 from app.extensions import db
+from app.models import IntakeLoad
 from app.models.search_index import is_search_index
+from app.services.campaigns.setup import find_campaign
+from tests.conftest import make_tenant
 
 
 @pytest.fixture
@@ -94,3 +97,21 @@ def test_upgrade_twice_changes_nothing(fresh_app):
         head = MigrationContext.configure(connection).get_current_revision()
     assert head is not None
     assert _tables() == set(db.metadata.tables)
+
+
+def test_intake_loads_from_before_0018_keep_no_starter(fresh_app):
+    """Adding who started a load keeps every load there is (batch mode copies the table on
+    SQLite), with no starter: the pages say "not recorded"."""
+    flask_migrate.upgrade()
+    tenant, _ = make_tenant()
+    campaign = find_campaign(tenant, "Renewals")
+    load = IntakeLoad(id=str(uuid.uuid4()), campaign=campaign, file_name="f.csv", source="cli")
+    load.started_by_kind, load.started_by_id = "operator", "root"
+    db.session.add(load)
+    db.session.commit()
+    load_id = load.id
+    db.session.remove()
+    flask_migrate.downgrade(revision="0017")
+    flask_migrate.upgrade()
+    kept = db.session.get(IntakeLoad, load_id)
+    assert (kept.file_name, kept.started_by_kind, kept.started_by_id) == ("f.csv", None, None)

@@ -15,13 +15,14 @@ from flask import (
     url_for,
 )
 
-from app.admin.access import campaign_or_404, tenant_or_404
+from app.admin.access import campaign_or_404, supervisor, tenant_or_404
 from app.admin.blueprint import bp
 from app.admin.forms import IntakeForm
 from app.admin.prg import form_post
 from app.admin.search_args import criteria_from_args
 from app.extensions import db
 from app.models import IntakeLoad, Tenant
+from app.services.audit.reading import describe_actor
 from app.services.delivery.groups import group as progress_group
 from app.services.errors import ServiceError, Unavailable
 from app.services.intake.export import export_csv
@@ -53,6 +54,7 @@ def upload_intake(tenant_id: int, campaign_id: int):
             upload.filename or "upload.csv",
             "upload",
             upload.save,
+            actor=supervisor(),
             dry_run=form.dry_run.data,
             all_or_nothing=form.all_or_nothing.data,
             in_worker=True,
@@ -61,6 +63,14 @@ def upload_intake(tenant_id: int, campaign_id: int):
         flash(refusal.message)
         return redirect(url_for("admin.campaign", tenant_id=tenant.id, campaign_id=campaign.id))
     return redirect(url_for("admin.intake_load", tenant_id=tenant.id, load_id=load.id))
+
+
+@bp.app_template_filter("started_by")
+def started_by(load: IntakeLoad) -> str:
+    """Who started the load, in the pages' words; loads from before it was kept say so."""
+    if load.started_by_kind is None:
+        return "not recorded"
+    return describe_actor(load.started_by_kind, load.started_by_id or "")
 
 
 @bp.get("/tenants/<int:tenant_id>/loads/<load_id>")

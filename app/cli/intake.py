@@ -11,6 +11,7 @@ from flask import current_app
 
 from app.cli.common import read_only, tenant_of
 from app.models import Campaign, LoadStatus
+from app.services.actors import Actor
 from app.services.campaigns.setup import get_campaign
 from app.services.errors import ServiceError
 from app.services.intake.export import export_csv
@@ -40,7 +41,13 @@ def load(company, environment, campaign, file: Path, dry_run, all_or_nothing, de
     """Load an intake file (CSV) into a campaign."""
     target = _campaign(company, environment, campaign)
     record = start_load(
-        target, file.name, "cli", copy_of(file), dry_run=dry_run, all_or_nothing=all_or_nothing
+        target,
+        file.name,
+        "cli",
+        copy_of(file),
+        actor=Actor.operator(),
+        dry_run=dry_run,
+        all_or_nothing=all_or_nothing,
     )
     done = run_load(record.id, delimiter)
     counts = (

@@ -48,6 +48,9 @@ class IntakeLoad(db.Model):
     message: Mapped[str | None] = mapped_column(Text)
     report_path: Mapped[str | None] = mapped_column(String(1024))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # Who started it, as the audit trail names an actor; none for loads from before it was kept.
+    started_by_kind: Mapped[str | None] = mapped_column(String(16))
+    started_by_id: Mapped[str | None] = mapped_column(String(255))
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     campaign: Mapped[Campaign] = relationship()

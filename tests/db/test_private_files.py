@@ -15,6 +15,7 @@ from app.config import test_settings as settings_for
 from app.extensions import db
 from app.services.intake.runs import copy_of, report_file, run_load, start_load, stored_file
 from app.services.intake.watch import FolderDrop, watch_once
+from tests.conftest import SETUP
 
 TASKS = "Id,Name\nA,Ann\nB,Bob\n"
 
@@ -53,7 +54,7 @@ def instance(app, tmp_path) -> Path:
 def test_an_intake_file_and_its_report_are_0600_in_a_private_folder(instance, renewals, tmp_path):
     source = tmp_path / "tasks.csv"
     source.write_text(TASKS)
-    load = run_load(start_load(renewals, "tasks.csv", "upload", copy_of(source)).id)
+    load = run_load(start_load(renewals, "tasks.csv", "upload", copy_of(source), actor=SETUP).id)
     assert load.status == "done"
     assert mode(instance / "intake") == 0o700
     assert mode(stored_file(load)) == 0o600
@@ -63,7 +64,7 @@ def test_an_intake_file_and_its_report_are_0600_in_a_private_folder(instance, re
 def test_a_refused_intake_file_still_gets_its_report(instance, renewals, tmp_path):
     source = tmp_path / "tasks.csv"
     source.write_text("Name\nAnn\n")
-    load = run_load(start_load(renewals, "tasks.csv", "upload", copy_of(source)).id)
+    load = run_load(start_load(renewals, "tasks.csv", "upload", copy_of(source), actor=SETUP).id)
     assert load.status == "refused"
     assert "refused" in report_file(load).read_text()
     assert mode(report_file(load)) == 0o600

@@ -65,8 +65,9 @@ def load(tmp_path):
 
 
 def start(campaign: Campaign, path: Path, source: str = "cli", **options) -> IntakeLoad:
-    """Record a load of the file (a copy of it kept with the load), not yet run."""
-    return start_load(campaign, str(path), source, copy_of(path), **options)
+    """Record a load of the file (a copy of it kept with the load), not yet run; started by
+    an operator unless `actor` says who."""
+    return start_load(campaign, str(path), source, copy_of(path), **{"actor": SETUP, **options})
 
 
 def read_report(path: Path) -> list[dict]:

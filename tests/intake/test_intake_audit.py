@@ -1,6 +1,7 @@
 """What an intake load leaves in the trail: one record and one event per task it adds or
 updates, written with each batch (one statement each), none for a rejected row or a dry run,
-and `intake.load_finished` with the counts when it ends. The actor is the load."""
+and `intake.load_finished` with the counts when it ends. The actor is who started the load,
+through it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from app.extensions import db
 from app.models import AuditRecord, Event
 from app.services.intake import load as load_module
 from app.services.intake.runs import run_load
+from tests.conftest import SETUP
 from tests.intake.conftest import start
 
 
@@ -33,7 +35,12 @@ def run(campaign, path, **options):
     return run_load(start(campaign, path, **options).id)
 
 
-def test_each_task_a_load_writes_has_its_record_and_event_as_the_load(renewals, write):
+def through(load) -> tuple[str, str, str]:
+    """The actor a load's records name: who started it (an operator here), via the load."""
+    return (SETUP.kind.value, SETUP.id, f"intake load {load.id}")
+
+
+def test_each_task_a_load_writes_has_its_record_and_event_as_its_starter(renewals, write):
     load = run(renewals, write("Id,Name\nA,Ann\nB,Bob\nA,Ann 2\nC,Cy,extra\n"))
     assert (load.added, load.rejected, load.superseded) == (2, 1, 1)
     records = task_trail()
@@ -41,8 +48,8 @@ def test_each_task_a_load_writes_has_its_record_and_event_as_the_load(renewals, 
         ("task.added", "A"),
         ("task.added", "B"),
     ]  # A once (its last row wins), C (rejected) never
-    assert {(r.actor_kind, r.actor_id, r.tenant_id) for r in records} == {
-        ("intake", load.id, renewals.tenant_id)
+    assert {(r.actor_kind, r.actor_id, r.actor_via, r.tenant_id) for r in records} == {
+        (*through(load), renewals.tenant_id)
     }
     by_client = {r.after["clientId"]: r for r in records}
     assert by_client["A"].after["previewRecordData"][1] == {"key": "Name", "value": "Ann 2"}
@@ -53,7 +60,7 @@ def test_an_update_records_the_task_before_and_after(renewals, write, api):
     run(renewals, write("Id,Name,Plan\nA,Ann,Gold\n"))
     api.status("changeCampaignRecordStatus", clientId="A", previewRecordStateEnum="COMPLETED")
     load = run(renewals, write("Id,Name,Plan,preferredAgent\nA,Ann,Silver,agent7\n", name="2.csv"))
-    [record] = [r for r in task_trail() if r.actor_id == load.id]
+    [record] = [r for r in task_trail() if r.actor_via == f"intake load {load.id}"]
     assert record.action == "task.updated"
     plans = [
         [i["value"] for i in task["previewRecordData"] if i["key"] == "Plan"]
@@ -158,9 +165,8 @@ def test_a_finished_load_tells_its_counts(renewals, write):
         "superseded": 1,
     }
     [record] = db.session.scalars(select(AuditRecord).filter_by(entity_kind="intake_load"))
-    assert (record.actor_kind, record.actor_id, record.action) == (
-        "intake",
-        load.id,
+    assert (record.actor_kind, record.actor_id, record.actor_via, record.action) == (
+        *through(load),
         "intake.load_finished",
     )
 
@@ -179,11 +185,13 @@ def intake(runner, *args):
     return runner.invoke(args=["intake", *map(str, args)])
 
 
-def test_the_cli_load_records_each_task_as_its_load(runner, renewals, write):
+def test_the_cli_load_records_each_task_as_the_operator_through_its_load(runner, renewals, write):
     result = intake(runner, "load", "Acme", "prod", "Renewals", write("Id,Name\nA,Ann\nB,Bob\n"))
     assert result.exit_code == 0, result.output
     [finished] = events("intake.")
-    assert {(r.actor_kind, r.actor_id) for r in task_trail()} == {("intake", finished.subject)}
+    assert {(r.actor_kind, r.actor_id, r.actor_via) for r in task_trail()} == {
+        ("operator", SETUP.id, f"intake load {finished.subject}")
+    }
     assert len(task_trail()) == len(events()) == 2
 
 

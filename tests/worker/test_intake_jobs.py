@@ -21,6 +21,7 @@ from app.models import Event, IntakeLoad, LoadStatus
 from app.services.intake import load as load_module
 from app.services.intake import writer
 from app.services.intake.runs import copy_of, report_file, run_load, start_load
+from tests.conftest import SETUP
 from tests.intake.conftest import read_report, tasks_of
 from tests.ui.conftest import RequestClient, make_supervisor, session_for, submit
 from tests.worker.conftest import intake_file, run_queued_jobs
@@ -91,7 +92,7 @@ def test_a_load_cut_off_between_batches_ends_as_an_uninterrupted_one(
 ):
     monkeypatch.setattr(load_module, "BATCH", 10)
     path = intake_file(tmp_path / "f.csv", 50, bad_every=7, repeat_every=5)  # 60 rows
-    whole = run_load(start_load(winback, "f.csv", "upload", copy_of(path)).id)
+    whole = run_load(start_load(winback, "f.csv", "upload", copy_of(path), actor=SETUP).id)
     expected = _state(winback, whole)
     db.session.execute(Event.__table__.delete())
     db.session.commit()
@@ -106,7 +107,7 @@ def test_a_load_cut_off_between_batches_ends_as_an_uninterrupted_one(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(load_module, "write_batch", dying)
-    load = start_load(renewals, "f.csv", "upload", copy_of(path))
+    load = start_load(renewals, "f.csv", "upload", copy_of(path), actor=SETUP)
     with pytest.raises(Killed):
         run_load(load.id)
     db.session.rollback()
@@ -126,7 +127,7 @@ def test_a_load_cut_off_between_batches_ends_as_an_uninterrupted_one(
 
 def test_a_load_cut_off_before_its_first_batch_starts_again(renewals, tmp_path, monkeypatch):
     path = intake_file(tmp_path / "f.csv", 5)
-    load = start_load(renewals, "f.csv", "upload", copy_of(path))
+    load = start_load(renewals, "f.csv", "upload", copy_of(path), actor=SETUP)
     monkeypatch.setattr(load_module, "check_file", lambda *a: (_ for _ in ()).throw(Killed))
     with pytest.raises(Killed):
         run_load(load.id)
@@ -138,7 +139,9 @@ def test_a_load_cut_off_before_its_first_batch_starts_again(renewals, tmp_path, 
 
 def test_a_finished_load_is_not_run_again(renewals, tmp_path):
     load = run_load(
-        start_load(renewals, "f.csv", "upload", copy_of(intake_file(tmp_path / "f", 3))).id
+        start_load(
+            renewals, "f.csv", "upload", copy_of(intake_file(tmp_path / "f", 3)), actor=SETUP
+        ).id
     )
     finished = load.finished_at
     assert run_load(load.id).finished_at == finished
@@ -146,7 +149,7 @@ def test_a_finished_load_is_not_run_again(renewals, tmp_path):
 
 
 def _left_by(renewals, path, status, age=timedelta(0), source="upload") -> IntakeLoad:
-    load = start_load(renewals, "f.csv", source, copy_of(path))
+    load = start_load(renewals, "f.csv", source, copy_of(path), actor=SETUP)
     load.status = status
     load.created_at -= age
     db.session.commit()

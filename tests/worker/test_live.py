@@ -24,6 +24,7 @@ from app.jobs import huey
 from app.jobs.queue import init_app
 from app.models import Event, IntakeLoad, LoadStatus, Task, WebhookDelivery
 from app.services.intake.runs import copy_of, report_file, start_load
+from tests.conftest import SETUP
 from tests.intake.conftest import read_report
 from tests.webhooks.conftest import emit, make_endpoint
 from tests.worker.live import wait_for, worker_settings, workers
@@ -82,7 +83,9 @@ def load_killed_mid_way(pool, campaign, path: Path) -> str:
     """Queue a load of `path`, SIGKILL the worker running it mid-way, start another; the
     load's id once it is done."""
     first = pool.start()
-    load_id = start_load(campaign, path.name, "upload", copy_of(path), in_worker=True).id
+    load_id = start_load(
+        campaign, path.name, "upload", copy_of(path), actor=SETUP, in_worker=True
+    ).id
     db.session.rollback()  # this test holds no transaction while the workers write
 
     def mid_way():
@@ -221,7 +224,9 @@ def test_a_worker_takes_jobs_again_once_redis_is_back(
         private_redis.stop()
         time.sleep(2)  # the worker meets the outage (refused connections) for a while
         private_redis.start()
-        load_id = start_load(renewals, path.name, "upload", copy_of(path), in_worker=True).id
+        load_id = start_load(
+            renewals, path.name, "upload", copy_of(path), actor=SETUP, in_worker=True
+        ).id
         db.session.rollback()
         wait_for(lambda: progress_of(load_id)[0] == LoadStatus.DONE, 60, "the load", pool)
         assert worker.poll() is None  # the same worker, still running

@@ -23,11 +23,12 @@ from app.extensions import db
 from app.jobs.queue import QueueUnavailable, enqueue
 from app.models import Campaign, IntakeLoad, LoadStatus
 from app.models.types import utcnow
+from app.services.actors import Actor
 from app.services.errors import Unavailable
 from app.services.intake.cells import reason_text
 from app.services.intake.csvfile import FileRefused
 from app.services.intake.load import Counts, load_file, refusal_report
-from app.services.intake.trail import load_actor, load_finished
+from app.services.intake.trail import load_actor, load_finished, record_starter
 
 
 def intake_folder() -> Path:
@@ -61,15 +62,16 @@ def start_load(
     source: str,
     save: Callable[[Path], object],
     *,
+    actor: Actor,
     dry_run: bool = False,
     all_or_nothing: bool = False,
     in_worker: bool = False,
     aside: Mapping[str, Any] | None = None,
 ) -> IntakeLoad:
-    """Record a new load once `save(path)` has put its file where the load reads it; with
-    `in_worker`, hand it to the worker to run (Unavailable, and nothing kept, when the job
-    queue cannot be reached). `aside`: where the dropped file it came from is, to be moved
-    aside when the load ends."""
+    """Record a new load, started by `actor`, once `save(path)` has put its file where the
+    load reads it; with `in_worker`, hand it to the worker to run (Unavailable, and nothing
+    kept, when the job queue cannot be reached). `aside`: where the dropped file it came
+    from is, to be moved aside when the load ends."""
     load = IntakeLoad(
         id=str(uuid.uuid4()),
         campaign=campaign,
@@ -85,6 +87,7 @@ def start_load(
         rejected=0,
         superseded=0,
     )
+    record_starter(load, actor)
     save(private_file(stored_file(load)))  # `save` writes into the file made 0600
     if aside is not None:
         private_file(aside_file(load.id)).write_text(json.dumps(aside), encoding="utf-8")

@@ -1,8 +1,10 @@
 """What an intake load leaves in the trail: a record and an event per task a batch writes,
 and one when the load ends.
 
-The actor is always the load itself (`Actor.intake(load id)`). A batch's records are made
-here from what the batch writes, and written with it in one statement each.
+The actor is who started the load, through it (`supervisor boss@example.com via intake load
+<id>`); a load from before that was recorded acts as itself (`Actor.intake(load id)`). A
+batch's records are made here from what the batch writes, and written with it in one
+statement each.
 """
 
 from __future__ import annotations
@@ -12,16 +14,24 @@ from types import SimpleNamespace
 from typing import Any
 
 from app.models import Campaign, IntakeLoad
-from app.services.actors import Actor
+from app.services.actors import Actor, ActorKind
 from app.services.audit import trail as history
 from app.services.tasks.payload import queue_names, stored_tasks, task_record, with_campaign
 from app.services.tasks.validation import TaskPlan
 from app.services.tasks.writes import update_values
 
 
+def record_starter(load: IntakeLoad, actor: Actor) -> None:
+    """Keep on the load who started it, as the trail names actors."""
+    load.started_by_kind, load.started_by_id = actor.kind.value, actor.id
+
+
 def load_actor(load: IntakeLoad) -> Actor:
-    """Who acts in a load: the load, by its id."""
-    return Actor.intake(load.id)
+    """Who acts in a load: who started it, through the load; the load itself when who
+    started it was not recorded."""
+    if load.started_by_kind is None or load.started_by_id is None:
+        return Actor.intake(load.id)
+    return Actor(ActorKind(load.started_by_kind), load.started_by_id, via=f"intake load {load.id}")
 
 
 def load_finished(load: IntakeLoad) -> None:

@@ -25,12 +25,15 @@ from app.db.private_files import private_file
 from app.extensions import db
 from app.models import IntakeLoad, LoadStatus
 from app.models.types import utcnow
+from app.services.actors import Actor
 from app.services.campaigns.setup import find_campaign
 from app.services.errors import Unavailable
 from app.services.intake.load import refusal_report
 from app.services.intake.runs import UNFINISHED, aside_file, copy_of, report_file, start_load
 from app.services.tenants.setup import find_tenant
 
+# Who starts the load of a dropped file: the watcher, whoever runs it.
+WATCHER = Actor.system("intake-watch")
 DONE, FAILED = "done", "failed"
 ASIDE = frozenset({DONE, FAILED})
 WAITING = "waiting"
@@ -270,6 +273,7 @@ def _load(drop: Drop, dropped: Dropped, scratch: Path) -> tuple[Outcome, Path | 
         dropped.name,
         "watch",
         copy_of(dropped.local),
+        actor=WATCHER,
         in_worker=True,
         aside=drop.where(dropped),
     )
