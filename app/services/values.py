@@ -56,7 +56,7 @@ def is_time_zone(name: str) -> bool:
 
 def require_time_zone(name: str, field: str) -> str:
     if not is_time_zone(name):
-        raise InvalidInput(f"{field} '{name}' is not an IANA time zone name")
+        raise InvalidInput(f"{field} '{name}' is not an IANA time zone name", field=field)
     return name
 
 
@@ -71,9 +71,9 @@ def parse_number(value: str) -> float | None:
 def from_epoch_ms(value: int, field: str) -> datetime:
     """A UTC datetime from epoch milliseconds, refusing values no database can hold."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInput(f"{field} must be a whole number of milliseconds")
+        raise InvalidInput(f"{field} must be a whole number of milliseconds", field=field)
     if not 0 <= value <= MAX_EPOCH_MS:
-        raise InvalidInput(f"{field} must be between 0 and {MAX_EPOCH_MS}")
+        raise InvalidInput(f"{field} must be between 0 and {MAX_EPOCH_MS}", field=field)
     return EPOCH + timedelta(milliseconds=value)
 
 

@@ -14,9 +14,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from app.models import SkillQueue
-from app.services.errors import InvalidInput, ServiceError
+from app.services.errors import ITEMS, InvalidInput, ServiceError
 from app.services.intake.cells import excerpt, excerpts_in
-from app.services.tasks.validation import ItemInput, QueueLookup, TaskPlan, plan_task
+from app.services.tasks.validation import (
+    SPECIAL_KEYS,
+    ItemInput,
+    QueueLookup,
+    TaskPlan,
+    plan_task,
+)
 from app.services.values import to_epoch_ms
 
 PREFERRED_AGENT = "preferredAgent"
@@ -77,13 +83,14 @@ def parse_time(value: str) -> int:
     return to_epoch_ms(moment) + int((match[3] or "0").ljust(3, "0"))
 
 
-def columns_named(message: str, items: list[ItemInput]) -> str:
-    """Speak of columns, not of the API's previewRecordData[n]."""
-    return re.sub(
-        r"previewRecordData\[(\d+)\](\.\w+)?",
-        lambda m: f"column '{items[int(m[1])].key}':",
-        message,
-    )
+def columns_named(error: ServiceError, items: list[ItemInput]) -> str:
+    """The refusal told of the file's columns: a data item by its column, not as the API's
+    previewRecordData[n]."""
+    field = error.field
+    if field is None or field.name != ITEMS or field.index is None:
+        return error.message
+    special = f"{field.part} " if field.part in SPECIAL_KEYS else ""
+    return f"column '{items[field.index].key}': {special}{error.reason}"
 
 
 def plan_row(
@@ -116,6 +123,6 @@ def plan_row(
                 f"('{plan.skill_queue.name}') name different queues"
             )
     except ServiceError as error:
-        error.message = excerpts_in(columns_named(error.message, items), cells)
+        error.message = excerpts_in(columns_named(error, items), cells)
         raise
     return plan, queue

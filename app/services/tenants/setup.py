@@ -98,7 +98,9 @@ def find_skill_queue(tenant: Tenant, name: str) -> SkillQueue | None:
 def get_skill_queue(tenant: Tenant, name: str, field: str = "skill queue") -> SkillQueue:
     queue = find_skill_queue(tenant, name)
     if queue is None:
-        raise InvalidInput(f"{field} '{name}' is not a skill queue of this environment")
+        raise InvalidInput(
+            f"{field} '{name}' is not a skill queue of this environment", field=field
+        )
     return queue
 
 
