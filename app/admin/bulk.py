@@ -52,7 +52,7 @@ from app.services.errors import ServiceError
 from app.services.search.query import count_tasks
 from app.services.tenants import setup as tenant_service
 from app.services.values import time_zones
-from app.web.form_times import next_time_ms
+from app.web.form_times import next_time
 
 TITLES = {
     BulkAction.STATUS: "Change the status",
@@ -101,7 +101,7 @@ def bulk_request(action: str, form: FlaskForm) -> BulkRequest:
                 state=form.state.data,
                 skill_queue=form.skill_queue.data or None,
                 time_zone=form.time_zone.data or None,
-                next_earliest_ms=next_time_ms(form.next_time.data, form.next_zone.data),
+                next_earliest=next_time(form.next_time.data, form.next_zone.data),
                 preferred_agent=form.preferred_agent.data or None,
             )
         case BulkAction.TRANSFER:

@@ -16,7 +16,7 @@ from app.models import WorkedState
 from app.services.search.criteria import Condition, Criterion
 from app.services.tasks.changes import Locator, TaskChanges
 from app.services.tasks.validation import MAX_INT, MAX_ITEMS, MAX_KEY, ItemInput
-from app.services.values import MAX_EPOCH_MS
+from app.services.values import MAX_EPOCH_MS, sent_time
 
 Name = Annotated[str, StringConstraints(max_length=255)]
 RECORD_ID = Field(
@@ -89,7 +89,7 @@ class _Changing(_Locating):
         return TaskChanges(
             skill_queue=self.skillQueue or None,  # "" names no queue: as if not given
             preferred_agent=self.preferredAgent,
-            next_earliest_ms=self.nextEarliestWorkTimeUTC,
+            next_earliest=sent_time(self.nextEarliestWorkTimeUTC, "nextEarliestWorkTimeUTC"),
             time_zone=self.timeZone,
         )
 

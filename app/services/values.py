@@ -81,6 +81,32 @@ def to_epoch_ms(moment: datetime) -> int:
     return (moment - EPOCH) // timedelta(milliseconds=1)
 
 
+# A time a door read from the wire: the datetime, or the refusal its conversion met. The
+# door converts; the service raises the refusal only when it reaches its check of that
+# field (`checked_time`), so the order of refusals is the service's own, and a time the
+# request turns out not to use is never refused.
+SentTime = datetime | InvalidInput
+
+
+def sent_time(value: int | None, field: str) -> SentTime | None:
+    """`from_epoch_ms` for a door: the refusal returned, for the service to raise; None
+    when no time was sent."""
+    if value is None:
+        return None
+    try:
+        return from_epoch_ms(value, field)
+    except InvalidInput as refusal:
+        return refusal
+
+
+def checked_time(value: SentTime, field: str) -> datetime:
+    """The time as stored (UTC, to the millisecond, in the range every database holds),
+    or its refusal."""
+    if isinstance(value, InvalidInput):
+        raise value
+    return from_epoch_ms(to_epoch_ms(value), field)
+
+
 def format_time(moment: datetime | None) -> str | None:
     """UTC as `CCYY-MM-DD HH:MM:SS.mmm`, the spec's time format."""
     if moment is None:

@@ -23,11 +23,12 @@ from app.services.tasks.validation import (
     TaskPlan,
     plan_task,
 )
-from app.services.values import to_epoch_ms
+from app.services.values import SentTime, sent_time, to_epoch_ms
 
 PREFERRED_AGENT = "preferredAgent"
 NEXT_WORK_TIME = "nextEarliestWorkTime"
 SKILL_QUEUE = "skillQueue"
+WIRE_TIME_FIELD = "nextEarliestWorkTimeUTC"  # the name a refused time is told by, as the API's
 APPLIED = (PREFERRED_AGENT, NEXT_WORK_TIME, SKILL_QUEUE)
 IGNORED = (
     "previewRecordID",
@@ -64,10 +65,11 @@ class Layout:
         return cls(header, data, system, ignored)
 
 
-def parse_time(value: str) -> int:
-    """Epoch milliseconds from `CCYY-MM-DD HH:MM:SS.mmm` (UTC) or from epoch milliseconds."""
+def parse_time(value: str) -> SentTime:
+    """The time a cell holds, as `CCYY-MM-DD HH:MM:SS.mmm` (UTC) or as epoch milliseconds;
+    a malformed cell is refused now, one out of range when the row's plan checks it."""
     if value.isascii() and value.isdigit():
-        return int(value)
+        return sent_time(int(value), WIRE_TIME_FIELD)
     match = WIRE_TIME.fullmatch(value)
     if not match:
         raise InvalidInput(
@@ -80,7 +82,7 @@ def parse_time(value: str) -> int:
         raise InvalidInput(
             f"{NEXT_WORK_TIME} '{excerpt(value)}' is not a real date and time"
         ) from None
-    return to_epoch_ms(moment) + int((match[3] or "0").ljust(3, "0"))
+    return sent_time(to_epoch_ms(moment) + int((match[3] or "0").ljust(3, "0")), WIRE_TIME_FIELD)
 
 
 def columns_named(error: ServiceError, items: list[ItemInput]) -> str:
@@ -113,7 +115,7 @@ def plan_row(
             items,
             layout.header[0],
             preferred_agent=agent or None,
-            next_earliest_ms=parse_time(when) if when else None,
+            next_earliest=parse_time(when) if when else None,
             queues=queues,
         )
         queue = queues(queue_name, SKILL_QUEUE) if queue_name else None

@@ -45,7 +45,7 @@ from app.services.tasks.trail import trace_changes
 from app.services.tasks.validation import ItemInput, check_agent
 from app.services.tasks.writes import client_id_key, keyed, touch
 from app.services.tenants.setup import get_skill_queue
-from app.services.values import from_epoch_ms, require_time_zone
+from app.services.values import SentTime, checked_time, require_time_zone
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class TaskChanges:
 
     skill_queue: str | None = None
     preferred_agent: str | None = None
-    next_earliest_ms: int | None = None
+    next_earliest: SentTime | None = None
     time_zone: str | None = None
 
 
@@ -75,7 +75,7 @@ def add_or_update_task(
     record_id: str | None = None,
     client_id_field_name: str | None = None,
     preferred_agent: str | None = None,
-    next_earliest_ms: int | None = None,
+    next_earliest: SentTime | None = None,
     expected_version: int | None = None,
     actor: Actor,
 ) -> tuple[Task, bool]:
@@ -85,7 +85,7 @@ def add_or_update_task(
     added by one INSERT that yields to the task holding it (which is then updated).
     `expected_version`, when given, refuses to update a task changed since it was read.
     """
-    options = {"preferred_agent": preferred_agent, "next_earliest_ms": next_earliest_ms}
+    options = {"preferred_agent": preferred_agent, "next_earliest": next_earliest}
     plan = plan_add_or_update(
         campaign, client_id, items, record_id, client_id_field_name, **options
     )
@@ -116,7 +116,7 @@ def add_task(
     items: list[ItemInput],
     *,
     preferred_agent: str | None = None,
-    next_earliest_ms: int | None = None,
+    next_earliest: SentTime | None = None,
     actor: Actor,
 ) -> Task:
     """Add a new task; unlike add_or_update_task, an existing clientId is refused."""
@@ -130,7 +130,7 @@ def add_task(
         client_id,
         items,
         preferred_agent=preferred_agent,
-        next_earliest_ms=next_earliest_ms,
+        next_earliest=next_earliest,
         actor=actor,
     )
     return task
@@ -169,8 +169,8 @@ def check_changes(tenant: Tenant, changes: TaskChanges) -> CheckedChanges:
         require_time_zone(changes.time_zone, "timeZone")
     check_agent(changes.preferred_agent)
     next_work = None
-    if changes.next_earliest_ms is not None:
-        next_work = from_epoch_ms(changes.next_earliest_ms, "nextEarliestWorkTimeUTC")
+    if changes.next_earliest is not None:
+        next_work = checked_time(changes.next_earliest, "nextEarliestWorkTimeUTC")
     return CheckedChanges(queue or None, changes.time_zone, changes.preferred_agent, next_work)
 
 
@@ -211,7 +211,7 @@ def check_status(state: str, changes: TaskChanges) -> None:
         raise InvalidInput(
             f"previewRecordStateEnum '{state}' is not one of {', '.join(WorkedState)}"
         )
-    if state == WorkedState.WORKED and changes.next_earliest_ms is None:
+    if state == WorkedState.WORKED and changes.next_earliest is None:
         raise InvalidInput("nextEarliestWorkTimeUTC is required when the new state is WORKED")
 
 

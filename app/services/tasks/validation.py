@@ -18,7 +18,8 @@ from app.services.errors import (
 )
 from app.services.tenants.setup import get_skill_queue
 from app.services.values import (
-    from_epoch_ms,
+    SentTime,
+    checked_time,
     is_e164,
     is_phone_key,
     parse_number,
@@ -204,7 +205,7 @@ def plan_task(
     field_name: str,
     *,
     preferred_agent: str | None = None,
-    next_earliest_ms: int | None = None,
+    next_earliest: SentTime | None = None,
     queues: QueueLookup | None = None,
 ) -> TaskPlan:
     """Apply every add/update rule to one task's input, without touching the database.
@@ -222,8 +223,8 @@ def plan_task(
         )
     check_agent(preferred_agent)
     next_work = None
-    if next_earliest_ms is not None:
-        next_work = from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
+    if next_earliest is not None:
+        next_work = checked_time(next_earliest, "nextEarliestWorkTimeUTC")
     specials = validate_items(tenant, items, queues)
     return TaskPlan(
         client_id,
