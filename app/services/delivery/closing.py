@@ -79,7 +79,9 @@ def _asked(outcome: str | None) -> Outcome | None:
     if outcome is None:
         return None
     if outcome not in set(Outcome):
-        raise InvalidInput(f"outcome '{outcome}' is not one of {', '.join(Outcome)}")
+        raise InvalidInput(
+            f"outcome '{outcome}' is not one of {', '.join(Outcome)}", field="outcome"
+        )
     return Outcome(outcome)
 
 
@@ -102,11 +104,14 @@ def _next_work(
         ]
         if delays:
             return now + timedelta(minutes=max(delays))
-        raise InvalidInput("nextEarliestWorkTimeUTC is required to RESCHEDULE")
+        raise InvalidInput(
+            "nextEarliestWorkTimeUTC is required to RESCHEDULE", field="nextEarliestWorkTimeUTC"
+        )
     next_work = checked_time(next_earliest, "nextEarliestWorkTimeUTC")
     if next_work <= now:
         raise InvalidInput(
-            f"nextEarliestWorkTimeUTC must be in the future (now {format_time(now)} UTC)"
+            f"nextEarliestWorkTimeUTC must be in the future (now {format_time(now)} UTC)",
+            field="nextEarliestWorkTimeUTC",
         )
     return next_work
 
@@ -126,7 +131,8 @@ def _closing(
     if outcome is None:
         raise InvalidInput(
             f"outcome is required: one of {', '.join(Outcome)}"
-            + (", as no work code chosen implies one" if chosen else "")
+            + (", as no work code chosen implies one" if chosen else ""),
+            field="outcome",
         )
     next_work = None
     if outcome == Outcome.RESCHEDULE:

@@ -209,10 +209,14 @@ def check_status(state: str, changes: TaskChanges) -> None:
     """Refuse a worked state that does not exist, or WORKED without a next earliest time."""
     if state not in set(WorkedState):
         raise InvalidInput(
-            f"previewRecordStateEnum '{state}' is not one of {', '.join(WorkedState)}"
+            f"previewRecordStateEnum '{state}' is not one of {', '.join(WorkedState)}",
+            field="previewRecordStateEnum",
         )
     if state == WorkedState.WORKED and changes.next_earliest is None:
-        raise InvalidInput("nextEarliestWorkTimeUTC is required when the new state is WORKED")
+        raise InvalidInput(
+            "nextEarliestWorkTimeUTC is required when the new state is WORKED",
+            field="nextEarliestWorkTimeUTC",
+        )
 
 
 def change_status(
@@ -281,7 +285,10 @@ def transfer_destination(tenant: Tenant, name: str) -> Campaign:
     """The campaign a transfer names, or NotFound."""
     destination = find_campaign(tenant, name)
     if destination is None:
-        raise NotFound(f"transferToCampaign '{name}' is not a campaign of this environment")
+        raise NotFound(
+            f"transferToCampaign '{name}' is not a campaign of this environment",
+            field="transferToCampaign",
+        )
     return destination
 
 
