@@ -54,7 +54,7 @@ def _named_field(form, error: ServiceError) -> str | None:
     names = getattr(form, "api_names", {})
     if error.field is not None and error.field.index is None and error.field.name in names:
         field = form[names[error.field.name]]
-        said = f"{words(field)} {error.reason}"
+        said = f"{words(field)} {error.reason}".rstrip()  # the reason may be the name alone
         _mark(field, said)
         return said
     return _leading_name(form, error.message)

@@ -105,12 +105,16 @@ def _checked(tenant: Tenant, new: NewUser) -> NewUser:
             raise InvalidInput(f"{field} is too long")
     if new.create_in_instance and not INSTANCE_USERNAME.fullmatch(new.login_user_id):
         raise InvalidInput(
-            "loginUserId must be 1 to 100 letters, digits or _ . @ - to be created in the instance"
+            "loginUserId must be 1 to 100 letters, digits or _ . @ - to be created in the instance",
+            field="loginUserId",
         )
     primary = None
     if tenant.auth_mode == AuthMode.DIRECTORY:
         if not new.primary_email:
-            raise InvalidInput("primaryEmailAddr is required for directory-linked environments")
+            raise InvalidInput(
+                "primaryEmailAddr is required for directory-linked environments",
+                field="primaryEmailAddr",
+            )
         primary = _email(new.primary_email, "primaryEmailAddr")
     secondary = _email(new.secondary_email, "secondaryEmailAddr")
     return NewUser(
@@ -203,7 +207,8 @@ def add_user(tenant: Tenant, new: NewUser, *, actor: Actor) -> User:
     template = find_user_template(tenant, new.user_template_name)
     if template is None:
         raise InvalidInput(
-            f"userTemplateName '{new.user_template_name}' is not a user template of {tenant.label}"
+            f"userTemplateName '{new.user_template_name}' is not a user template of {tenant.label}",
+            field="userTemplateName",
         )
     if find_user(tenant, new.login_user_id):
         raise Conflict(f"user '{new.login_user_id}' already exists in {tenant.label}")

@@ -346,7 +346,9 @@ def _check_free(destination: Campaign, client_ids: list[str]) -> None:
         )
     ).first()
     if taken is not None:
-        raise Conflict(f"clientId '{taken}' already exists in campaign '{destination.name}'")
+        raise Conflict(
+            f"clientId '{taken}' already exists in campaign '{destination.name}'", field="clientId"
+        )
 
 
 def set_preferred_agent(
