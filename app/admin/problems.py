@@ -57,18 +57,6 @@ def _named_field(form, error: ServiceError) -> str | None:
         said = f"{words(field)} {error.reason}".rstrip()  # the reason may be the name alone
         _mark(field, said)
         return said
-    return _leading_name(form, error.message)
-
-
-def _leading_name(form, message: str) -> str | None:
-    # Refusals that do not name their field as data yet: by the words they start with.
-    names = getattr(form, "api_names", {})
-    for name in sorted(names, key=len, reverse=True):
-        if message.startswith(name) and not message[len(name) : len(name) + 1].isalnum():
-            field = form[names[name]]
-            said = words(field) + message[len(name) :]
-            _mark(field, said)
-            return said
     return None
 
 

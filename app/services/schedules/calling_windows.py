@@ -80,7 +80,7 @@ def _check_window(opens: int | None, closes: int | None) -> None:
         return
     for name, minute in (("opening time", opens), ("closing time", closes)):
         if not 0 <= minute < DAY:
-            raise InvalidInput(f"{name} must be 00:00 to 23:59")
+            raise InvalidInput(f"{name} must be 00:00 to 23:59", field=name)
     if opens == closes:
         raise InvalidInput("closing time must differ from the opening time", field="closing time")
 

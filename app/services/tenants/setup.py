@@ -62,7 +62,7 @@ def create_tenant(
     """Register a company environment; its first API key is issued separately."""
     for name, value in (("company code", company_code), ("environment", environment)):
         if not value.strip() or len(value) > 128:
-            raise InvalidInput(f"{name} must be 1 to 128 characters")
+            raise InvalidInput(f"{name} must be 1 to 128 characters", field=name)
     if region not in REGIONS:
         raise InvalidInput(f"region '{region}' is not one of {', '.join(REGIONS)}")
     if auth_mode not in set(AuthMode):
@@ -88,7 +88,7 @@ def create_tenant(
 
 def _check_name(name: str, what: str) -> None:
     if not name.strip() or len(name) > 255:
-        raise InvalidInput(f"{what} name must be 1 to 255 characters")
+        raise InvalidInput(f"{what} name must be 1 to 255 characters", field=f"{what} name")
 
 
 def find_skill_queue(tenant: Tenant, name: str) -> SkillQueue | None:

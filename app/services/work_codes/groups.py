@@ -107,7 +107,7 @@ def code_by_id(group: WorkCodeGroup, code_id: int) -> WorkCodeChoice | None:
 def _name(name: str, what: str) -> str:
     name = (name or "").strip()
     if not name or len(name) > MAX_NAME:
-        raise InvalidInput(f"{what} name must be 1 to {MAX_NAME} characters")
+        raise InvalidInput(f"{what} name must be 1 to {MAX_NAME} characters", field=f"{what} name")
     return name
 
 
