@@ -62,15 +62,21 @@ def task_or_404(tenant: Tenant, record_id: str) -> Task:
     return task
 
 
-def attempt(action: Callable[[], T]) -> tuple[T | None, str | None]:
-    """Run one service action in one transaction: its result, or the reason it was refused."""
+def attempt_refused(action: Callable[[], T]) -> tuple[T | None, ServiceError | None]:
+    """Run one service action in one transaction: its result, or the refusal."""
     try:
         result = action()
         db.session.commit()
     except ServiceError as error:
         db.session.rollback()
-        return None, error.message
+        return None, error
     return result, None
+
+
+def attempt(action: Callable[[], T]) -> tuple[T | None, str | None]:
+    """Run one service action in one transaction: its result, or the reason it was refused."""
+    result, refusal = attempt_refused(action)
+    return result, (refusal.message if refusal else None)
 
 
 def submit(
@@ -86,8 +92,8 @@ def submit(
     words and beside the field at fault."""
     if not form.validate_on_submit():
         return page(form_problems(form))
-    result, error = attempt(action)
-    if error:
-        return page(refusal_in_form_words(form, error))
+    result, refusal = attempt_refused(action)
+    if refusal:
+        return page(refusal_in_form_words(form, refusal))
     flash(done(result))
     return redirect(target(result) if callable(target) else target)

@@ -52,7 +52,7 @@ from app.services.errors import ServiceError
 from app.services.search.query import count_tasks
 from app.services.tenants import setup as tenant_service
 from app.services.values import time_zones
-from app.web.form_times import next_time_ms
+from app.web.form_times import next_time
 
 TITLES = {
     BulkAction.STATUS: "Change the status",
@@ -101,7 +101,7 @@ def bulk_request(action: str, form: FlaskForm) -> BulkRequest:
                 state=form.state.data,
                 skill_queue=form.skill_queue.data or None,
                 time_zone=form.time_zone.data or None,
-                next_earliest_ms=next_time_ms(form.next_time.data, form.next_zone.data),
+                next_earliest=next_time(form.next_time.data, form.next_zone.data),
                 preferred_agent=form.preferred_agent.data or None,
             )
         case BulkAction.TRANSFER:
@@ -170,7 +170,7 @@ def bulk(tenant_id: int, campaign_id: int, action: str):
         wanted = bulk_request(action, form)
         prepare(campaign, wanted, supervisor())
     except ServiceError as refusal:
-        return page("admin/bulk_form.html", refusal_in_form_words(form, refusal.message))
+        return page("admin/bulk_form.html", refusal_in_form_words(form, refusal))
     token = request.form.get("token", "")[:36] or None
     if step == "confirm" and token and (started := confirmed_job(campaign, token)):
         flash(f"Bulk job {started.id} was already started from this confirmation.")
@@ -190,7 +190,7 @@ def bulk(tenant_id: int, campaign_id: int, action: str):
             return _review(page, wanted, count, changed.message)
         except ServiceError as refusal:
             db.session.rollback()
-            return page("admin/bulk_form.html", refusal_in_form_words(form, refusal.message))
+            return page("admin/bulk_form.html", refusal_in_form_words(form, refusal))
         flash(f"Bulk job {job.id} started: {describe(wanted, job.confirmed)}.")
         return redirect(url_for("admin.bulk_job", tenant_id=tenant.id, job_id=job.id))
     return _review(page, wanted, count)

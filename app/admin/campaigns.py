@@ -26,7 +26,7 @@ from app.services.tasks.display import NAME_KEY
 from app.services.tasks.validation import MAX_CRITERIA, MAX_KEY, MAX_VALUE_BYTES
 from app.services.tenants import setup as tenant_service
 from app.services.values import time_zones
-from app.web.form_times import next_time_ms
+from app.web.form_times import next_time
 
 
 @bp.get("/")
@@ -214,7 +214,7 @@ def new_task(tenant_id: int, campaign_id: int):
             form.client_id.data,
             item_inputs(form.items),
             preferred_agent=form.preferred_agent.data or None,
-            next_earliest_ms=next_time_ms(form.next_time.data, form.next_zone.data),
+            next_earliest=next_time(form.next_time.data, form.next_zone.data),
             actor=supervisor(),
         ),
         page,

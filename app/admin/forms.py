@@ -28,10 +28,9 @@ from app.models import CampaignType, PhoneType, WorkedState
 BLANK_ROWS = 3
 OUT_OF_DATE = "This page is out of date: reload it and make your change again."
 
-# A service's refusal names the field at fault in the API's words, at its start
-# (`nextEarliestWorkTimeUTC is required…`, `campaign name must be…`). Each form's
-# `api_names` maps those leading words to its own field, so the refusal is told with the
-# field's label and marks that field; `api_mentions` marks a field named inside a message.
+# A service's refusal names the field at fault (`nextEarliestWorkTimeUTC`, `campaign
+# name`). Each form's `api_names` maps that field to its own, so the refusal is told with
+# the field's label and marks that field; `api_mentions` marks a field named inside a message.
 
 
 class ConfirmForm(FlaskForm):

@@ -1,8 +1,8 @@
 """A form's problems in the form's own words, each shown by the field at fault.
 
-The services speak the API's language: `previewRecordData[1].displayOrder must be…`,
-`nextEarliestWorkTimeUTC is required…`. A form names its fields by their labels and its item
-rows by their number on the page ("Row 2: order must be…"), so a refusal is translated here
+The services' refusals name the field they are about (`previewRecordData[1].displayOrder`,
+`nextEarliestWorkTimeUTC`). A form names its fields by their labels and its item rows by
+their number on the page ("Row 2: order must be…"), so a refusal is told here with those,
 and attached to the field it is about, where the templates mark it `aria-invalid`.
 """
 
@@ -11,12 +11,11 @@ from __future__ import annotations
 import re
 
 from app.admin.items import kept_rows
+from app.services.errors import ITEMS, ServiceError
+from app.services.tasks.validation import SPECIAL_KEYS
 
-ITEM = re.compile(r"previewRecordData\[(\d+)\](?:\.(\w+)|\s+(\w+))?\s*")
 # An item's API field, by the column of the form's item rows that holds it.
 ITEM_COLUMNS = {"key": "key", "value": "value", "displayOrder": "display_order"}
-SPECIAL_KEYS = frozenset({"SkillQueue", "ItemTimeZone"})  # their value is at fault
-ITEMS = "previewRecordData"
 
 
 def words(field) -> str:
@@ -29,48 +28,46 @@ def _mark(field, message: str) -> None:
     field.errors = [*field.errors, message]
 
 
-def _row_refusal(form, message: str) -> str | None:
-    found = ITEM.match(message)
-    rows = getattr(form, "items", None)
-    if found is None or rows is None:
+def _row_refusal(form, error: ServiceError) -> str | None:
+    field, rows = error.field, getattr(form, "items", None)
+    if field is None or field.name != ITEMS or field.index is None or rows is None:
         return None
     kept = kept_rows(rows)
-    index = int(found[1])
-    if index >= len(kept):
+    if field.index >= len(kept):
         return None
-    row, rest = kept[index], message[found.end() :]
+    row, reason = kept[field.index], error.reason
     number = list(rows).index(row) + 1
-    if found[3] in SPECIAL_KEYS:  # the key is right, the value it holds is not
-        column, beside = "value", f"{found[3]} {rest}"
+    if field.part in SPECIAL_KEYS:  # the key is right, the value it holds is not
+        column, beside = "value", f"{field.part} {reason}"
         said = beside
-    elif (column := ITEM_COLUMNS.get(found[2] or "")) is None:
-        return f"Row {number}: {rest}"
+    elif (column := ITEM_COLUMNS.get(field.part or "")) is None:
+        return f"Row {number}: {reason}"
     else:
         # The row's message names each field at fault ("Row 2: Value: ..."): beside the
         # field the reason goes without the field's name, which the alert's sentence needs.
-        beside, said = rest, f"{words(row[column]).lower()} {rest}"
+        beside, said = reason, f"{words(row[column]).lower()} {reason}"
     _mark(row[column], beside[0].upper() + beside[1:])
     return f"Row {number}: {said}"
 
 
-def _leading_name(form, message: str) -> str | None:
+def _named_field(form, error: ServiceError) -> str | None:
     names = getattr(form, "api_names", {})
-    for name in sorted(names, key=len, reverse=True):
-        if message.startswith(name) and not message[len(name) : len(name) + 1].isalnum():
-            field = form[names[name]]
-            said = words(field) + message[len(name) :]
-            _mark(field, said)
-            return said
+    if error.field is not None and error.field.index is None and error.field.name in names:
+        field = form[names[error.field.name]]
+        said = f"{words(field)} {error.reason}".rstrip()  # the reason may be the name alone
+        _mark(field, said)
+        return said
     return None
 
 
-def refusal_in_form_words(form, message: str) -> str:
+def refusal_in_form_words(form, error: ServiceError) -> str:
     """The service's refusal told with the form's labels and row numbers; the field it is
     about gets the message too (the templates show it beside the field, `aria-invalid`)."""
-    said = _row_refusal(form, message) or _leading_name(form, message)
+    said = _row_refusal(form, error) or _named_field(form, error)
     if said is not None:
         return said
-    if message.startswith(ITEMS) and getattr(form, "items", None) is not None:
+    message = error.message
+    if error.field is not None and error.field.name == ITEMS and hasattr(form, "items"):
         return "Data items" + message[len(ITEMS) :]
     for mention, name in getattr(form, "api_mentions", {}).items():
         if mention in message:

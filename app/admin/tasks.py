@@ -45,7 +45,7 @@ from app.services.tasks.display import agent_view_of
 from app.services.tasks.history import task_history
 from app.services.tenants import setup as tenant_service
 from app.services.values import time_zones
-from app.web.form_times import next_time_ms
+from app.web.form_times import next_time
 
 KEEP_QUEUE = ""
 STALE = (
@@ -224,7 +224,7 @@ def change_status(tenant_id: int, record_id: str):
         changes = TaskChanges(
             skill_queue=form.skill_queue.data,
             preferred_agent=form.preferred_agent.data or "",
-            next_earliest_ms=next_time_ms(form.next_time.data, form.next_zone.data),
+            next_earliest=next_time(form.next_time.data, form.next_zone.data),
             time_zone=form.time_zone.data,
         )
         task_service.change_status(

@@ -21,7 +21,7 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length
 from wtforms.widgets import CheckboxInput, ListWidget
 
-from app.admin.access import attempt, submit, supervisor, tenant_or_404
+from app.admin.access import attempt, attempt_refused, submit, supervisor, tenant_or_404
 from app.admin.blueprint import bp
 from app.admin.forms import ConfirmForm
 from app.admin.paging import window
@@ -144,9 +144,9 @@ def new_webhook(tenant_id: int):
         )
         return endpoint, _keep_secret(endpoint.secret, "added")
 
-    made, error = attempt(create)
-    if error:
-        return _form_page(tenant, form, error=refusal_in_form_words(form, error))
+    made, refusal = attempt_refused(create)
+    if refusal:
+        return _form_page(tenant, form, error=refusal_in_form_words(form, refusal))
     return _to_secret_page(tenant, *made)
 
 

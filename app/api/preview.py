@@ -26,6 +26,7 @@ from app.services.search.query import result_limit, search_tasks
 from app.services.tasks import changes as tasks
 from app.services.tasks.data import with_data
 from app.services.tasks.lookups import CampaignRef
+from app.services.values import sent_time
 from app.web.api_keys import Caller, authenticate
 from app.web.bodies import json_object, receive
 from app.web.schemas import describe
@@ -107,7 +108,7 @@ def add_or_update_campaign_record():
             record_id=request.previewRecordId or None,
             client_id_field_name=request.clientIdFieldName or None,
             preferred_agent=request.preferredAgent,
-            next_earliest_ms=request.nextEarliestWorkTimeUTC,
+            next_earliest=sent_time(request.nextEarliestWorkTimeUTC, "nextEarliestWorkTimeUTC"),
             actor=actor,
         )
         return {}

@@ -15,6 +15,7 @@ from app.models import WorkedState
 from app.services.search.criteria import Condition, Criterion
 from app.services.tasks.changes import Locator, TaskChanges
 from app.services.tasks.validation import MAX_INT, MAX_ITEMS, MAX_KEY, ItemInput
+from app.services.values import sent_time
 from app.web.schemas import EPOCH_MS, TIME_RULES, Strict, published
 
 Name = Annotated[str, StringConstraints(max_length=255)]
@@ -56,7 +57,7 @@ class _Changing(_Locating):
         return TaskChanges(
             skill_queue=self.skillQueue or None,  # "" names no queue: as if not given
             preferred_agent=self.preferredAgent,
-            next_earliest_ms=self.nextEarliestWorkTimeUTC,
+            next_earliest=sent_time(self.nextEarliestWorkTimeUTC, "nextEarliestWorkTimeUTC"),
             time_zone=self.timeZone,
         )
 

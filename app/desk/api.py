@@ -28,7 +28,7 @@ from app.services.people.users import find_user
 from app.services.tasks.data import TaskData, with_data
 from app.services.tasks.display import agent_view_of
 from app.services.tasks.payload import snapshot, task_snapshot
-from app.services.values import to_epoch_ms
+from app.services.values import sent_time, to_epoch_ms
 from app.services.work_codes.offers import offered as offered_work_codes
 from app.web.api_keys import Caller
 from app.web.json_actions import json_action
@@ -157,7 +157,7 @@ def close_task():
             agent,
             request.previewRecordID,
             request.outcome,
-            next_earliest_ms=request.nextEarliestWorkTimeUTC,
+            next_earliest=sent_time(request.nextEarliestWorkTimeUTC, "nextEarliestWorkTimeUTC"),
             work_codes=codes,
             actor=actor,
         )

@@ -29,7 +29,7 @@ from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFou
 from app.services.tasks.changes import find_tenant_task
 from app.services.tasks.display import agent_view_of
 from app.services.work_codes.offers import offered
-from app.web.form_times import next_time_ms
+from app.web.form_times import next_time
 
 REFRESH_SECONDS = 15
 
@@ -180,12 +180,12 @@ def close(record_id: str):
         return _confirm_remove(agent, task)
 
     def close_it():
-        when = next_time_ms(form.next_time.data, task.time_zone)
+        when = next_time(form.next_time.data, task.time_zone)
         return closing.close_task(
             agent,
             record_id,
             form.outcome.data or None,
-            next_earliest_ms=when,
+            next_earliest=when,
             work_codes=chosen_work_codes(request.form),
             actor=_actor(agent),
         )

@@ -33,7 +33,6 @@ from app.services.tasks.trail import trace_change
 from app.services.tasks.validation import ItemInput
 from app.services.tenants import api_keys as keys
 from app.services.tenants import setup as tenants
-from app.services.values import to_epoch_ms
 from app.services.work_codes import groups as work_codes
 from app.services.work_codes.groups import CodeSettings
 
@@ -162,8 +161,8 @@ def _desk_work(tenant: Tenant, rng: random.Random, actor: Actor) -> None:
         campaign = campaigns.get_campaign(tenant, name)
         _task(campaign, number, rng, actor, preferred_agent=agent.login)
     for name, number, agent, minutes in DUE_SOON:
-        due = to_epoch_ms(utcnow() + timedelta(minutes=minutes))
-        task = _task(campaigns.get_campaign(tenant, name), number, rng, actor, next_earliest_ms=due)
+        due = utcnow() + timedelta(minutes=minutes)
+        task = _task(campaigns.get_campaign(tenant, name), number, rng, actor, next_earliest=due)
         if task is not None:
             _rescheduled(task, agent, actor)
 

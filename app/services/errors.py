@@ -1,12 +1,50 @@
 """The failures that domain rules raise; each front door turns them into its own answer."""
 
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ITEMS = "previewRecordData"
+
+
+@dataclass(frozen=True)
+class Field:
+    """The input a refusal is about: a request field by its API name, or one data item
+    (`index`) of `name` and, when one part of it is at fault, that part (`key`, `value`,
+    `displayOrder`, or the special key whose value is wrong)."""
+
+    name: str
+    index: int | None = None
+    part: str | None = None
+
+    def __str__(self) -> str:
+        if self.index is None:
+            return self.name
+        return f"{self.name}[{self.index}]" + (f".{self.part}" if self.part else "")
+
+
+def item_field(index: int, part: str | None = None) -> Field:
+    """The field of one of a task's data items."""
+    return Field(ITEMS, index, part)
+
 
 class ServiceError(Exception):
-    """A rule refused the request; the message says why, naming the field at fault."""
+    """A rule refused the request; the message says why, naming the field at fault.
 
-    def __init__(self, message: str) -> None:
+    `field` is that field as data, for the doors that speak of it in words of their own
+    (a form's label, a file's column); `reason` is the refusal without the field's name.
+    """
+
+    def __init__(
+        self, message: str, *, field: Field | str | None = None, reason: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
+        self.field = Field(field) if isinstance(field, str) else field
+        if reason is None and self.field is not None and self.field.index is None:
+            name = self.field.name
+            reason = message[len(name) :].lstrip() if message.startswith(name) else None
+        self.reason = message if reason is None else reason
 
 
 class InvalidInput(ServiceError):

@@ -56,7 +56,7 @@ def is_time_zone(name: str) -> bool:
 
 def require_time_zone(name: str, field: str) -> str:
     if not is_time_zone(name):
-        raise InvalidInput(f"{field} '{name}' is not an IANA time zone name")
+        raise InvalidInput(f"{field} '{name}' is not an IANA time zone name", field=field)
     return name
 
 
@@ -71,14 +71,40 @@ def parse_number(value: str) -> float | None:
 def from_epoch_ms(value: int, field: str) -> datetime:
     """A UTC datetime from epoch milliseconds, refusing values no database can hold."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInput(f"{field} must be a whole number of milliseconds")
+        raise InvalidInput(f"{field} must be a whole number of milliseconds", field=field)
     if not 0 <= value <= MAX_EPOCH_MS:
-        raise InvalidInput(f"{field} must be between 0 and {MAX_EPOCH_MS}")
+        raise InvalidInput(f"{field} must be between 0 and {MAX_EPOCH_MS}", field=field)
     return EPOCH + timedelta(milliseconds=value)
 
 
 def to_epoch_ms(moment: datetime) -> int:
     return (moment - EPOCH) // timedelta(milliseconds=1)
+
+
+# A time a door read from the wire: the datetime, or the refusal its conversion met. The
+# door converts; the service raises the refusal only when it reaches its check of that
+# field (`checked_time`), so the order of refusals is the service's own, and a time the
+# request turns out not to use is never refused.
+SentTime = datetime | InvalidInput
+
+
+def sent_time(value: int | None, field: str) -> SentTime | None:
+    """`from_epoch_ms` for a door: the refusal returned, for the service to raise; None
+    when no time was sent."""
+    if value is None:
+        return None
+    try:
+        return from_epoch_ms(value, field)
+    except InvalidInput as refusal:
+        return refusal
+
+
+def checked_time(value: SentTime, field: str) -> datetime:
+    """The time as stored (UTC, to the millisecond, in the range every database holds),
+    or its refusal."""
+    if isinstance(value, InvalidInput):
+        raise value
+    return from_epoch_ms(to_epoch_ms(value), field)
 
 
 def format_time(moment: datetime | None) -> str | None:

@@ -6,13 +6,13 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from app.services.errors import InvalidInput
-from app.services.values import is_time_zone, to_epoch_ms
+from app.services.values import is_time_zone
 
 
-def next_time_ms(moment: datetime | None, zone: str) -> int | None:
-    """A datetime-local value read in `zone`, as UTC epoch milliseconds."""
+def next_time(moment: datetime | None, zone: str) -> datetime | None:
+    """A datetime-local value read in `zone`: the moment it names, time-zone aware."""
     if moment is None:
         return None
     if not is_time_zone(zone):
         raise InvalidInput(f"'{zone}' is not an IANA time zone name")
-    return to_epoch_ms(moment.replace(tzinfo=ZoneInfo(zone)))
+    return moment.replace(tzinfo=ZoneInfo(zone))

@@ -16,7 +16,7 @@ from app.services.campaigns import setup as campaigns
 from app.services.people import supervisors
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
-from app.services.values import to_epoch_ms
+from app.services.values import sent_time, to_epoch_ms
 from tests.browser.conftest import Tab, copy_to_readme
 from tests.conftest import SETUP, make_tenant
 
@@ -78,7 +78,7 @@ def seed(app) -> Seed:
             client_id,
             _items(int(client_id[2:]), name, plan, balance),
             preferred_agent=agent,
-            next_earliest_ms=next_time if agent else None,
+            next_earliest=sent_time(next_time, "nextEarliestWorkTimeUTC") if agent else None,
             actor=SETUP,
         )
         record_ids[client_id] = task.record_id

@@ -15,7 +15,7 @@ from app.services.campaigns import setup as campaigns
 from app.services.people import supervisors
 from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task, change_status
 from app.services.tasks.validation import ItemInput
-from app.services.values import to_epoch_ms
+from app.services.values import sent_time, to_epoch_ms
 from tests.browser.conftest import SCREENSHOTS, Tab
 from tests.conftest import SETUP, make_tenant
 
@@ -48,7 +48,11 @@ def seed(app) -> Seed:
     task, _ = add_or_update_task(renewals, "R-1", items, preferred_agent="agent.smith", actor=SETUP)
     add_or_update_task(campaigns.get_campaign(tenant, "Winback"), "R-1", items, actor=SETUP)
     next_time = to_epoch_ms(datetime(2030, 3, 4, 14, 30, tzinfo=UTC))
-    changes = TaskChanges(skill_queue="Support", next_earliest_ms=next_time, time_zone="Asia/Tokyo")
+    changes = TaskChanges(
+        skill_queue="Support",
+        next_earliest=sent_time(next_time, "nextEarliestWorkTimeUTC"),
+        time_zone="Asia/Tokyo",
+    )
     change_status(renewals, Locator(record_id=task.record_id), "WORKED", changes, actor=SETUP)
     db.session.commit()
     seeded = Seed(f"/tenants/{tenant.id}/tasks/{task.record_id}")

@@ -19,6 +19,7 @@ from app.services.errors import InvalidInput, NotFound
 from app.services.tasks.changes import Locator, add_or_update_task, delete_task
 from app.services.tasks.history import task_history
 from app.services.tasks.validation import ItemInput
+from app.services.values import sent_time
 from tests.bulk.conftest import BOSS, add_tasks, events, plan_is, records, states
 from tests.conftest import SETUP
 
@@ -83,7 +84,7 @@ def test_a_worked_status_sets_the_next_time_queue_and_zone_of_each_task(renewals
         state="WORKED",
         skill_queue="Support",
         time_zone="Europe/Paris",
-        next_earliest_ms=1_900_000_000_000,
+        next_earliest=sent_time(1_900_000_000_000, "nextEarliestWorkTimeUTC"),
     )
     job = start_bulk(renewals, plan_is("Gold"), wanted, actor=BOSS)
     assert job.acted == 9

@@ -15,6 +15,7 @@ from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns import setup as campaigns
 from app.services.delivery import closing, offers, progress, sweeps
 from app.services.errors import InvalidInput
+from app.services.values import sent_time
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     HOLD,
     add,
@@ -170,7 +171,7 @@ def test_every_tier_skips_a_paused_campaign(renewals, ann):
     now = start()
     add(renewals, "held", preferred_agent="ann")
     add(renewals, "new")
-    add(renewals, "due", next_earliest_ms=ms(now + 5 * S))
+    add(renewals, "due", next_earliest=sent_time(ms(now + 5 * S), "nextEarliestWorkTimeUTC"))
     available(ann, now)
     move(renewals, "pause", now)
     later = now + 10 * S
@@ -180,7 +181,7 @@ def test_every_tier_skips_a_paused_campaign(renewals, ann):
 
 def test_a_paused_campaign_whose_tasks_are_not_due_says_paused_not_due(renewals, ann):
     now = start()
-    add(renewals, "later", next_earliest_ms=ms(now + 600 * S))
+    add(renewals, "later", next_earliest=sent_time(ms(now + 600 * S), "nextEarliestWorkTimeUTC"))
     available(ann, now)
     move(renewals, "pause", now)
     found = offer(ann, now + S)
@@ -195,7 +196,7 @@ def test_a_paused_campaign_and_a_live_task_due_later_are_both_said(acme, renewal
     spring = campaigns.find_campaign(acme, "Spring")
     now = start()
     add(renewals, "r1")
-    add(spring, "s1", next_earliest_ms=ms(now + 600 * S))
+    add(spring, "s1", next_earliest=sent_time(ms(now + 600 * S), "nextEarliestWorkTimeUTC"))
     available(ann, now)
     move(renewals, "pause", now)
     found = offer(ann, now + S)

@@ -18,6 +18,7 @@ from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.lookups import campaign_named, campaign_ref
 from app.services.tasks.payload import _ITEMS_AND_CODES_OF, _ONE_TASK
 from app.services.tasks.validation import ItemInput
+from app.services.values import sent_time
 from tests.conftest import SETUP, make_tenant
 
 
@@ -33,7 +34,7 @@ def tasks(app):
         "C2",
         [ItemInput("Name", "Bo", display_order=2), ItemInput("Balance", "12.5")],
         preferred_agent="agent7",
-        next_earliest_ms=later,
+        next_earliest=sent_time(later, "nextEarliestWorkTimeUTC"),
         actor=SETUP,
     )
     task = db.session.scalar(select(Task).filter_by(client_id="C2"))

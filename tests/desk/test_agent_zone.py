@@ -11,6 +11,7 @@ from app.extensions import db
 from app.models import AuditRecord
 from app.services.errors import InvalidInput
 from app.services.people import agents
+from app.services.values import sent_time
 from tests.cli.test_commands import assert_fails
 from tests.conftest import SETUP
 from tests.desk.delivery_support import add, available, make_agent, ms, offer
@@ -39,7 +40,7 @@ def zone_of(agent) -> str | None:
 )
 def test_the_next_due_time_is_said_in_the_agents_zone(renewals, ann, zone, said):
     agents.set_agent_zone(ann, zone, actor=SETUP)
-    add(renewals, "later", next_earliest_ms=ms(DUE))
+    add(renewals, "later", next_earliest=sent_time(ms(DUE), "nextEarliestWorkTimeUTC"))
     now = DUE - timedelta(hours=2)
     available(ann, now)
     found = offer(ann, now)

@@ -14,6 +14,7 @@ from app.services.delivery import agent_state, closing, offers, rules, sweeps
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound
 from app.services.tasks import changes as tasks
 from app.services.tasks.changes import Locator, TaskChanges
+from app.services.values import sent_time
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     HOLD,
@@ -133,7 +134,7 @@ def test_completed_and_removed_tasks_are_never_delivered(renewals, ann, state):
 def test_a_task_is_not_delivered_before_its_next_earliest_time(renewals, ann):
     now = start()
     due = now + 600 * S
-    add(renewals, "later", next_earliest_ms=ms(due))
+    add(renewals, "later", next_earliest=sent_time(ms(due), "nextEarliestWorkTimeUTC"))
     available(ann, now)
     found = offer(ann, now)
     assert found.task is None
@@ -194,7 +195,12 @@ def test_the_clock_clears_an_ended_hold(renewals, api):
 def test_the_hold_starts_when_the_task_becomes_available(renewals, bob, ann):
     now = start()
     due = now + 1000 * S
-    add(renewals, "later-for-bob", preferred_agent="bob", next_earliest_ms=ms(due))
+    add(
+        renewals,
+        "later-for-bob",
+        preferred_agent="bob",
+        next_earliest=sent_time(ms(due), "nextEarliestWorkTimeUTC"),
+    )
     assert stored("later-for-bob").hold_until >= due + HOLD * S - S
     available(ann, due + S)
     assert offer(ann, due + S).reason == "every task is held for other agents"
@@ -232,7 +238,7 @@ def test_order_held_then_due_reschedules_oldest_time_first_then_new_oldest_first
             renewals,
             Locator(client_id=name),
             "WORKED",
-            TaskChanges(next_earliest_ms=ms(now + seconds * S)),
+            TaskChanges(next_earliest=sent_time(ms(now + seconds * S), "nextEarliestWorkTimeUTC")),
             actor=SETUP,
         )
     # WORKED without a next time: no door makes one (a WORKED state needs a time), but a
@@ -381,7 +387,13 @@ def test_a_reschedule_sets_the_next_time_and_is_delivered_again_then(renewals, a
     add(renewals, "c1")
     now = start()
     available(ann, now)
-    close(ann, offer(ann, now).task, "RESCHEDULE", now=now, next_earliest_ms=ms(now + 3600 * S))
+    close(
+        ann,
+        offer(ann, now).task,
+        "RESCHEDULE",
+        now=now,
+        next_earliest=sent_time(ms(now + 3600 * S), "nextEarliestWorkTimeUTC"),
+    )
     shown = api.find("c1")
     assert shown["workedState"] == "WORKED"
     assert shown["nextEarliestWorkTime"] is not None
@@ -402,7 +414,13 @@ def test_a_reschedule_needs_a_time_in_the_future(renewals, ann, offset):
     task = offer(ann, now).task
     when = None if offset is None else ms(now) + offset * 1000
     with pytest.raises(InvalidInput):
-        close(ann, task, "RESCHEDULE", now=now, next_earliest_ms=when)
+        close(
+            ann,
+            task,
+            "RESCHEDULE",
+            now=now,
+            next_earliest=sent_time(when, "nextEarliestWorkTimeUTC"),
+        )
 
 
 def test_an_unknown_outcome_is_refused(renewals, ann):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.models.types import utcnow
+from app.services.values import sent_time
 from tests.api.test_openapi import schema_errors
 from tests.conftest import PLATFORM, sc_headers
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
@@ -85,7 +86,7 @@ def test_an_agent_becomes_available_receives_a_task_and_completes_it(desk, renew
 
 def test_nothing_to_do_answers_a_reason_and_the_next_due_time(desk, renewals, ann):
     due = ms(utcnow()) + 3_600_000
-    add(renewals, "later", next_earliest_ms=due)
+    add(renewals, "later", next_earliest=sent_time(due, "nextEarliestWorkTimeUTC"))
     desk("setAgentState", agent="ann", state="AVAILABLE")
     answer = desk("nextTask", agent="ann")
     assert answer["result"] == "SUCCESS"

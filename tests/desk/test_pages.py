@@ -13,6 +13,7 @@ from app.extensions import db
 from app.models import AgentSession, AgentState, Task, User
 from app.services.people import agents
 from app.services.tasks.changes import Locator, delete_task
+from app.services.values import sent_time
 from tests.conftest import SETUP
 from tests.desk.desk_support import AGENT, desk_session, desk_sign_in, make_agent
 from tests.ui.conftest import PASSWORD, add_task, csrf_token, page, session_for, soup
@@ -341,7 +342,10 @@ def test_nothing_to_do_tells_when_the_next_task_is_due(desk, renewals):
     add_task(
         renewals,
         "c1",
-        next_earliest_ms=int(datetime(2031, 5, 6, 7, 8, tzinfo=UTC).timestamp() * 1000),
+        next_earliest=sent_time(
+            int(datetime(2031, 5, 6, 7, 8, tzinfo=UTC).timestamp() * 1000),
+            "nextEarliestWorkTimeUTC",
+        ),
     )
     post_state(desk, "AVAILABLE")
     idle = page(desk, "/desk").find("article", class_="desk-idle")

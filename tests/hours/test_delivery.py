@@ -19,6 +19,7 @@ from app.services.delivery.seat import Seat
 from app.services.people import agents
 from app.services.schedules import hours, queue_hours
 from app.services.tenants.setup import get_skill_queue
+from app.services.values import sent_time
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     add,
@@ -92,7 +93,13 @@ def test_a_queue_without_a_schedule_is_always_open(acme, renewals, ann):
 
 
 def test_a_closed_queue_with_nothing_ready_does_not_claim_the_reason(renewals, office, ann):
-    add(renewals, "later", next_earliest_ms=int(utc("2026-12-01 15:00").timestamp() * 1000))
+    add(
+        renewals,
+        "later",
+        next_earliest=sent_time(
+            int(utc("2026-12-01 15:00").timestamp() * 1000), "nextEarliestWorkTimeUTC"
+        ),
+    )
     found = ask(ann, SATURDAY)
     assert found.reason == "the next task is due at 2026-12-01 10:00 America/New_York"
 

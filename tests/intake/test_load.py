@@ -20,6 +20,7 @@ from app.services.intake.csvfile import FileRefused, iter_rows
 from app.services.intake.load import load_file
 from app.services.intake.runs import run_load, stored_file
 from app.services.tasks.changes import Locator, TaskChanges, change_status
+from app.services.values import sent_time
 from tests.conftest import SETUP
 from tests.intake.conftest import csv_text, read_report, start, tasks_of
 
@@ -50,7 +51,7 @@ def worked(campaign, client_id: str) -> None:
         campaign,
         Locator(client_id=client_id),
         "WORKED",
-        TaskChanges(next_earliest_ms=NEXT_MS),
+        TaskChanges(next_earliest=sent_time(NEXT_MS, "nextEarliestWorkTimeUTC")),
         actor=SETUP,
     )
     db.session.commit()

@@ -15,10 +15,12 @@ from app.services.intake.load import load_file
 from app.services.intake.writer import Planned, write_batch
 from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task, change_status
 from app.services.tasks.validation import ItemInput, plan_task
+from app.services.values import sent_time
 from tests.conftest import SETUP
 from tests.intake.conftest import csv_text, tasks_of
 
 NEXT_MS = 1893573000000  # 2030-01-02 08:30:00 UTC
+NEXT_TIME = "nextEarliestWorkTimeUTC"
 LATER_MS = 1935817689010  # 2031-05-06 07:08:09.010 UTC
 HEADER = ["Id", "Name", "Phone", "Plan", "SkillQueue", "ItemTimeZone",
           "preferredAgent", "nextEarliestWorkTime"]  # fmt: skip
@@ -137,7 +139,8 @@ def test_the_api_and_a_file_add_and_update_tasks_alike(api, twins, write, tmp_pa
                 api.campaign = campaign.name
                 api.add(case.client_id, case.before_data, **case.before)
                 change_status(campaign, Locator(client_id=case.client_id), "WORKED",
-                              TaskChanges(next_earliest_ms=NEXT_MS), actor=SETUP)  # fmt: skip
+                              TaskChanges(next_earliest=sent_time(NEXT_MS, NEXT_TIME)),
+                              actor=SETUP)  # fmt: skip
                 db.session.commit()
 
     api.campaign = by_api.name

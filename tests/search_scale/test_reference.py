@@ -31,6 +31,7 @@ from app.services.tasks.changes import (
     transfer_task,
 )
 from app.services.tasks.validation import ItemInput
+from app.services.values import sent_time
 from tests.conftest import SETUP
 from tests.search_scale.reference import (
     AGENTS,
@@ -54,7 +55,7 @@ def _add(rng: random.Random, campaign, model: Model, client_id: str, items: dict
         client_id,
         [ItemInput(k, v) for k, v in items.items()],
         preferred_agent=rng.choice(AGENTS),
-        next_earliest_ms=rng.choice(TIMES),
+        next_earliest=sent_time(rng.choice(TIMES), "nextEarliestWorkTimeUTC"),
         actor=SETUP,
     )
     state = model.tasks[task.id][1] if task.id in model.tasks else "NOTWORKED"
@@ -97,7 +98,7 @@ def _generate(rng: random.Random, renewals, winback) -> dict[str, Model]:
                 changes = TaskChanges(
                     skill_queue="Support",
                     preferred_agent=rng.choice(AGENTS),
-                    next_earliest_ms=rng.choice(TIMES),
+                    next_earliest=sent_time(rng.choice(TIMES), "nextEarliestWorkTimeUTC"),
                     time_zone=rng.choice(ZONES),
                 )
                 change_status(campaign, locator, state, changes, actor=SETUP)

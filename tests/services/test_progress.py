@@ -20,6 +20,7 @@ from app.services.errors import InvalidInput, StaleTask, TaskNotFound
 from app.services.people.users import NewUser, add_user
 from app.services.tasks import changes as tasks
 from app.services.tasks.changes import Locator, TaskChanges
+from app.services.values import sent_time
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     HOLD,
@@ -103,7 +104,12 @@ def test_counts_by_worked_state_cover_every_state_and_only_this_campaign(renewal
     for name in ("n1", "n2", "w1", "c1", "r1"):
         add(renewals, name)
     add(winback, "elsewhere")
-    set_state(renewals, "w1", "WORKED", next_earliest_ms=ms(start() + 3600 * S))
+    set_state(
+        renewals,
+        "w1",
+        "WORKED",
+        next_earliest=sent_time(ms(start() + 3600 * S), "nextEarliestWorkTimeUTC"),
+    )
     set_state(renewals, "c1", "COMPLETED")
     set_state(renewals, "r1", "REMOVED")
     counted = progress.campaign_progress(renewals, start())
@@ -128,7 +134,7 @@ def test_closed_tasks_are_in_no_bucket_of_open_tasks(renewals, state):
 def test_a_future_next_earliest_time_waits_until_it_passes(renewals):
     now = start()
     due = now + 600 * S
-    add(renewals, "later", next_earliest_ms=ms(due))
+    add(renewals, "later", next_earliest=sent_time(ms(due), "nextEarliestWorkTimeUTC"))
     assert buckets(renewals, now) == only("waiting")
     assert buckets(renewals, due - S) == only("waiting")
     assert buckets(renewals, due) == only("deliverable")
@@ -158,7 +164,12 @@ def test_a_hold_counts_as_held_until_it_ends_then_deliverable(renewals):
 def test_a_hold_on_a_task_not_yet_due_waits_first(renewals):
     now = start()
     due = now + 600 * S
-    add(renewals, "later-for-bob", preferred_agent="bob", next_earliest_ms=ms(due))
+    add(
+        renewals,
+        "later-for-bob",
+        preferred_agent="bob",
+        next_earliest=sent_time(ms(due), "nextEarliestWorkTimeUTC"),
+    )
     assert buckets(renewals, now) == only("waiting")
     assert buckets(renewals, due) == only("held")  # the hold runs from when it is due
     assert buckets(renewals, due + HOLD * S) == only("deliverable")
@@ -191,9 +202,14 @@ def mixed_campaign(renewals, ann, bob, carl):
     now = t0 + (OFFER_TIMEOUT + 1) * S  # carl's reservation lapsed, bob's runs
     add(renewals, "plain")
     add(renewals, "ended-hold", preferred_agent="not-a-user")  # its hold ended before now
-    add(renewals, "held", preferred_agent="bob", next_earliest_ms=ms(now - 10 * S))
-    add(renewals, "due-since", next_earliest_ms=ms(now - 5 * S))
-    add(renewals, "waiting", next_earliest_ms=ms(now + 3600 * S))
+    add(
+        renewals,
+        "held",
+        preferred_agent="bob",
+        next_earliest=sent_time(ms(now - 10 * S), "nextEarliestWorkTimeUTC"),
+    )
+    add(renewals, "due-since", next_earliest=sent_time(ms(now - 5 * S), "nextEarliestWorkTimeUTC"))
+    add(renewals, "waiting", next_earliest=sent_time(ms(now + 3600 * S), "nextEarliestWorkTimeUTC"))
     add(renewals, "done")
     set_state(renewals, "done", "COMPLETED")
     return now

@@ -21,9 +21,11 @@ from app.services.tasks import changes as tasks
 from app.services.tasks.changes import Locator, TaskChanges
 from app.services.tasks.payload import task_snapshot
 from app.services.tasks.validation import ItemInput
+from app.services.values import sent_time
 
 ACTOR = Actor.system("test")
 NEXT_MS = 1767225600123  # 2026-01-01 00:00:00.123 UTC
+NEXT_TIME = "nextEarliestWorkTimeUTC"
 
 
 def task_records() -> list[AuditRecord]:
@@ -142,7 +144,8 @@ def test_a_status_change_records_the_state_before_and_after(renewals):
     task = add(renewals)
     tasks.change_status(
         renewals, Locator(record_id=task.record_id), "WORKED",
-        TaskChanges(next_earliest_ms=NEXT_MS, skill_queue="Support"), actor=ACTOR,
+        TaskChanges(next_earliest=sent_time(NEXT_MS, NEXT_TIME), skill_queue="Support"),
+        actor=ACTOR,
     )  # fmt: skip
     db.session.commit()
     audit, event = last_change()

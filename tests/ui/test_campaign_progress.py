@@ -13,6 +13,7 @@ from app.services.delivery import progress
 from app.services.schedules import calling_windows
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
+from app.services.values import sent_time
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import add, available, make_agent, ms, offer
 from tests.dnc.dnc_support import put
@@ -48,7 +49,11 @@ def busy(acme, renewals):
     available(ann, utcnow())
     offer(ann, utcnow())
     add(renewals, "free")
-    add(renewals, "later", next_earliest_ms=ms(utcnow() + timedelta(hours=1)))
+    add(
+        renewals,
+        "later",
+        next_earliest=sent_time(ms(utcnow() + timedelta(hours=1)), "nextEarliestWorkTimeUTC"),
+    )
     add(renewals, "for-bob", preferred_agent="bob")
     return renewals
 

@@ -9,6 +9,7 @@ import pytest
 
 from app.extensions import db
 from app.services.tasks.changes import Locator, TaskChanges, change_status
+from app.services.values import sent_time
 from tests.conftest import SETUP
 from tests.ui.conftest import add_task, page, refusal, soup
 
@@ -38,7 +39,7 @@ def tasks(renewals):
         renewals,
         Locator(client_id="R2"),
         "COMPLETED",
-        TaskChanges(next_earliest_ms=NEXT_MS),
+        TaskChanges(next_earliest=sent_time(NEXT_MS, "nextEarliestWorkTimeUTC")),
         actor=SETUP,
     )
     db.session.commit()

@@ -13,6 +13,7 @@ from app.services.search.criteria import SYSTEM_KEYS, Condition
 from app.services.tasks.changes import Locator, TaskChanges, change_status
 from app.services.tasks.validation import ItemInput
 from app.services.tenants.setup import list_skill_queues
+from app.services.values import sent_time
 from tests.conftest import SETUP
 from tests.ui.conftest import add_task, find_form, page, refusal, submit
 
@@ -25,7 +26,7 @@ def set_state(campaign, client_id: str, state: str) -> None:
         campaign,
         Locator(client_id=client_id),
         state,
-        TaskChanges(next_earliest_ms=NEXT_MS),
+        TaskChanges(next_earliest=sent_time(NEXT_MS, "nextEarliestWorkTimeUTC")),
         actor=SETUP,
     )
     db.session.commit()
@@ -189,7 +190,7 @@ def test_results_show_the_tasks_fields_and_link_to_each_task(signed_in, acme, re
         "R1",
         [ItemInput("Name", "Ann Lee"), ItemInput("ItemTimeZone", "Europe/Paris")],
         preferred_agent="agent7",
-        next_earliest_ms=NEXT_MS,
+        next_earliest=sent_time(NEXT_MS, "nextEarliestWorkTimeUTC"),
     )
     other = add_task(renewals, "R2", {"Name": "Bob"})
     shown = page(signed_in, campaign_url(acme, renewals))

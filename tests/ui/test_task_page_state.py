@@ -11,7 +11,7 @@ import pytest
 from app.extensions import db
 from app.services.tasks.changes import Locator, TaskChanges, change_status
 from app.services.tasks.validation import ItemInput
-from app.services.values import to_epoch_ms
+from app.services.values import sent_time, to_epoch_ms
 from tests.conftest import SETUP
 from tests.ui.conftest import add_task, alert, find_form, form_values, page, soup
 from tests.ui.test_task_forms import ROWS, stored
@@ -35,7 +35,9 @@ def task(renewals):
         preferred_agent="agent7",
     )
     changes = TaskChanges(
-        skill_queue="Support", next_earliest_ms=to_epoch_ms(NEXT), time_zone="Asia/Tokyo"
+        skill_queue="Support",
+        next_earliest=sent_time(to_epoch_ms(NEXT), "nextEarliestWorkTimeUTC"),
+        time_zone="Asia/Tokyo",
     )
     change_status(renewals, Locator(record_id=task.record_id), "WORKED", changes, actor=SETUP)
     db.session.commit()

@@ -17,6 +17,7 @@ from app.services.schedules import calling_windows
 from app.services.tasks import changes as tasks
 from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task
 from app.services.tasks.validation import ItemInput
+from app.services.values import sent_time
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     available,
@@ -161,7 +162,7 @@ def test_a_task_due_later_is_not_said_to_wait_for_the_window(renewals, ann):
     due = at(2026, 11, 24, 15, 0)
     add_or_update_task(
         renewals, "later", [ItemInput("Name", "Later")], actor=SETUP,
-        next_earliest_ms=int(due.timestamp() * 1000),
+        next_earliest=sent_time(int(due.timestamp() * 1000), "nextEarliestWorkTimeUTC"),
     )  # fmt: skip
     db.session.commit()
     now = at(2026, 11, 24, 3, 0)

@@ -13,6 +13,7 @@ from app.models import AuditRecord, DncNumber, Task
 from app.services.actors import Actor
 from app.services.delivery import closing
 from app.services.errors import InvalidInput
+from app.services.values import sent_time
 from app.services.work_codes import groups as work_codes
 from tests.conftest import SETUP
 from tests.desk.delivery_support import add, available, events, make_agent, offer, start, stored
@@ -40,7 +41,7 @@ def close(agent, task: Task, now, outcome=None, codes=(), later=False):
         agent,
         task.record_id,
         outcome,
-        next_earliest_ms=ms(LATER) if later else None,
+        next_earliest=sent_time(ms(LATER), "nextEarliestWorkTimeUTC") if later else None,
         work_codes=codes,
         actor=Actor.agent(agent.login_user_id),
         now=now,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from app.models import BulkAction, Campaign, Task, WorkedState
@@ -18,15 +18,18 @@ from app.services.actors import Actor
 from app.services.errors import InvalidInput
 from app.services.tasks import changes as task_service
 from app.services.tasks.changes import TaskChanges
-from app.services.values import format_time, from_epoch_ms
+from app.services.values import format_time, from_epoch_ms, to_epoch_ms
+
+STORED_TIME = "next_earliest_ms"  # the job's stored fields keep epoch milliseconds
 
 
 @dataclass(frozen=True)
 class BulkRequest:
     """An action and its fields, as stored with the job (JSON).
 
-    status: `state`, and optionally `skill_queue`, `time_zone`, `next_earliest_ms`,
-    `preferred_agent` (None leaves a field as it is). transfer: `destination`, optionally
+    status: `state`, and optionally `skill_queue`, `time_zone`, `next_earliest` (stored
+    as `next_earliest_ms`, epoch milliseconds), `preferred_agent` (None leaves a field as
+    it is). transfer: `destination`, optionally
     `skill_queue` and `preferred_agent`. preferred_agent: `preferred_agent` ("" clears it).
     delete: nothing.
     """
@@ -36,22 +39,30 @@ class BulkRequest:
     destination: str | None = None
     skill_queue: str | None = None
     time_zone: str | None = None
-    next_earliest_ms: int | None = None
+    next_earliest: datetime | None = None
     preferred_agent: str | None = None
 
     def fields(self) -> dict[str, Any]:
         """The fields to store: those set, without the action."""
-        return {k: v for k, v in asdict(self).items() if v is not None and k != "action"}
+        fields = {}
+        for name, value in asdict(self).items():
+            if value is not None and name != "action":
+                stored = to_epoch_ms(value) if name == "next_earliest" else value
+                fields[STORED_TIME if name == "next_earliest" else name] = stored
+        return fields
 
     @classmethod
     def stored(cls, action: str, fields: dict[str, Any]) -> BulkRequest:
+        fields = dict(fields)
+        if (ms := fields.pop(STORED_TIME, None)) is not None:
+            fields["next_earliest"] = from_epoch_ms(ms, STORED_TIME)
         return cls(action, **fields)
 
     def changes(self) -> TaskChanges:
         return TaskChanges(
             skill_queue=self.skill_queue,
             preferred_agent=self.preferred_agent,
-            next_earliest_ms=self.next_earliest_ms,
+            next_earliest=self.next_earliest,
             time_zone=self.time_zone,
         )
 
@@ -88,9 +99,8 @@ def _tasks(count: int) -> str:
     return f"{count:,} task{'' if count == 1 else 's'}"
 
 
-def _moment(ms: int) -> str:
-    moment: datetime = from_epoch_ms(ms, "nextEarliestWorkTimeUTC")
-    return f"{format_time(moment)[:16]} UTC"
+def _moment(moment: datetime) -> str:
+    return f"{format_time(moment.astimezone(UTC))[:16]} UTC"
 
 
 def describe(request: BulkRequest, count: int) -> str:
@@ -100,8 +110,8 @@ def describe(request: BulkRequest, count: int) -> str:
         extras.append(f"skill queue {request.skill_queue}")
     if request.time_zone:
         extras.append(f"time zone {request.time_zone}")
-    if request.next_earliest_ms is not None:
-        extras.append(f"next earliest time {_moment(request.next_earliest_ms)}")
+    if request.next_earliest is not None:
+        extras.append(f"next earliest time {_moment(request.next_earliest)}")
     if request.preferred_agent:
         extras.append(f"preferred agent {request.preferred_agent}")
     also = f", with {', '.join(extras)}" if extras else ""

@@ -136,7 +136,8 @@ def check_takes_tasks(campaign: Campaign, field: str = "campaign") -> None:
     """Refuse a new task for an archived campaign (an add, a transfer into it, a file)."""
     if campaign.status == ARCHIVED:
         raise InvalidInput(
-            f"{field} '{campaign.name}' is archived: it takes no new tasks (restore it first)"
+            f"{field} '{campaign.name}' is archived: it takes no new tasks (restore it first)",
+            field=field,
         )
 
 

@@ -96,11 +96,16 @@ def create_campaign(
 ) -> Campaign:
     """Create a campaign with its default skill queue and time zone."""
     if not name.strip() or len(name) > 255:
-        raise InvalidInput("campaign name must be 1 to 255 characters")
+        raise InvalidInput("campaign name must be 1 to 255 characters", field="campaign name")
     if campaign_type not in set(CampaignType):
-        raise InvalidInput(f"campaign type '{campaign_type}' is not one of preview, progressive")
+        raise InvalidInput(
+            f"campaign type '{campaign_type}' is not one of preview, progressive",
+            field="campaign type",
+        )
     if not client_id_field_name.strip() or len(client_id_field_name) > 255:
-        raise InvalidInput("clientId field name must be 1 to 255 characters")
+        raise InvalidInput(
+            "clientId field name must be 1 to 255 characters", field="clientId field name"
+        )
     queue = get_skill_queue(tenant, skill_queue)
     require_time_zone(time_zone, "time zone")
     if find_campaign(tenant, name):
@@ -149,7 +154,10 @@ def update_campaign(
     The defaults apply to tasks added afterwards; tasks already in the campaign keep their
     queue and zone (a transfer or a status change moves them)."""
     if campaign_type is not None and campaign_type not in set(CampaignType):
-        raise InvalidInput(f"campaign type '{campaign_type}' is not one of preview, progressive")
+        raise InvalidInput(
+            f"campaign type '{campaign_type}' is not one of preview, progressive",
+            field="campaign type",
+        )
     queue = get_skill_queue(campaign.tenant, skill_queue) if skill_queue is not None else None
     if time_zone is not None:
         require_time_zone(time_zone, "time zone")

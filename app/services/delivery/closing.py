@@ -38,7 +38,7 @@ from app.services.errors import InvalidInput
 from app.services.tasks.payload import task_snapshot
 from app.services.tasks.trail import trace_change
 from app.services.tasks.writes import hold_end, touch
-from app.services.values import format_time, from_epoch_ms
+from app.services.values import SentTime, checked_time, format_time
 from app.services.work_codes.offers import check_choice
 
 
@@ -79,7 +79,9 @@ def _asked(outcome: str | None) -> Outcome | None:
     if outcome is None:
         return None
     if outcome not in set(Outcome):
-        raise InvalidInput(f"outcome '{outcome}' is not one of {', '.join(Outcome)}")
+        raise InvalidInput(
+            f"outcome '{outcome}' is not one of {', '.join(Outcome)}", field="outcome"
+        )
     return Outcome(outcome)
 
 
@@ -90,11 +92,11 @@ def implied_outcome(codes: Sequence[WorkCodeChoice]) -> Outcome | None:
 
 
 def _next_work(
-    next_earliest_ms: int | None, codes: Sequence[WorkCodeChoice], now: datetime
+    next_earliest: SentTime | None, codes: Sequence[WorkCodeChoice], now: datetime
 ) -> datetime:
     """A RESCHEDULE's time: the one sent, else now plus the longest delay of the chosen
     RESCHEDULE codes (so no code's wait is cut short)."""
-    if next_earliest_ms is None:
+    if next_earliest is None:
         delays = [
             c.reschedule_minutes
             for c in codes
@@ -102,11 +104,14 @@ def _next_work(
         ]
         if delays:
             return now + timedelta(minutes=max(delays))
-        raise InvalidInput("nextEarliestWorkTimeUTC is required to RESCHEDULE")
-    next_work = from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
+        raise InvalidInput(
+            "nextEarliestWorkTimeUTC is required to RESCHEDULE", field="nextEarliestWorkTimeUTC"
+        )
+    next_work = checked_time(next_earliest, "nextEarliestWorkTimeUTC")
     if next_work <= now:
         raise InvalidInput(
-            f"nextEarliestWorkTimeUTC must be in the future (now {format_time(now)} UTC)"
+            f"nextEarliestWorkTimeUTC must be in the future (now {format_time(now)} UTC)",
+            field="nextEarliestWorkTimeUTC",
         )
     return next_work
 
@@ -114,23 +119,24 @@ def _next_work(
 def _closing(
     task: Task,
     asked: Outcome | None,
-    next_earliest_ms: int | None,
+    next_earliest: SentTime | None,
     sent: Sequence,
     now: datetime,
 ) -> Closing:
     pairs = tuple((str(key), str(value)) for key, value in sent)
     chosen = tuple(check_choice(task.skill_queue, pairs) or ())
-    if asked is None and next_earliest_ms is not None:
+    if asked is None and next_earliest is not None:
         asked = Outcome.RESCHEDULE  # a time chosen is a reschedule chosen
     outcome = asked or implied_outcome(chosen)
     if outcome is None:
         raise InvalidInput(
             f"outcome is required: one of {', '.join(Outcome)}"
-            + (", as no work code chosen implies one" if chosen else "")
+            + (", as no work code chosen implies one" if chosen else ""),
+            field="outcome",
         )
     next_work = None
     if outcome == Outcome.RESCHEDULE:
-        next_work = _next_work(next_earliest_ms, chosen, now)
+        next_work = _next_work(next_earliest, chosen, now)
     return Closing(outcome, next_work, pairs, now, chosen)
 
 
@@ -170,7 +176,7 @@ def close_task(
     record_id: str,
     outcome: str | None = None,
     *,
-    next_earliest_ms: int | None = None,
+    next_earliest: SentTime | None = None,
     work_codes: Sequence[tuple[str, str]] = (),
     actor: Actor,
     now: datetime | None = None,
@@ -180,7 +186,7 @@ def close_task(
     now = now or utcnow()
     asked = _asked(outcome)
     task = task_to_close(agent, record_id, now)
-    closing = _closing(task, asked, next_earliest_ms, work_codes, now)
+    closing = _closing(task, asked, next_earliest, work_codes, now)
     for rule in OUTCOME_RULES:
         rule(task, closing)
     before = task_snapshot(task)

@@ -52,7 +52,8 @@ def check_number(value: str) -> str:
     number = value.strip()
     if not is_e164(number):
         raise InvalidInput(
-            f"number '{value}' is not an E.164 number (+ then 2 to 15 digits, e.g. +14155550123)"
+            f"number '{value}' is not an E.164 number (+ then 2 to 15 digits, e.g. +14155550123)",
+            field="number",
         )
     return number
 
@@ -123,7 +124,7 @@ def add_numbers(tenant: Tenant, numbers: Iterable[str], note: str = "", *, actor
     """List these numbers (all or none: one that is not E.164 refuses the lot)."""
     wanted = _unique(check_number(n) for n in numbers)
     if not wanted:
-        raise InvalidInput("give at least one number")
+        raise InvalidInput("give at least one number", field="give at least one number")
     note = check_note(note)
     inserted = insert_numbers(tenant.id, [(n, note) for n in wanted])
     added = [n for n in wanted if n in inserted]
@@ -143,7 +144,7 @@ def remove_numbers(tenant: Tenant, numbers: Iterable[str], *, actor: Actor) -> R
     """Take these numbers off the list; a number that is not on it is said, not refused."""
     wanted = _unique(check_number(n) for n in numbers)
     if not wanted:
-        raise InvalidInput("give at least one number")
+        raise InvalidInput("give at least one number", field="give at least one number")
     found = list(
         db.session.scalars(
             select(DncNumber).where(DncNumber.tenant_id == tenant.id, DncNumber.number.in_(wanted))

@@ -14,14 +14,21 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from app.models import SkillQueue
-from app.services.errors import InvalidInput, ServiceError
+from app.services.errors import ITEMS, InvalidInput, ServiceError
 from app.services.intake.cells import excerpt, excerpts_in
-from app.services.tasks.validation import ItemInput, QueueLookup, TaskPlan, plan_task
-from app.services.values import to_epoch_ms
+from app.services.tasks.validation import (
+    SPECIAL_KEYS,
+    ItemInput,
+    QueueLookup,
+    TaskPlan,
+    plan_task,
+)
+from app.services.values import SentTime, sent_time, to_epoch_ms
 
 PREFERRED_AGENT = "preferredAgent"
 NEXT_WORK_TIME = "nextEarliestWorkTime"
 SKILL_QUEUE = "skillQueue"
+WIRE_TIME_FIELD = "nextEarliestWorkTimeUTC"  # the name a refused time is told by, as the API's
 APPLIED = (PREFERRED_AGENT, NEXT_WORK_TIME, SKILL_QUEUE)
 IGNORED = (
     "previewRecordID",
@@ -58,10 +65,11 @@ class Layout:
         return cls(header, data, system, ignored)
 
 
-def parse_time(value: str) -> int:
-    """Epoch milliseconds from `CCYY-MM-DD HH:MM:SS.mmm` (UTC) or from epoch milliseconds."""
+def parse_time(value: str) -> SentTime:
+    """The time a cell holds, as `CCYY-MM-DD HH:MM:SS.mmm` (UTC) or as epoch milliseconds;
+    a malformed cell is refused now, one out of range when the row's plan checks it."""
     if value.isascii() and value.isdigit():
-        return int(value)
+        return sent_time(int(value), WIRE_TIME_FIELD)
     match = WIRE_TIME.fullmatch(value)
     if not match:
         raise InvalidInput(
@@ -74,16 +82,17 @@ def parse_time(value: str) -> int:
         raise InvalidInput(
             f"{NEXT_WORK_TIME} '{excerpt(value)}' is not a real date and time"
         ) from None
-    return to_epoch_ms(moment) + int((match[3] or "0").ljust(3, "0"))
+    return sent_time(to_epoch_ms(moment) + int((match[3] or "0").ljust(3, "0")), WIRE_TIME_FIELD)
 
 
-def columns_named(message: str, items: list[ItemInput]) -> str:
-    """Speak of columns, not of the API's previewRecordData[n]."""
-    return re.sub(
-        r"previewRecordData\[(\d+)\](\.\w+)?",
-        lambda m: f"column '{items[int(m[1])].key}':",
-        message,
-    )
+def columns_named(error: ServiceError, items: list[ItemInput]) -> str:
+    """The refusal told of the file's columns: a data item by its column, not as the API's
+    previewRecordData[n]."""
+    field = error.field
+    if field is None or field.name != ITEMS or field.index is None:
+        return error.message
+    special = f"{field.part} " if field.part in SPECIAL_KEYS else ""
+    return f"column '{items[field.index].key}': {special}{error.reason}"
 
 
 def plan_row(
@@ -106,7 +115,7 @@ def plan_row(
             items,
             layout.header[0],
             preferred_agent=agent or None,
-            next_earliest_ms=parse_time(when) if when else None,
+            next_earliest=parse_time(when) if when else None,
             queues=queues,
         )
         queue = queues(queue_name, SKILL_QUEUE) if queue_name else None
@@ -116,6 +125,6 @@ def plan_row(
                 f"('{plan.skill_queue.name}') name different queues"
             )
     except ServiceError as error:
-        error.message = excerpts_in(columns_named(error.message, items), cells)
+        error.message = excerpts_in(columns_named(error, items), cells)
         raise
     return plan, queue

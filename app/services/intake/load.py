@@ -142,7 +142,8 @@ def _queue_lookup(campaign: Campaign) -> Callable[[str, str], QueueRef]:
     def lookup(name: str, where: str) -> QueueRef:
         if name not in queues:
             raise InvalidInput(
-                f"{where} '{excerpt(name)}' is not a skill queue of this environment"
+                f"{where} '{excerpt(name)}' is not a skill queue of this environment",
+                field=where,
             )
         return queues[name]
 

@@ -86,7 +86,7 @@ def as_update(plan: TaskPlan, task: Existing, campaign_key: str) -> TaskPlan:
     try:
         return keyed(plan, key)
     except ServiceError as error:
-        error.message = columns_named(error.message, plan.items[1:])
+        error.message = columns_named(error, plan.items[1:])
         raise
 
 

@@ -89,7 +89,9 @@ def _email(value: str | None, field: str) -> str | None:
     try:
         return validate_email(value, check_deliverability=False).normalized
     except EmailNotValidError as error:
-        raise InvalidInput(f"{field} '{value}' is not a valid e-mail address: {error}") from None
+        raise InvalidInput(
+            f"{field} '{value}' is not a valid e-mail address: {error}", field=field
+        ) from None
 
 
 def _checked(tenant: Tenant, new: NewUser) -> NewUser:
@@ -100,17 +102,21 @@ def _checked(tenant: Tenant, new: NewUser) -> NewUser:
         ("userTemplateName", new.user_template_name),
     ):
         if not value.strip():
-            raise InvalidInput(f"{field} must not be empty")
+            raise InvalidInput(f"{field} must not be empty", field=field)
         if len(value) > (255 if field in ("loginUserId", "userTemplateName") else MAX_NAME):
-            raise InvalidInput(f"{field} is too long")
+            raise InvalidInput(f"{field} is too long", field=field)
     if new.create_in_instance and not INSTANCE_USERNAME.fullmatch(new.login_user_id):
         raise InvalidInput(
-            "loginUserId must be 1 to 100 letters, digits or _ . @ - to be created in the instance"
+            "loginUserId must be 1 to 100 letters, digits or _ . @ - to be created in the instance",
+            field="loginUserId",
         )
     primary = None
     if tenant.auth_mode == AuthMode.DIRECTORY:
         if not new.primary_email:
-            raise InvalidInput("primaryEmailAddr is required for directory-linked environments")
+            raise InvalidInput(
+                "primaryEmailAddr is required for directory-linked environments",
+                field="primaryEmailAddr",
+            )
         primary = _email(new.primary_email, "primaryEmailAddr")
     secondary = _email(new.secondary_email, "secondaryEmailAddr")
     return NewUser(
@@ -203,7 +209,8 @@ def add_user(tenant: Tenant, new: NewUser, *, actor: Actor) -> User:
     template = find_user_template(tenant, new.user_template_name)
     if template is None:
         raise InvalidInput(
-            f"userTemplateName '{new.user_template_name}' is not a user template of {tenant.label}"
+            f"userTemplateName '{new.user_template_name}' is not a user template of {tenant.label}",
+            field="userTemplateName",
         )
     if find_user(tenant, new.login_user_id):
         raise Conflict(f"user '{new.login_user_id}' already exists in {tenant.label}")

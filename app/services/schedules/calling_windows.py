@@ -73,16 +73,16 @@ def next_window_opening(campaign: Campaign, zone: str, after: datetime) -> datet
 
 def _check_window(opens: int | None, closes: int | None) -> None:
     if opens is None and closes is not None:
-        raise InvalidInput("opening time is required with a closing time")
+        raise InvalidInput("opening time is required with a closing time", field="opening time")
     if closes is None and opens is not None:
-        raise InvalidInput("closing time is required with an opening time")
+        raise InvalidInput("closing time is required with an opening time", field="closing time")
     if opens is None:
         return
     for name, minute in (("opening time", opens), ("closing time", closes)):
         if not 0 <= minute < DAY:
-            raise InvalidInput(f"{name} must be 00:00 to 23:59")
+            raise InvalidInput(f"{name} must be 00:00 to 23:59", field=name)
     if opens == closes:
-        raise InvalidInput("closing time must differ from the opening time")
+        raise InvalidInput("closing time must differ from the opening time", field="closing time")
 
 
 def _said(window: Window | None) -> str | None:
@@ -111,7 +111,10 @@ def set_calling_window(
 def set_max_attempts(campaign: Campaign, n: int | None, *, actor: Actor) -> int | None:
     """Set how many attempts a task of the campaign may have (1 to 1000; none: no limit)."""
     if n is not None and not 1 <= n <= MAX_ATTEMPTS:
-        raise InvalidInput(f"maximum attempts must be 1 to {MAX_ATTEMPTS}, or none for no limit")
+        raise InvalidInput(
+            f"maximum attempts must be 1 to {MAX_ATTEMPTS}, or none for no limit",
+            field="maximum attempts",
+        )
     before = {"maxAttempts": campaign.max_attempts}
     campaign.max_attempts = n
     _record(actor, campaign, "campaign.max_attempts_set", before, {"maxAttempts": n})

@@ -45,7 +45,9 @@ FIRST_DATE, LAST_DATE = date(1970, 1, 1), date(2199, 12, 31)
 
 def check_date(day: date) -> date:
     if not FIRST_DATE <= day <= LAST_DATE:
-        raise InvalidInput(f"date {day.isoformat()} must be between {FIRST_DATE} and {LAST_DATE}")
+        raise InvalidInput(
+            f"date {day.isoformat()} must be between {FIRST_DATE} and {LAST_DATE}", field="date"
+        )
     return day
 
 
@@ -149,7 +151,8 @@ def check_name(name: str) -> str:
     name = (name or "").strip()
     if not 1 <= len(name) <= NAME_LENGTH or not all(c.isalnum() or c in " -" for c in name):
         raise InvalidInput(
-            f"schedule name must be 1 to {NAME_LENGTH} letters, digits, hyphens or spaces"
+            f"schedule name must be 1 to {NAME_LENGTH} letters, digits, hyphens or spaces",
+            field="schedule name",
         )
     return name
 

@@ -169,13 +169,15 @@ def parse_holidays(text: str | None) -> tuple[str, str | None] | None:
     if len(country) != 2 or country not in known:
         raise InvalidInput(
             f"holidays '{text}': '{country}' is not a country with a holiday calendar "
-            "(a two-letter ISO 3166 code, e.g. US or GB)"
+            "(a two-letter ISO 3166 code, e.g. US or GB)",
+            field="holidays",
         )
     if subdivision and subdivision not in known[country]:
         examples = ", ".join(known[country][:4]) or "none"
         raise InvalidInput(
             f"holidays '{text}': '{subdivision}' is not a subdivision of {country} "
-            f"(e.g. {examples})"
+            f"(e.g. {examples})",
+            field="holidays",
         )
     return country, subdivision or None
 

@@ -45,7 +45,7 @@ from app.services.tasks.trail import trace_changes
 from app.services.tasks.validation import ItemInput, check_agent
 from app.services.tasks.writes import client_id_key, keyed, touch
 from app.services.tenants.setup import get_skill_queue
-from app.services.values import from_epoch_ms, require_time_zone
+from app.services.values import SentTime, checked_time, require_time_zone
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class TaskChanges:
 
     skill_queue: str | None = None
     preferred_agent: str | None = None
-    next_earliest_ms: int | None = None
+    next_earliest: SentTime | None = None
     time_zone: str | None = None
 
 
@@ -75,7 +75,7 @@ def add_or_update_task(
     record_id: str | None = None,
     client_id_field_name: str | None = None,
     preferred_agent: str | None = None,
-    next_earliest_ms: int | None = None,
+    next_earliest: SentTime | None = None,
     expected_version: int | None = None,
     actor: Actor,
 ) -> tuple[Task, bool]:
@@ -85,7 +85,7 @@ def add_or_update_task(
     added by one INSERT that yields to the task holding it (which is then updated).
     `expected_version`, when given, refuses to update a task changed since it was read.
     """
-    options = {"preferred_agent": preferred_agent, "next_earliest_ms": next_earliest_ms}
+    options = {"preferred_agent": preferred_agent, "next_earliest": next_earliest}
     plan = plan_add_or_update(
         campaign, client_id, items, record_id, client_id_field_name, **options
     )
@@ -116,7 +116,7 @@ def add_task(
     items: list[ItemInput],
     *,
     preferred_agent: str | None = None,
-    next_earliest_ms: int | None = None,
+    next_earliest: SentTime | None = None,
     actor: Actor,
 ) -> Task:
     """Add a new task; unlike add_or_update_task, an existing clientId is refused."""
@@ -130,7 +130,7 @@ def add_task(
         client_id,
         items,
         preferred_agent=preferred_agent,
-        next_earliest_ms=next_earliest_ms,
+        next_earliest=next_earliest,
         actor=actor,
     )
     return task
@@ -169,8 +169,8 @@ def check_changes(tenant: Tenant, changes: TaskChanges) -> CheckedChanges:
         require_time_zone(changes.time_zone, "timeZone")
     check_agent(changes.preferred_agent)
     next_work = None
-    if changes.next_earliest_ms is not None:
-        next_work = from_epoch_ms(changes.next_earliest_ms, "nextEarliestWorkTimeUTC")
+    if changes.next_earliest is not None:
+        next_work = checked_time(changes.next_earliest, "nextEarliestWorkTimeUTC")
     return CheckedChanges(queue or None, changes.time_zone, changes.preferred_agent, next_work)
 
 
@@ -209,10 +209,14 @@ def check_status(state: str, changes: TaskChanges) -> None:
     """Refuse a worked state that does not exist, or WORKED without a next earliest time."""
     if state not in set(WorkedState):
         raise InvalidInput(
-            f"previewRecordStateEnum '{state}' is not one of {', '.join(WorkedState)}"
+            f"previewRecordStateEnum '{state}' is not one of {', '.join(WorkedState)}",
+            field="previewRecordStateEnum",
         )
-    if state == WorkedState.WORKED and changes.next_earliest_ms is None:
-        raise InvalidInput("nextEarliestWorkTimeUTC is required when the new state is WORKED")
+    if state == WorkedState.WORKED and changes.next_earliest is None:
+        raise InvalidInput(
+            "nextEarliestWorkTimeUTC is required when the new state is WORKED",
+            field="nextEarliestWorkTimeUTC",
+        )
 
 
 def change_status(
@@ -281,7 +285,10 @@ def transfer_destination(tenant: Tenant, name: str) -> Campaign:
     """The campaign a transfer names, or NotFound."""
     destination = find_campaign(tenant, name)
     if destination is None:
-        raise NotFound(f"transferToCampaign '{name}' is not a campaign of this environment")
+        raise NotFound(
+            f"transferToCampaign '{name}' is not a campaign of this environment",
+            field="transferToCampaign",
+        )
     return destination
 
 
@@ -339,7 +346,9 @@ def _check_free(destination: Campaign, client_ids: list[str]) -> None:
         )
     ).first()
     if taken is not None:
-        raise Conflict(f"clientId '{taken}' already exists in campaign '{destination.name}'")
+        raise Conflict(
+            f"clientId '{taken}' already exists in campaign '{destination.name}'", field="clientId"
+        )
 
 
 def set_preferred_agent(

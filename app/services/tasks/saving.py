@@ -138,7 +138,7 @@ def _rename(task: Task, client_id: str) -> None:
         return
     message = f"clientId '{client_id}' already belongs to another task of the campaign"
     if by_client_id(task.campaign, client_id) is not None:
-        raise Conflict(message)
+        raise Conflict(message, field="clientId")
     task.client_id = client_id
     flush_or_conflict(message)
 
@@ -149,7 +149,7 @@ def flush_or_conflict(message: str) -> None:
         with db.session.begin_nested():
             db.session.flush()
     except IntegrityError:
-        raise Conflict(message) from None
+        raise Conflict(message, field="clientId") from None
 
 
 def _replace_items(task: Task, items: list[ItemInput]) -> None:

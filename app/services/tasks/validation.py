@@ -5,13 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from app.models import SkillQueue, Tenant
-from app.services.errors import InvalidClientId, InvalidDataKey, InvalidInput
+from app.services.errors import (
+    ITEMS,
+    InvalidClientId,
+    InvalidDataKey,
+    InvalidInput,
+    ServiceError,
+    item_field,
+)
 from app.services.tenants.setup import get_skill_queue
 from app.services.values import (
-    from_epoch_ms,
+    SentTime,
+    checked_time,
     is_e164,
     is_phone_key,
     parse_number,
@@ -27,10 +35,13 @@ MAX_KEY = 255
 # A PostgreSQL b-tree entry holds at most about 2,700 bytes; the value is indexed.
 MAX_VALUE_BYTES = 2000
 
+T = TypeVar("T")
+
 MAX_CRITERIA = 50  # search criteria in one search
 
 SKILL_QUEUE_KEY = "SkillQueue"
 TIME_ZONE_KEY = "ItemTimeZone"
+SPECIAL_KEYS = frozenset({SKILL_QUEUE_KEY, TIME_ZONE_KEY})  # a refusal of one names its value
 
 
 class ItemInput(NamedTuple):
@@ -56,32 +67,49 @@ class SpecialItems:
     time_zone: str | None
 
 
-def _item_problem(item: ItemInput) -> str | None:
-    """What is wrong with one item, as `<field> <reason>`, or None."""
+def _item_problem(item: ItemInput) -> tuple[str, str] | None:
+    """What is wrong with one item, as (the part at fault, the reason), or None."""
     key, value, order = item
     if not key.strip():
-        return "key must not be empty"
+        return "key", "must not be empty"
     if len(key) > MAX_KEY:
-        return f"key must be at most {MAX_KEY} characters"
+        return "key", f"must be at most {MAX_KEY} characters"
     # A UTF-8 character takes at most 4 bytes: only long values need encoding to measure.
     if len(value) * 4 > MAX_VALUE_BYTES and len(value.encode()) > MAX_VALUE_BYTES:
-        return f"value must be at most {MAX_VALUE_BYTES} bytes"
+        return "value", f"must be at most {MAX_VALUE_BYTES} bytes"
     if order is not None and order <= 0:
-        return "displayOrder must be greater than zero"
+        return "displayOrder", "must be greater than zero"
     if order is not None and order > MAX_INT:
-        return f"displayOrder must be at most {MAX_INT}"
+        return "displayOrder", f"must be at most {MAX_INT}"
     # An empty phone value means the record has no such number; anything else must dial.
     if value and is_phone_key(key) and not is_e164(value):
-        return (
-            f"value '{value}' of phone key '{key}' is not an E.164 number "
+        return "value", (
+            f"'{value}' of phone key '{key}' is not an E.164 number "
             "(a plus sign, the country code and digits, e.g. +14155550123)"
         )
     return None
 
 
+def item_refusal(
+    index: int, part: str, reason: str, kind: type[ServiceError] = InvalidInput
+) -> ServiceError:
+    """A refusal of one part of one data item, told as the API tells it."""
+    field = item_field(index, part)
+    return kind(f"{field} {reason}", field=field, reason=reason)
+
+
 def _check_item(index: int, item: ItemInput) -> None:
     if problem := _item_problem(item):
-        raise InvalidInput(f"previewRecordData[{index}].{problem}")
+        raise item_refusal(index, *problem)
+
+
+def _special(index: int, item: ItemInput, check: Callable[[str, str], T]) -> T:
+    """The value of a special item, checked; a refusal names the item and its key."""
+    try:
+        return check(item.value, f"{item_field(index)} {item.key}")
+    except InvalidInput as error:
+        error.field = item_field(index, item.key)  # its reason already leaves the name out
+        raise
 
 
 QueueLookup = Callable[[str, str], SkillQueue]
@@ -99,18 +127,18 @@ def validate_items(
     """
     queues = queues or (lambda name, field: get_skill_queue(tenant, name, field))
     if len(items) > MAX_ITEMS:
-        raise InvalidInput(f"previewRecordData holds at most {MAX_ITEMS} items")
+        raise InvalidInput(f"{ITEMS} holds at most {MAX_ITEMS} items", field=ITEMS)
     seen: set[str] = set()
     queue, zone = None, None
     for index, item in enumerate(items):
         _check_item(index, item)
         if item.key in seen:
-            raise InvalidInput(f"previewRecordData[{index}].key '{item.key}' is sent twice")
+            raise item_refusal(index, "key", f"'{item.key}' is sent twice")
         seen.add(item.key)
         if item.key == SKILL_QUEUE_KEY:
-            queue = queues(item.value, f"previewRecordData[{index}] SkillQueue")
+            queue = _special(index, item, queues)
         elif item.key == TIME_ZONE_KEY:
-            zone = require_time_zone(item.value, f"previewRecordData[{index}] ItemTimeZone")
+            zone = _special(index, item, require_time_zone)
     return SpecialItems(queue, zone)
 
 
@@ -145,14 +173,16 @@ def criterion_problem(key: str, value: str) -> str | None:
 
 def check_agent(agent: str | None) -> None:
     if agent is not None and len(agent) > MAX_AGENT:
-        raise InvalidInput(f"preferredAgent must be at most {MAX_AGENT} characters")
+        raise InvalidInput(
+            f"preferredAgent must be at most {MAX_AGENT} characters", field="preferredAgent"
+        )
 
 
 def check_client_id(client_id: str | None) -> str:
     if client_id is None or not client_id.strip():
-        raise InvalidClientId("clientId is required")
+        raise InvalidClientId("clientId is required", field="clientId")
     if len(client_id) > MAX_CLIENT_ID:
-        raise InvalidInput(f"clientId must be at most {MAX_CLIENT_ID} characters")
+        raise InvalidInput(f"clientId must be at most {MAX_CLIENT_ID} characters", field="clientId")
     return client_id
 
 
@@ -160,9 +190,11 @@ def check_client_id_key(items: list[ItemInput], field_name: str) -> None:
     """Refuse a data item under the key the clientId is stored under."""
     for index, item in enumerate(items):
         if item.key == field_name:
-            raise InvalidDataKey(
-                f"previewRecordData[{index}].key '{item.key}' is the clientId field name; "
-                "send the id as clientId"
+            raise item_refusal(
+                index,
+                "key",
+                f"'{item.key}' is the clientId field name; send the id as clientId",
+                InvalidDataKey,
             )
 
 
@@ -173,7 +205,7 @@ def plan_task(
     field_name: str,
     *,
     preferred_agent: str | None = None,
-    next_earliest_ms: int | None = None,
+    next_earliest: SentTime | None = None,
     queues: QueueLookup | None = None,
 ) -> TaskPlan:
     """Apply every add/update rule to one task's input, without touching the database.
@@ -183,14 +215,16 @@ def plan_task(
     """
     client_id = check_client_id(client_id)
     if items is None:
-        raise InvalidInput("previewRecordData is required")
+        raise InvalidInput(f"{ITEMS} is required", field=ITEMS)
     check_client_id_key(items, field_name)
     if len(field_name) > 255:
-        raise InvalidInput("clientIdFieldName must be at most 255 characters")
+        raise InvalidInput(
+            "clientIdFieldName must be at most 255 characters", field="clientIdFieldName"
+        )
     check_agent(preferred_agent)
     next_work = None
-    if next_earliest_ms is not None:
-        next_work = from_epoch_ms(next_earliest_ms, "nextEarliestWorkTimeUTC")
+    if next_earliest is not None:
+        next_work = checked_time(next_earliest, "nextEarliestWorkTimeUTC")
     specials = validate_items(tenant, items, queues)
     return TaskPlan(
         client_id,

@@ -62,7 +62,7 @@ def create_tenant(
     """Register a company environment; its first API key is issued separately."""
     for name, value in (("company code", company_code), ("environment", environment)):
         if not value.strip() or len(value) > 128:
-            raise InvalidInput(f"{name} must be 1 to 128 characters")
+            raise InvalidInput(f"{name} must be 1 to 128 characters", field=name)
     if region not in REGIONS:
         raise InvalidInput(f"region '{region}' is not one of {', '.join(REGIONS)}")
     if auth_mode not in set(AuthMode):
@@ -88,7 +88,7 @@ def create_tenant(
 
 def _check_name(name: str, what: str) -> None:
     if not name.strip() or len(name) > 255:
-        raise InvalidInput(f"{what} name must be 1 to 255 characters")
+        raise InvalidInput(f"{what} name must be 1 to 255 characters", field=f"{what} name")
 
 
 def find_skill_queue(tenant: Tenant, name: str) -> SkillQueue | None:
@@ -98,7 +98,9 @@ def find_skill_queue(tenant: Tenant, name: str) -> SkillQueue | None:
 def get_skill_queue(tenant: Tenant, name: str, field: str = "skill queue") -> SkillQueue:
     queue = find_skill_queue(tenant, name)
     if queue is None:
-        raise InvalidInput(f"{field} '{name}' is not a skill queue of this environment")
+        raise InvalidInput(
+            f"{field} '{name}' is not a skill queue of this environment", field=field
+        )
     return queue
 
 
@@ -113,7 +115,7 @@ def list_skill_queues(tenant: Tenant) -> list[SkillQueue]:
 def create_skill_queue(tenant: Tenant, name: str, *, actor: Actor) -> SkillQueue:
     _check_name(name, "skill queue")
     if find_skill_queue(tenant, name):
-        raise Conflict(f"skill queue '{name}' already exists")
+        raise Conflict(f"skill queue '{name}' already exists", field="skill queue")
     queue = SkillQueue(tenant=tenant, name=name)
     db.session.add(queue)
     db.session.flush()
@@ -191,9 +193,15 @@ class TemplateSettings:
         if any(value is not None and not _CONNECT_ID.fullmatch(value) for value in ids):
             raise InvalidInput("profile and group ids are 1 to 256 letters, digits or :/_.-")
         if self.phone_type not in set(PhoneType):
-            raise InvalidInput(f"phone type '{self.phone_type}' is not SOFT_PHONE or DESK_PHONE")
+            raise InvalidInput(
+                f"phone type '{self.phone_type}' is not SOFT_PHONE or DESK_PHONE",
+                field="phone type",
+            )
         if not 0 <= self.after_contact_work_seconds <= 2**31 - 1:
-            raise InvalidInput("after-contact work time must be 0 to 2147483647 seconds")
+            raise InvalidInput(
+                "after-contact work time must be 0 to 2147483647 seconds",
+                field="after-contact work time",
+            )
         if self.phone_type == PhoneType.DESK_PHONE and not (
             self.desk_phone_number and is_e164(self.desk_phone_number)
         ):

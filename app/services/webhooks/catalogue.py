@@ -44,7 +44,8 @@ def check_event_types(types: Iterable[str]) -> list[str]:
     if unknown:
         raise InvalidInput(
             f"event type {', '.join(repr(t) for t in unknown)} is unknown; "
-            f"known types: {', '.join(EVENT_TYPES)}"
+            f"known types: {', '.join(EVENT_TYPES)}",
+            field="event type",
         )
     return [t for t in EVENT_TYPES if t in wanted]
 

@@ -38,35 +38,37 @@ def check_url(url: str) -> str:
     host is not (and does not now resolve to) an address webhooks are not sent to."""
     url = (url or "").strip()
     if not url:
-        raise InvalidInput("url is required")
+        raise InvalidInput("url is required", field="url")
     if len(url) > MAX_URL_LENGTH:
-        raise InvalidInput(f"url must be at most {MAX_URL_LENGTH} characters")
+        raise InvalidInput(f"url must be at most {MAX_URL_LENGTH} characters", field="url")
     if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
-        raise InvalidInput("url must not contain spaces or control characters")
+        raise InvalidInput("url must not contain spaces or control characters", field="url")
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https"):
-        raise InvalidInput("url must start with http:// or https://")
+        raise InvalidInput("url must start with http:// or https://", field="url")
     if parts.username is not None or parts.password is not None:
-        raise InvalidInput("url must not hold a user name or password")
+        raise InvalidInput("url must not hold a user name or password", field="url")
     try:
         host, _port = parts.hostname, parts.port
     except ValueError:
-        raise InvalidInput("url has an invalid port") from None
+        raise InvalidInput("url has an invalid port", field="url") from None
     if not host:
-        raise InvalidInput("url must name a host")
+        raise InvalidInput("url must name a host", field="url")
     if parts.fragment:
-        raise InvalidInput("url must not have a #fragment (it is never sent)")
+        raise InvalidInput("url must not have a #fragment (it is never sent)", field="url")
     try:
         check_host(host, _port or (443 if parts.scheme.lower() == "https" else 80))
     except AddressRefused as refused:
-        raise InvalidInput(f"url {refused}") from None
+        raise InvalidInput(f"url {refused}", field="url") from None
     return url
 
 
 def _description(text: str | None) -> str:
     text = (text or "").strip()
     if len(text) > MAX_DESCRIPTION_LENGTH:
-        raise InvalidInput(f"description must be at most {MAX_DESCRIPTION_LENGTH} characters")
+        raise InvalidInput(
+            f"description must be at most {MAX_DESCRIPTION_LENGTH} characters", field="description"
+        )
     return text
 
 

@@ -79,11 +79,13 @@ def parse_since(text: str | None, now: datetime | None = None) -> datetime:
     try:
         since = datetime.fromisoformat(text.replace("Z", "+00:00").replace(" ", "T"))
     except ValueError:
-        raise InvalidInput("since must be a date and time such as 2026-03-01T09:00 (UTC)") from None
+        raise InvalidInput(
+            "since must be a date and time such as 2026-03-01T09:00 (UTC)", field="since"
+        ) from None
     if since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
     if since > (now or utcnow()):
-        raise InvalidInput("since must not be in the future")
+        raise InvalidInput("since must not be in the future", field="since")
     return since.astimezone(UTC)
 
 

@@ -107,7 +107,7 @@ def code_by_id(group: WorkCodeGroup, code_id: int) -> WorkCodeChoice | None:
 def _name(name: str, what: str) -> str:
     name = (name or "").strip()
     if not name or len(name) > MAX_NAME:
-        raise InvalidInput(f"{what} name must be 1 to {MAX_NAME} characters")
+        raise InvalidInput(f"{what} name must be 1 to {MAX_NAME} characters", field=f"{what} name")
     return name
 
 
@@ -176,17 +176,25 @@ def group_tenant(group: WorkCodeGroup) -> Tenant:
 
 def _settings(settings: CodeSettings) -> CodeSettings:
     if len(settings.description or "") > MAX_DESCRIPTION:
-        raise InvalidInput(f"description must be at most {MAX_DESCRIPTION} characters")
+        raise InvalidInput(
+            f"description must be at most {MAX_DESCRIPTION} characters", field="description"
+        )
     if settings.outcome is not None and settings.outcome not in OUTCOMES:
-        raise InvalidInput(f"outcome '{settings.outcome}' is not one of {', '.join(OUTCOMES)}")
+        raise InvalidInput(
+            f"outcome '{settings.outcome}' is not one of {', '.join(OUTCOMES)}", field="outcome"
+        )
     minutes = settings.reschedule_minutes
     if minutes is not None:
         if settings.outcome != "RESCHEDULE":
-            raise InvalidInput("delay is only for a code whose outcome is RESCHEDULE")
+            raise InvalidInput(
+                "delay is only for a code whose outcome is RESCHEDULE", field="delay"
+            )
         if not 1 <= minutes <= MAX_DELAY_MINUTES:
-            raise InvalidInput(f"delay must be 1 to {MAX_DELAY_MINUTES} minutes (366 days)")
+            raise InvalidInput(
+                f"delay must be 1 to {MAX_DELAY_MINUTES} minutes (366 days)", field="delay"
+            )
     if not -1_000_000 <= settings.sort_order <= 1_000_000:
-        raise InvalidInput("sort order must be between -1000000 and 1000000")
+        raise InvalidInput("sort order must be between -1000000 and 1000000", field="sort order")
     return CodeSettings(**{**asdict(settings), "description": settings.description or ""})
 
 
