@@ -72,8 +72,10 @@ format: install
 	$(BIN)/ruff check --fix app tests bench wsgi.py
 	$(BIN)/ruff format app tests bench wsgi.py
 
+# Every part of the benchmark, or those PARTS names ("search api"); docs/benchmarks.md is
+# written from their output (the sections of the parts not run are kept).
 bench: install
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(PARTS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,6 +1,6 @@
-"""The README's API examples run as pasted: every `sh` block of its three API sections that
-talks to the server, in order, is one bash script, run against a live gunicorn on a port of
-its own with the demo data, and every answer is checked. Docs that drift from the service
+"""The API examples of docs/apis.md run as pasted: every `sh` block of its three API sections
+that talks to the server, in order, is one bash script, run against a live gunicorn on a port
+of its own with the demo data, and every answer is checked. Docs that drift from the service
 fail here."""
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from tests.servers import gunicorn
 
 pytestmark = pytest.mark.server
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-SECTIONS = ("Preview Campaign Realtime API", "User Provisioning API", "The agents' desk")
+APIS = Path(__file__).resolve().parents[1] / "docs" / "apis.md"
+SECTIONS = ("Preview Campaign Realtime API", "User Provisioning API", "Desk API")
 # The actions the sequence must show, in the order it calls them.
 CALLS = [
     "addOrUpdateCampaignRecord",
@@ -49,14 +49,14 @@ CALL = re.compile(r"curl -sS \"\$\{H\[@\]\}\" \$\w+/([\w-]+)")
 
 
 def sections(text: str) -> dict[str, str]:
-    """The README's `## ` sections by title."""
+    """The page's `## ` sections by title."""
     parts = re.split(r"^## (.+)$", text, flags=re.MULTILINE)
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
 def curl_sequence() -> str:
     """The sh blocks of the API sections that set up or make a call, as one script."""
-    found = sections(README.read_text())
+    found = sections(APIS.read_text())
     blocks = [
         block
         for title in SECTIONS
@@ -84,7 +84,7 @@ def succeeded(answer: dict) -> bool:
     return answer.get("result") == "SUCCESS"
 
 
-def test_the_readme_sequence_shows_every_api_call():
+def test_the_sequence_shows_every_api_call():
     script = curl_sequence()
     assert CALL.findall(script) == CALLS
     assert script.count("curl ") == len(CALLS)  # none written another way
@@ -101,9 +101,9 @@ def seeded(app, tmp_path) -> Path:
     return tmp_path
 
 
-def test_the_readme_api_examples_run_as_pasted(app, database_uri, seeded, tmp_path):
+def test_the_api_examples_run_as_pasted(app, database_uri, seeded, tmp_path):
     log = tmp_path / "gunicorn.log"
-    with gunicorn(database_uri, log, 1, "readme-test") as server:
+    with gunicorn(database_uri, log, 1, "docs-examples-test") as server:
         port = urlsplit(server.url).port
         run = subprocess.run(
             ["bash", "-c", "set -euo pipefail\n" + curl_sequence()],
