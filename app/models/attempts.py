@@ -8,7 +8,7 @@ stay (their task becomes NULL) and an attempt keeps the campaign and queue it wa
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String
@@ -73,3 +73,23 @@ class Attempt(db.Model):
     @property
     def is_open(self) -> bool:
         return self.ended_how is None
+
+    @property
+    def preview_time(self) -> timedelta | None:
+        """Delivery to the call's start; without a call, to the attempt's end."""
+        until = self.call_started_at or self.ended_at
+        return None if until is None else until - self.delivered_at
+
+    @property
+    def call_time(self) -> timedelta | None:
+        """The call's start to its end."""
+        if self.call_started_at is None or self.call_ended_at is None:
+            return None
+        return self.call_ended_at - self.call_started_at
+
+    @property
+    def wrap_up_time(self) -> timedelta | None:
+        """The call's end to the close."""
+        if self.call_ended_at is None or self.closed_at is None:
+            return None
+        return self.closed_at - self.call_ended_at
