@@ -9,14 +9,16 @@ import flask_migrate
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, inspect, make_url, text
+from sqlalchemy import create_engine, func, inspect, make_url, select, text, update
 
 from app import config, create_app
 from app.extensions import db
-from app.models import IntakeLoad
+from app.models import Attempt, IntakeLoad, Task
 from app.models.search_index import is_search_index
 from app.services.campaigns.setup import find_campaign
-from tests.conftest import make_tenant
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
+from tests.conftest import SETUP, make_tenant
 
 
 @pytest.fixture
@@ -115,3 +117,22 @@ def test_intake_loads_from_before_0018_keep_no_starter(fresh_app):
     flask_migrate.upgrade()
     kept = db.session.get(IntakeLoad, load_id)
     assert (kept.file_name, kept.started_by_kind, kept.started_by_id) == ("f.csv", None, None)
+
+
+def test_tasks_worked_before_0019_get_no_invented_attempts(fresh_app):
+    """The ledger starts empty: a task worked (and one held) before it keeps its counts and
+    gets no attempt, as no agent, time or result of those attempts was recorded."""
+    flask_migrate.upgrade(revision="0018")
+    tenant, _ = make_tenant()
+    items = [ItemInput("Phone", "+14155550100")]
+    add_or_update_task(find_campaign(tenant, "Renewals"), "c1", items, actor=SETUP)
+    db.session.execute(
+        update(Task).values(worked_state="WORKED", work_attempts=2, reserved_by_id=1)
+    )
+    db.session.commit()
+    worked = db.session.scalar(select(func.count()).select_from(Task))
+    db.session.remove()
+    flask_migrate.upgrade()
+    assert worked > 0
+    assert db.session.scalar(select(func.count()).select_from(Attempt)) == 0
+    assert db.session.scalar(select(func.min(Task.work_attempts))) == 2

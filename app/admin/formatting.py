@@ -1,8 +1,8 @@
-"""Template filters: times in UTC and in a task's own zone, ages."""
+"""Template filters: times in UTC and in a task's own zone, ages, call lengths."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from app.admin.blueprint import bp
@@ -37,3 +37,15 @@ def age(moment: datetime) -> str:
             count = seconds // size
             return f"{count} {unit}{'s' if count != 1 else ''}"
     return "just now"
+
+
+@bp.app_template_filter("seconds")
+def seconds(span: timedelta | None) -> str:
+    """A call's or a preview's length to the second: "42 s", "3 min 05 s", "1 h 02 min"."""
+    if span is None:
+        return "—"
+    total = max(0, int(span.total_seconds()))
+    hours, minutes, secs = total // 3600, total // 60 % 60, total % 60
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"

@@ -37,6 +37,7 @@ from app.admin.items import item_inputs, sent_rows
 from app.admin.prg import form_post
 from app.admin.problems import words
 from app.models import Task, Tenant
+from app.services.calls.ledger import task_attempts
 from app.services.campaigns import setup as campaign_service
 from app.services.delivery.progress import holder, passed_over
 from app.services.tasks import changes as task_service
@@ -154,6 +155,7 @@ def _task_page(tenant: Tenant, task: Task, error: str | None = None, unsaved=Non
         view=agent_view_of(task),
         holding=holder(task),
         passed_over=passed_over(task),
+        attempts=task_attempts(task),
         error=error,
         unsaved=unsaved,
         history=task_history(tenant.id, task.record_id, request.args.get("history", 1, type=int)),

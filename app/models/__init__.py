@@ -1,6 +1,7 @@
 """The database models, one module per aggregate."""
 
 from app.models.agents import AgentSession, AgentState
+from app.models.attempts import Attempt, CallResult, EndedHow
 from app.models.bulk import BulkAction, BulkFailure, BulkJob, BulkState
 from app.models.campaigns import Campaign, CampaignStatus, CampaignType, SkillQueue
 from app.models.dnc import DncNumber
@@ -26,6 +27,9 @@ __all__ = [
     "DncNumber",
     "AgentSession",
     "AgentState",
+    "Attempt",
+    "CallResult",
+    "EndedHow",
     "REGIONS",
     "ApiKey",
     "AuditRecord",

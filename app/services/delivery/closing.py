@@ -28,9 +28,10 @@ from enum import StrEnum
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Task, User, WorkCode, WorkCodeChoice, WorkedState
+from app.models import EndedHow, Task, User, WorkCode, WorkCodeChoice, WorkedState
 from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.calls.ledger import end_attempt
 from app.services.delivery import rules
 from app.services.delivery.ownership import held_task, task_to_close
 from app.services.dnc import numbers as dnc
@@ -196,6 +197,7 @@ def close_task(
     _store_work_codes(task, closing.work_codes)
     if any(code.adds_to_dnc for code in closing.chosen):
         dnc.add_task_numbers(task, actor=actor)
+    end_attempt(task, EndedHow.CLOSED, now, outcome=closing.outcome.value, codes=closing.work_codes)
     end_reservation(task)
     touch(task, now)
     after = task_snapshot(task)
@@ -226,13 +228,16 @@ def release(
     now: datetime,
     reason: str = "task.released",
     passed_over: str | None = None,
+    how: EndedHow = EndedHow.RELEASED,
 ) -> None:
-    """Return a reserved task to the queue without counting an attempt.
+    """Return a reserved task to the queue without counting an attempt; its ledger
+    attempt ends as `how` (the agent's release, the clock's lapse, a supervisor's).
 
     `passed_over` (a supervisor's release): the agent the task is taken from. Any hold ends
     with it, and the task is not offered to that agent for PREFERRED_AGENT_HOLD_SECONDS; the
     audit record and the event say both (`holdEnded`, `passedOver`)."""
     before = task_snapshot(task)
+    end_attempt(task, how, now)
     end_reservation(task)
     extra: dict = {}
     if passed_over is not None:
@@ -260,9 +265,11 @@ def release_task(agent: User, record_id: str, *, actor: Actor, now: datetime | N
     return task
 
 
-def release_all(agent: User, *, actor: Actor, now: datetime) -> int:
-    """Release every task the agent holds (signing out, going offline)."""
+def release_all(
+    agent: User, *, actor: Actor, now: datetime, how: EndedHow = EndedHow.RELEASED
+) -> int:
+    """Release every task the agent holds (signing out, going offline, deleted)."""
     tasks = list(db.session.scalars(select(Task).where(Task.reserved_by_id == agent.id)))
     for task in tasks:
-        release(task, actor=actor, now=now)
+        release(task, actor=actor, now=now, how=how)
     return len(tasks)

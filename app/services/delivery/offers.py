@@ -25,6 +25,7 @@ from app.models import Campaign, Task, User
 from app.models.agents import AgentState
 from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.calls.ledger import open_attempt
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.delivery import rules
 from app.services.delivery.rules import Seat
@@ -189,6 +190,7 @@ def deliver(task: Task, agent: User, *, actor: Actor, now: datetime) -> TaskData
     before = snapshot(data)
     # Taken back from another agent by a supervisor: that is over once someone has it.
     task.passed_over_agent, task.passed_over_until = None, None
+    open_attempt(task, agent, now)
     task.reserved_by_id, task.reserved_at = agent.id, now
     task.last_attempt_at, task.last_attempt_agent = now, agent.login_user_id
     touch(task, now)

@@ -20,7 +20,7 @@ from sqlalchemy import ColumnElement, and_, case, exists, func, or_, select
 from sqlalchemy.orm import joinedload, selectinload
 
 from app.extensions import db
-from app.models import Task, Tenant, User, WorkedState
+from app.models import EndedHow, Task, Tenant, User, WorkedState
 from app.models.agents import agent_skill_queues
 from app.models.campaigns import Campaign
 from app.models.types import utcnow
@@ -318,5 +318,5 @@ def release_by_supervisor(
             f"task '{task.client_id}' changed since the page was shown (version "
             f"{task.version}, the page showed {expected_version}); nothing was released"
         )
-    release(task, actor=actor, now=now, passed_over=agent.login_user_id)
+    release(task, actor=actor, now=now, passed_over=agent.login_user_id, how=EndedHow.TAKEN_BACK)
     return agent

@@ -13,7 +13,7 @@ from datetime import datetime
 from sqlalchemy import or_, select
 
 from app.extensions import db
-from app.models import Task, User
+from app.models import EndedHow, Task, User
 from app.models.agents import AgentState
 from app.services.actors import Actor
 from app.services.campaigns.life_cycle import stopped_ids
@@ -86,5 +86,11 @@ def expire_reservations(now: datetime) -> int:
         .with_for_update(of=Task, skip_locked=True)
     ).all()
     for task in tasks:
-        release(task, actor=RESERVATION_TIMEOUT, now=now, reason="task.reservation_lapsed")
+        release(
+            task,
+            actor=RESERVATION_TIMEOUT,
+            now=now,
+            reason="task.reservation_lapsed",
+            how=EndedHow.LAPSED,
+        )
     return len(tasks)

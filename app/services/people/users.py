@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import selectinload
 
 from app.extensions import db
-from app.models import AuthMode, Tenant, User
+from app.models import AuthMode, EndedHow, Tenant, User
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
@@ -285,7 +285,7 @@ def delete_user(tenant: Tenant, login_user_id: str, *, actor: Actor) -> None:
     check_supported(tenant)
     user = get_user(tenant, login_user_id)
     # A task the agent holds goes back to its queue now, not when the offer times out.
-    release_all(user, actor=actor, now=utcnow())
+    release_all(user, actor=actor, now=utcnow(), how=EndedHow.TAKEN_BACK)
     record(actor, _change(tenant, "user.deleted", user_fields(user), added=False))
     db.session.delete(user)
     db.session.flush()

@@ -17,9 +17,10 @@ from typing import Any
 from sqlalchemy import select, update
 
 from app.extensions import db
-from app.models import Campaign, SkillQueue, Task, TaskItem, Tenant, WorkedState
+from app.models import Campaign, EndedHow, SkillQueue, Task, TaskItem, Tenant, WorkedState
 from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.calls.ledger import end_attempts
 from app.services.campaigns.life_cycle import ARCHIVED, check_takes_tasks
 from app.services.campaigns.setup import find_campaign
 from app.services.errors import Conflict, InvalidInput, NotFound, StaleTask
@@ -251,6 +252,7 @@ def set_statuses(
     now = now or utcnow()
     before = task_snapshots(tasks)
     apply_checked(tasks, changes, now)
+    end_attempts(tasks, EndedHow.CHANGED_ELSEWHERE, now)
     for task in tasks:
         task.worked_state = state
         task.close_reason = None  # a reason the service closed it no longer holds
@@ -331,6 +333,7 @@ def transfer_tasks(
                 task.skill_queue = default
             _sync_items(tasks, "SkillQueue", default.name)
     apply_checked(tasks, changes, now)
+    end_attempts(tasks, EndedHow.CHANGED_ELSEWHERE, now)
     for task in tasks:
         end_reservation(task)
     synced = moving or changes.syncs_items
@@ -397,6 +400,7 @@ def delete_tasks(tasks: list[Task], *, actor: Actor, **extra: Any) -> None:
     """Delete loaded, locked tasks (one, or a batch) with their data, each with its audit
     record and event; their previewRecordIDs are never given out again."""
     before = task_snapshots(tasks)
+    end_attempts(tasks, EndedHow.CHANGED_ELSEWHERE, utcnow())
     trace_changes(actor, "task.deleted", tasks, before, [None] * len(tasks), **extra)
     for task in tasks:
         db.session.delete(task)

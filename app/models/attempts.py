@@ -1,0 +1,95 @@
+"""The attempt ledger: one row per delivery of a task to an agent, and what became of it.
+
+A row is opened when a task is delivered and ended, in the same transaction, by whatever
+ends the reservation (`EndedHow`). The call's columns stay empty until calls are placed
+through the contact centre. Reports count from this table, so a deleted task's attempts
+stay (their task becomes NULL) and an attempt keeps the campaign and queue it was made in.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.extensions import db
+from app.models.types import BigId, UTCDateTime
+
+
+class CallResult(StrEnum):
+    ANSWERED = "ANSWERED"
+    NO_ANSWER = "NO_ANSWER"
+    BUSY = "BUSY"
+    INVALID_NUMBER = "INVALID_NUMBER"
+    VOICEMAIL = "VOICEMAIL"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+
+class EndedHow(StrEnum):
+    CLOSED = "CLOSED"  # the agent closed the task with an outcome
+    RELEASED = "RELEASED"  # the agent gave it back (skip, sign-out)
+    LAPSED = "LAPSED"  # the clock ended an idle or silent reservation
+    TAKEN_BACK = "TAKEN_BACK"  # a supervisor released it from the agent
+    CHANGED_ELSEWHERE = "CHANGED_ELSEWHERE"  # status changed, moved or deleted meanwhile
+
+
+class Attempt(db.Model):
+    """One delivery of a task to an agent: its preview, its call, its wrap-up."""
+
+    __tablename__ = "attempts"
+    __table_args__ = (
+        # A task's attempts newest first (the task page), and its open one.
+        Index("ix_attempts_task", "task_id", "delivered_at"),
+        # A campaign's attempts by time (the reports).
+        Index("ix_attempts_campaign_time", "campaign_id", "delivered_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    task_id: Mapped[int | None] = mapped_column(BigId, ForeignKey("tasks.id", ondelete="SET NULL"))
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    skill_queue_id: Mapped[int | None] = mapped_column(
+        ForeignKey("skill_queues.id", ondelete="SET NULL")
+    )
+    # The agent as users.id (no foreign key: a deleted user's attempts stay) and login.
+    agent_id: Mapped[int] = mapped_column(Integer)
+    agent_login: Mapped[str] = mapped_column(String(255))
+    delivered_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    call_started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    contact_id: Mapped[str | None] = mapped_column(String(255))
+    connected_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    call_ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    call_result: Mapped[str | None] = mapped_column(String(16))  # CallResult once a call ends
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    outcome: Mapped[str | None] = mapped_column(String(16))
+    # The codes chosen at close: [{"key": ..., "value": ...}, ...] in the agent's order.
+    work_codes: Mapped[list] = mapped_column(JSON, default=list)
+    # EndedHow; NULL while the attempt is open (the task still reserved for its agent).
+    ended_how: Mapped[str | None] = mapped_column(String(20))
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    @property
+    def is_open(self) -> bool:
+        return self.ended_how is None
+
+    @property
+    def preview_time(self) -> timedelta | None:
+        """Delivery to the call's start; without a call, to the attempt's end."""
+        until = self.call_started_at or self.ended_at
+        return None if until is None else until - self.delivered_at
+
+    @property
+    def call_time(self) -> timedelta | None:
+        """The call's start to its end."""
+        if self.call_started_at is None or self.call_ended_at is None:
+            return None
+        return self.call_ended_at - self.call_started_at
+
+    @property
+    def wrap_up_time(self) -> timedelta | None:
+        """The call's end to the close."""
+        if self.call_ended_at is None or self.closed_at is None:
+            return None
+        return self.closed_at - self.call_ended_at

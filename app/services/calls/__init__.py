@@ -1,0 +1,2 @@
+"""Calls: the attempt ledger (`ledger`), one row per delivery of a task to an agent, opened
+by delivery and ended by whatever ends the reservation, in the same transaction."""

@@ -1,0 +1,119 @@
+"""The attempt ledger's rules: when an attempt opens, when and how it ends.
+
+An attempt opens when a task is delivered to an agent (`open_attempt`); offering the agent
+the task they already hold opens none. It ends, in the transaction of the change that ends
+the reservation, as `EndedHow` says: closed with an outcome, released by the agent, lapsed
+on the clock, taken back by a supervisor, or changed elsewhere (a status change, a transfer
+or a deletion through the API, a bulk job or the pages).
+
+A task whose reservation lapsed may still be closed by its agent (delivery's
+`ownership.task_to_close`): the lapsed attempt then ends CLOSED after all, as it was worked.
+A task delivered before the ledger existed has no attempt, and none is made up for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import select, update
+
+from app.extensions import db
+from app.models import Attempt, EndedHow, Task, User
+
+
+def open_attempt(task: Task, agent: User, at: datetime) -> Attempt:
+    """The attempt of delivering `task` to `agent` at `at`: a new one, unless the agent's
+    attempt is open already. Called before the task is reserved for the agent: an attempt
+    another agent left open (their reservation lapsed, nobody swept it yet) ends LAPSED."""
+    current = _open_of(task) if task.reserved_by_id is not None else None
+    if current is not None:
+        if current.agent_id == agent.id:
+            return current
+        _end(current, EndedHow.LAPSED, at)
+    attempt = Attempt(
+        task_id=task.id,
+        campaign_id=task.campaign_id,
+        skill_queue_id=task.skill_queue_id,
+        agent_id=agent.id,
+        agent_login=agent.login_user_id,
+        delivered_at=at,
+        work_codes=[],
+    )
+    db.session.add(attempt)
+    return attempt
+
+
+def end_attempt(
+    task: Task,
+    how: EndedHow,
+    at: datetime,
+    *,
+    outcome: str | None = None,
+    codes: Sequence[tuple[str, str]] = (),
+) -> Attempt | None:
+    """End the task's open attempt as `how`; a CLOSED one keeps its outcome and codes.
+    None when the task has no attempt to end (never delivered since the ledger began)."""
+    attempt = _open_of(task)
+    if attempt is None and how == EndedHow.CLOSED:
+        attempt = _lapsed_of(task)
+    if attempt is None:
+        return None
+    _end(attempt, how, at)
+    if how == EndedHow.CLOSED:
+        attempt.closed_at, attempt.outcome = at, outcome
+        attempt.work_codes = [{"key": key, "value": value} for key, value in codes]
+    return attempt
+
+
+def end_attempts(tasks: Sequence[Task], how: EndedHow, at: datetime) -> None:
+    """End the open attempts of tasks changed alike (a bulk job's batch) in one statement;
+    only reserved tasks have one, so a batch of free tasks costs nothing."""
+    ids = [task.id for task in tasks if task.reserved_by_id is not None]
+    if not ids:
+        return
+    db.session.execute(
+        update(Attempt)
+        .where(Attempt.task_id.in_(ids), Attempt.ended_how.is_(None))
+        .values(ended_how=how.value, ended_at=at)
+        .execution_options(synchronize_session="fetch")
+    )
+
+
+def task_attempts(task: Task) -> list[Attempt]:
+    """The task's attempts, newest first."""
+    return list(
+        db.session.scalars(
+            select(Attempt)
+            .where(Attempt.task_id == task.id)
+            .order_by(Attempt.delivered_at.desc(), Attempt.id.desc())
+        )
+    )
+
+
+def _end(attempt: Attempt, how: EndedHow, at: datetime) -> None:
+    attempt.ended_how, attempt.ended_at = how.value, at
+
+
+def _open_of(task: Task) -> Attempt | None:
+    return db.session.scalar(
+        select(Attempt)
+        .where(Attempt.task_id == task.id, Attempt.ended_how.is_(None))
+        .order_by(Attempt.id.desc())
+        .limit(1)
+    )
+
+
+def _lapsed_of(task: Task) -> Attempt | None:
+    """The task's newest attempt, when it lapsed and was its last agent's: the one their
+    close after the lapse finishes."""
+    newest = db.session.scalar(
+        select(Attempt).where(Attempt.task_id == task.id).order_by(Attempt.id.desc()).limit(1)
+    )
+    if (
+        newest is not None
+        and newest.ended_how == EndedHow.LAPSED
+        and newest.agent_login == task.last_attempt_agent
+    ):
+        return newest
+    return None

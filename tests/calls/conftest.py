@@ -1,0 +1,8 @@
+"""The ledger's tests run on the web UI's fixtures: the same app, client and supervisors."""
+
+from tests.ui.conftest import (  # noqa: F401
+    app,
+    boss,
+    client,
+    signed_in,
+)
