@@ -144,7 +144,8 @@ def _settings_cell(run: PartRun) -> str:
 def render(runs: list[PartRun]) -> str:
     """The whole file: the header, a row per part, then each part's section."""
     rows = [
-        "| part | run (UTC) | took | machine | load average at start | databases | sizes |",
+        "| part | run (UTC) | took | machine | load average at start "
+        "| databases it could use | sizes |",
         "|---|---|---|---|---:|---|---|",
     ]
     for run in runs:
