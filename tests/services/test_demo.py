@@ -177,7 +177,9 @@ def test_a_new_demo_password_file_resets_the_password_and_ends_sessions(app, tmp
     assert authenticate(demo.SUPERVISOR, first) is None
     assert db.session.scalar(select(LoginSession)) is None
     actions = db.session.scalars(
-        select(AuditRecord.action).where(AuditRecord.entity_id == demo.SUPERVISOR)
+        select(AuditRecord.action)
+        .where(AuditRecord.entity_id == demo.SUPERVISOR)
+        .order_by(AuditRecord.id)
     ).all()
     assert actions == ["supervisor.added", "supervisor.password_changed"]
 
