@@ -195,11 +195,6 @@ def apply_checked(tasks: list[Task], changes: CheckedChanges, now: datetime) -> 
         _sync_items(tasks, "ItemTimeZone", changes.time_zone)
 
 
-def apply_changes(task: Task, changes: TaskChanges) -> None:
-    """Apply the optional system fields of a status change or transfer."""
-    apply_checked([task], check_changes(task.campaign.tenant, changes), utcnow())
-
-
 def end_reservation(task: Task) -> None:
     """A task changed elsewhere (status, transfer) is no longer the agent's: the desk
     answers NOT_FOUND on the agent's next action on it."""
@@ -352,23 +347,6 @@ def _check_free(destination: Campaign, client_ids: list[str]) -> None:
         raise Conflict(
             f"clientId '{taken}' already exists in campaign '{destination.name}'", field="clientId"
         )
-
-
-def set_preferred_agent(
-    campaign: Campaign,
-    locator: Locator,
-    agent: str,
-    *,
-    expected_version: int | None = None,
-    actor: Actor,
-) -> Task:
-    """Give one task a preferred agent ("" clears it); its hold starts again."""
-    task = find_task(campaign, locator, lock=True)
-    check_version(task, expected_version)
-    set_preferred_agents(
-        [task], check_changes(campaign.tenant, TaskChanges(preferred_agent=agent)), actor=actor
-    )
-    return task
 
 
 def set_preferred_agents(
