@@ -3,7 +3,14 @@
 from app.models.agents import AgentSession, AgentState
 from app.models.attempts import Attempt, CallResult, EndedHow
 from app.models.bulk import BulkAction, BulkFailure, BulkJob, BulkState
-from app.models.campaigns import Campaign, CampaignStatus, CampaignType, SkillQueue
+from app.models.campaigns import (
+    AUTO_DIAL_SECONDS,
+    CallPlacement,
+    Campaign,
+    CampaignStatus,
+    CampaignType,
+    SkillQueue,
+)
 from app.models.dnc import DncNumber
 from app.models.history import AuditRecord, Event, WebhookDelivery, WebhookEndpoint
 from app.models.intake import IntakeLoad, LoadStatus
@@ -41,6 +48,8 @@ __all__ = [
     "Campaign",
     "CampaignStatus",
     "CampaignType",
+    "CallPlacement",
+    "AUTO_DIAL_SECONDS",
     "Event",
     "InstanceKind",
     "IntakeLoad",

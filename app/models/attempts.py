@@ -45,6 +45,9 @@ class Attempt(db.Model):
         Index("ix_attempts_task", "task_id", "delivered_at"),
         # A campaign's attempts by time (the reports).
         Index("ix_attempts_campaign_time", "campaign_id", "delivered_at"),
+        # Calls the contact flow placed whose end the worker has yet to learn.
+        Index("uq_attempts_call_id", "call_id", unique=True),
+        Index("ix_attempts_calls_pending", "placed_by", "call_ended_at"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -58,6 +61,12 @@ class Attempt(db.Model):
     agent_login: Mapped[str] = mapped_column(String(255))
     delivered_at: Mapped[datetime] = mapped_column(UTCDateTime)
     call_started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The call (startCall): its id as the Desk API names it, the phone item dialled and
+    # its number, and who placed it (CallPlacement: the desk or the contact flow).
+    call_id: Mapped[str | None] = mapped_column(String(36))
+    phone_key: Mapped[str | None] = mapped_column(String(255))
+    phone_number: Mapped[str | None] = mapped_column(String(64))
+    placed_by: Mapped[str | None] = mapped_column(String(16))
     contact_id: Mapped[str | None] = mapped_column(String(255))
     connected_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     call_ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, Integer, String, UniqueConstraint, true
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -18,6 +18,18 @@ DEFAULT_CLIENT_ID_FIELD = "Id"
 class CampaignType(StrEnum):
     PREVIEW = "preview"
     PROGRESSIVE = "progressive"
+
+
+class CallPlacement(StrEnum):
+    """Who places a campaign's calls: the agent's desk (the softphone, the CCP or a `tel:`
+    link), or the contact centre's contact flow (Amazon Connect's StartOutboundVoiceContact)."""
+
+    DESK = "desk"
+    CONTACT_FLOW = "contact-flow"
+
+
+# The preview countdown after which the desk dials by itself (progressive dialling).
+AUTO_DIAL_SECONDS = (5, 300)
 
 
 class CampaignStatus(StrEnum):
@@ -86,6 +98,18 @@ class Campaign(db.Model):
     status_changed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     status_changed_by_kind: Mapped[str | None] = mapped_column(String(16))
     status_changed_by_id: Mapped[str | None] = mapped_column(String(255))
+    # Dialling (app/services/calls): seconds of preview after which the desk dials by itself
+    # (none: the agent dials), and whether the agent may skip (release) a task.
+    auto_dial_seconds: Mapped[int | None] = mapped_column(Integer)
+    can_skip: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    # CallPlacement; with Amazon Connect, the outbound queue (its ARN), and for calls the
+    # contact flow places, the flow's id and the caller id (E.164) shown to the customer.
+    call_placement: Mapped[str] = mapped_column(
+        String(16), default=CallPlacement.DESK.value, server_default=CallPlacement.DESK.value
+    )
+    connect_queue_arn: Mapped[str | None] = mapped_column(String(255))
+    connect_contact_flow_id: Mapped[str | None] = mapped_column(String(100))
+    connect_caller_id: Mapped[str | None] = mapped_column(String(32))
 
     tenant: Mapped[Tenant] = relationship()
     default_skill_queue: Mapped[SkillQueue] = relationship()

@@ -59,6 +59,9 @@ class Tenant(db.Model):
     instance_kind: Mapped[str] = mapped_column(String(16), default=InstanceKind.LOCAL)
     connect_instance_id: Mapped[str | None] = mapped_column(String(100))
     connect_region: Mapped[str | None] = mapped_column(String(32))
+    # The Contact Control Panel embedded in the desk (Amazon Connect only): its https URL,
+    # e.g. https://example.my.connect.aws/ccp-v2/; none: the desk dials with tel: links.
+    connect_ccp_url: Mapped[str | None] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     api_keys: Mapped[list[ApiKey]] = relationship(

@@ -68,5 +68,7 @@ class WorkCodeChoice(db.Model):
     reschedule_minutes: Mapped[int | None] = mapped_column(Integer)
     # Choosing it puts the task's phone numbers on the tenant's do-not-call list.
     adds_to_dnc: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The call result (CallResult) after which the desk preselects this code, e.g. BUSY.
+    suggested_for: Mapped[str | None] = mapped_column(String(16))
 
     group: Mapped[WorkCodeGroup] = relationship(back_populates="codes")

@@ -11,13 +11,23 @@ from app.models import InstanceKind, Tenant
 from app.services.contact_centre.connect import AmazonConnect
 from app.services.contact_centre.interface import (
     ContactCentre,
+    ContactState,
     InstanceError,
     InstanceUser,
     InstanceUserInfo,
+    OutboundCall,
 )
 from app.services.contact_centre.local import LocalInstance
 
-__all__ = ["ContactCentre", "InstanceError", "InstanceUser", "InstanceUserInfo", "instance_for"]
+__all__ = [
+    "ContactCentre",
+    "ContactState",
+    "InstanceError",
+    "InstanceUser",
+    "InstanceUserInfo",
+    "OutboundCall",
+    "instance_for",
+]
 
 
 def instance_for(tenant: Tenant) -> ContactCentre:

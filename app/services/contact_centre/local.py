@@ -8,7 +8,13 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import LocalInstanceUser, Tenant
-from app.services.contact_centre.interface import InstanceError, InstanceUser, InstanceUserInfo
+from app.services.contact_centre.interface import (
+    ContactState,
+    InstanceError,
+    InstanceUser,
+    InstanceUserInfo,
+    OutboundCall,
+)
 
 
 class LocalInstance:
@@ -51,3 +57,11 @@ class LocalInstance:
         db.session.delete(row)
         db.session.flush()
         return True
+
+    def start_outbound_call(self, call: OutboundCall) -> str:
+        raise InstanceError(
+            "the embedded instance places no calls: the desk dials (a softphone or tel: link)"
+        )
+
+    def describe_contact(self, contact_id: str) -> ContactState | None:
+        return None
