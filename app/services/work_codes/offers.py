@@ -29,6 +29,8 @@ class OfferedCode:
     outcome: str | None
     reschedule_minutes: int | None
     adds_to_dnc: bool
+    # The call result after which the desk preselects it (a CallResult), or none.
+    suggested_for: str | None = None
 
     @property
     def delay(self) -> str | None:
@@ -70,6 +72,7 @@ def offered(queue: SkillQueue) -> list[OfferedGroup]:
             WorkCodeChoice.outcome,
             WorkCodeChoice.reschedule_minutes,
             WorkCodeChoice.adds_to_dnc,
+            WorkCodeChoice.suggested_for,
         )
         .join(queue_work_code_groups)
         .join(WorkCodeChoice, WorkCodeChoice.group_id == WorkCodeGroup.id)
@@ -81,6 +84,17 @@ def offered(queue: SkillQueue) -> list[OfferedGroup]:
         group = groups.setdefault(name, OfferedGroup(name, required, multiple, []))
         group.codes.append(OfferedCode(code[0], code[1] or "", *code[2:]))
     return list(groups.values())
+
+
+def suggested(groups: list[OfferedGroup], result: str) -> list[tuple[str, str]]:
+    """The codes to preselect after a call ended with `result`: per group, its first code
+    suggested for it, as (group, code)."""
+    picks = []
+    for group in groups:
+        code = next((code for code in group.codes if code.suggested_for == result), None)
+        if code is not None:
+            picks.append((group.name, code.name))
+    return picks
 
 
 def check_choice(
