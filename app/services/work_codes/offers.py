@@ -87,13 +87,12 @@ def offered(queue: SkillQueue) -> list[OfferedGroup]:
 
 
 def suggested(groups: list[OfferedGroup], result: str) -> list[tuple[str, str]]:
-    """The codes to preselect after a call ended with `result`: per group, its first code
-    suggested for it, as (group, code)."""
+    """The codes to preselect after a call ended with `result`, as (group, code): of a
+    multiple-choice group every code suggested for it, of a single-choice group the first."""
     picks = []
     for group in groups:
-        code = next((code for code in group.codes if code.suggested_for == result), None)
-        if code is not None:
-            picks.append((group.name, code.name))
+        codes = [code for code in group.codes if code.suggested_for == result]
+        picks += [(group.name, code.name) for code in (codes if group.multiple else codes[:1])]
     return picks
 
 
