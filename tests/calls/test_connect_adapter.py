@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import boto3
 import pytest
 from botocore.exceptions import ReadTimeoutError
-from botocore.stub import Stubber
 
 from app.services.contact_centre import InstanceError, OutboundCall, instance_for
 from app.services.contact_centre.connect import (
@@ -19,16 +17,18 @@ from app.services.contact_centre.connect import (
     queue_id,
 )
 from app.services.tenants.setup import set_instance
+from tests.calls.connect_support import (
+    ATTRIBUTES,
+    CONTACT_ID,
+    FLOW_ID,
+    INSTANCE_ID,
+    QUEUE_ARN,
+    QUEUE_ID,
+    REGION,
+    TOKEN,
+)
 from tests.conftest import SETUP
 
-INSTANCE_ID = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
-REGION = "eu-west-2"
-QUEUE_ID = "0c1d2e3f-4a5b-4c6d-8e7f-000000000001"
-QUEUE_ARN = f"arn:aws:connect:{REGION}:123456789012:instance/{INSTANCE_ID}/queue/{QUEUE_ID}"
-FLOW_ID = "846ec553-a005-41c0-8341-000000000002"
-CONTACT_ID = "c0ffee00-0000-4000-8000-000000000003"
-TOKEN = "5b2f8a4e-1111-4222-8333-444455556666"
-ATTRIBUTES = {"previewRecordID": "42", "campaignName": "Renewals", "clientId": "c1"}
 T0 = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
 
 
@@ -53,18 +53,6 @@ START = {
     "Attributes": ATTRIBUTES,
     "RingTimeoutInSeconds": 30,
 }
-
-
-@pytest.fixture
-def connect_client(app):
-    """The Stubber-wrapped client every Amazon Connect instance of the app gets."""
-    client = boto3.client(
-        "connect", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="x"
-    )
-    app.config["CONNECT_CLIENT_FACTORY"] = lambda region: client
-    with Stubber(client) as stubber:
-        yield stubber
-        stubber.assert_no_pending_responses()
 
 
 @pytest.fixture

@@ -114,7 +114,11 @@ def contact_result(contact: dict[str, Any]) -> CallResult | None:
 
 
 def _utc(moment: datetime | None) -> datetime | None:
-    return None if moment is None else moment.astimezone(UTC)
+    """In UTC, to the millisecond (the service's precision)."""
+    if moment is None:
+        return None
+    moment = moment.astimezone(UTC)
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
 
 
 def queue_id(queue_arn: str) -> str:
