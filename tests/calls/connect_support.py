@@ -24,6 +24,11 @@ def connect_client(app):
         "connect", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="x"
     )
     app.config["CONNECT_CLIENT_FACTORY"] = lambda region: client
+    sent: list[str] = []  # the operations asked, answered or not
+    client.meta.events.register(
+        "provide-client-params.connect", lambda model, **_: sent.append(model.name)
+    )
     with Stubber(client) as stubber:
+        stubber.sent = sent
         yield stubber
         stubber.assert_no_pending_responses()
