@@ -292,3 +292,16 @@ def test_the_clock_follows_calls_every_call_follow_seconds(app, flow_campaign, c
     assert clock.follow_placed_calls(started + 10 * S) == {"asked": 1, "changed": 1}
     assert clock.follow_placed_calls(started + 11 * S) is None  # within the interval
     assert clock.follow_placed_calls in clock.EVERY_TICK
+
+
+def test_calls_of_a_tenant_no_longer_on_amazon_connect_end_failed_after_the_grace(
+    flow_campaign, connect_client, ann
+):
+    _task, started = placed(connect_client, ann, "c1", CONTACTS[0])
+    set_instance(flow_campaign.tenant, "local", actor=SETUP)
+    db.session.commit()
+    connect_client.sent.clear()
+    assert follow_calls(started + UNKNOWN_GRACE - S) == {"asked": 1, "changed": 0}
+    assert follow_calls(started + UNKNOWN_GRACE) == {"asked": 1, "changed": 1}
+    assert connect_client.sent == []  # the local instance knows no contact
+    assert attempts()[0].call_result == "FAILED"
