@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-import pytest
 from sqlalchemy import select
 
 from app.extensions import db
@@ -13,7 +12,7 @@ from app.services.actors import Actor
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
 from tests.conftest import SETUP
-from tests.desk.delivery_support import available, make_agent, offer, start
+from tests.desk.delivery_support import available, offer, start
 
 S = timedelta(seconds=1)
 PHONE, MOBILE = "+14155550100", "+14155550199"
@@ -52,16 +51,6 @@ def audit(action: str) -> list[AuditRecord]:
     )
 
 
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
-
-
-@pytest.fixture
-def bob(acme):
-    return make_agent(acme, "bob")
-
-
 def deliver(agent: User, now: datetime | None = None) -> tuple[Task, datetime]:
     """The agent, AVAILABLE, receives the next task at `now` (default: the test's clock)."""
     now = now or start()
@@ -69,18 +58,3 @@ def deliver(agent: User, now: datetime | None = None) -> tuple[Task, datetime]:
     found = offer(agent, now)
     assert found.task is not None, found.reason
     return found.task, now
-
-
-__all__ = [
-    "S",
-    "PHONE",
-    "MOBILE",
-    "add_phones",
-    "as_agent",
-    "attempts",
-    "audit",
-    "deliver",
-    "events",
-    "ann",
-    "bob",
-]

@@ -36,16 +36,6 @@ CONTACTS = [f"c0ffee00-0000-4000-8000-00000000000{n}" for n in range(1, 6)]
 
 
 @pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
-
-
-@pytest.fixture
-def bob(acme):
-    return make_agent(acme, "bob")
-
-
-@pytest.fixture
 def flow_campaign(acme, renewals, connect_client):
     """Acme on Amazon Connect; Renewals' calls placed by its contact flow."""
     set_instance(acme, "amazon-connect", INSTANCE_ID, REGION, actor=SETUP)
