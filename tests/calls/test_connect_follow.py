@@ -29,7 +29,7 @@ from tests.calls.calls_support import (
     events,
 )
 from tests.calls.connect_support import FLOW_ID, INSTANCE_ID, QUEUE_ARN, QUEUE_ID, REGION
-from tests.conftest import SETUP
+from tests.conftest import PLATFORM, SETUP, sc_headers
 from tests.desk.delivery_support import make_agent
 
 CONTACTS = [f"c0ffee00-0000-4000-8000-00000000000{n}" for n in range(1, 6)]
@@ -295,3 +295,73 @@ def test_calls_of_a_tenant_no_longer_on_amazon_connect_end_failed_after_the_grac
     assert follow_calls(started + UNKNOWN_GRACE) == {"asked": 1, "changed": 1}
     assert connect_client.sent == []  # the local instance knows no contact
     assert attempts()[0].call_result == "FAILED"
+
+
+@pytest.fixture
+def desk_api(client, tenant):
+    _tenant, key = tenant
+    headers = sc_headers("Acme", "prod", "us-east-1", key)
+    identity = {"platform": PLATFORM, "companyCode": "Acme", "environment": "prod"}
+
+    def call(action: str, **fields) -> dict:
+        response = client.post(
+            "/desk-api/v1/" + action, json={"tenant": identity, **fields}, headers=headers
+        )
+        assert response.status_code == 200, response.data
+        return response.get_json()
+
+    return call
+
+
+def test_the_desk_api_starts_the_call_and_the_worker_ends_it(
+    app, desk_api, flow_campaign, connect_client
+):
+    make_agent(flow_campaign.tenant, "carl")
+    add_phones(flow_campaign, "c1")
+    desk_api("setAgentState", agent="carl", state="AVAILABLE")
+    record_id = desk_api("nextTask", agent="carl")["task"]["previewRecordID"]
+    connect_client.add_response("start_outbound_voice_contact", {"ContactId": CONTACTS[0]})
+    answer = desk_api("startCall", agent="carl", previewRecordID=record_id)
+    assert answer["result"] == "SUCCESS", answer
+    (attempt,) = attempts()
+    assert attempt.contact_id == CONTACTS[0]
+    assert answer["call"]["callId"] == attempt.call_id
+
+    started = attempt.call_started_at
+    described(
+        connect_client,
+        CONTACTS[0],
+        DisconnectTimestamp=started + 40 * S,
+        DisconnectReason="TELECOM_BUSY",
+    )
+    app.config["CALL_FOLLOW_SECONDS"] = 0
+    clock.run_all(clock.EVERY_TICK, started + 45 * S)
+    (attempt,) = attempts()
+    assert attempt.call_result == "BUSY"
+    listed = desk_api("taskAttempts", agent="carl", previewRecordID=record_id)
+    assert listed["result"] == "SUCCESS", listed
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "says"),
+    [
+        ("DestinationNotAllowedException", 403, "does not allow calls to this number"),
+        ("LimitExceededException", 429, "limit of calls"),
+    ],
+)
+def test_the_desk_api_says_why_connect_refused_the_call(
+    desk_api, flow_campaign, connect_client, code, status, says
+):
+    make_agent(flow_campaign.tenant, "carl")
+    add_phones(flow_campaign, "c1")
+    desk_api("setAgentState", agent="carl", state="AVAILABLE")
+    record_id = desk_api("nextTask", agent="carl")["task"]["previewRecordID"]
+    connect_client.add_client_error(
+        "start_outbound_voice_contact", service_error_code=code, http_status_code=status
+    )
+    answer = desk_api("startCall", agent="carl", previewRecordID=record_id)
+    assert answer["result"] == "FAIL"
+    assert says in answer["message"]
+    (attempt,) = attempts()
+    assert (attempt.call_result, attempt.contact_id) == ("FAILED", None)
+    assert [e["result"] for e in events("call.ended")] == ["FAILED"]
