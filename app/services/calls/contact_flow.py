@@ -99,7 +99,7 @@ def follow_calls(
     of calls asked about and of calls changed (connected or ended)."""
     with transaction(db.session, read_only=True):
         calls = pending_calls(limit=limit, per_tenant=per_tenant)
-        instances = {}
+        instances: dict[int, ContactCentre] = {}
         for tenant_id in calls:
             try:
                 instances[tenant_id] = instance_for(db.session.get(Tenant, tenant_id))
@@ -111,7 +111,7 @@ def follow_calls(
     for tenant_id, instance in instances.items():
         for call in calls[tenant_id]:
             try:
-                state = _describe(instance, call)
+                state = instance.describe_contact(call.contact_id)
             except InstanceError as error:
                 current_app.logger.warning(
                     "Calls of tenant %s not followed this time: %s", tenant_id, error.message
@@ -121,10 +121,6 @@ def follow_calls(
             with transaction(db.session, read_only=False):
                 done["changed"] += apply_state(call, state, now)
     return done
-
-
-def _describe(instance: ContactCentre, call: FollowedCall) -> ContactState | None:
-    return instance.describe_contact(call.contact_id)
 
 
 def apply_state(call: FollowedCall, state: ContactState | None, now: datetime) -> bool:
