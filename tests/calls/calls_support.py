@@ -58,3 +58,16 @@ def deliver(agent: User, now: datetime | None = None) -> tuple[Task, datetime]:
     found = offer(agent, now)
     assert found.task is not None, found.reason
     return found.task, now
+
+
+class FakeInstance:
+    """A contact centre whose placing of a call answers `answer` (a contact id) or raises it."""
+
+    def __init__(self, answer: str | Exception) -> None:
+        self.answer, self.calls = answer, []
+
+    def start_outbound_call(self, call):
+        self.calls.append(call)
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer

@@ -29,6 +29,7 @@ from app.services.work_codes.groups import CodeSettings
 from tests.calls.calls_support import (
     MOBILE,
     PHONE,
+    FakeInstance,
     S,
     add_phones,
     as_agent,
@@ -451,17 +452,6 @@ def test_task_closed_tells_the_attempts_call(renewals, ann):
 
 
 # --- the contact flow places the call --------------------------------------------------------
-
-
-class FakeInstance:
-    def __init__(self, answer: str | Exception) -> None:
-        self.answer, self.calls = answer, []
-
-    def start_outbound_call(self, call):
-        self.calls.append(call)
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        return self.answer
 
 
 @pytest.fixture
