@@ -127,6 +127,9 @@ def worker_settings(env: Mapping[str, str]) -> dict[str, Any]:
         "WORKER_IMMEDIATE": env.get("WORKER_IMMEDIATE", "") == "1",
         "WORKER_CONCURRENCY": int(env.get("WORKER_CONCURRENCY", 2)),
         "WORKER_TICK_SECONDS": float(env.get("WORKER_TICK_SECONDS", 2)),
+        # How often the worker asks the contact centre how the calls its contact flow
+        # placed went (connected, ended and the result).
+        "CALL_FOLLOW_SECONDS": float(env.get("CALL_FOLLOW_SECONDS", 5)),
         "WORKER_LEASE_SECONDS": float(env.get("WORKER_LEASE_SECONDS", 60)),
         # Tasks a bulk job changes per transaction (and per commit of its progress).
         "BULK_BATCH": int(env.get("BULK_BATCH", 1000)),
@@ -219,6 +222,10 @@ def defaults() -> dict[str, Any]:
         # The desk warns this long before either lapse (at most half the shorter timeout).
         "DESK_WARN_SECONDS": int(env.get("DESK_WARN_SECONDS", 60)),
         "PREFERRED_AGENT_HOLD_SECONDS": int(env.get("PREFERRED_AGENT_HOLD_SECONDS", 1800)),
+        # How long Amazon Connect rings a customer on a call its contact flow places (15-60).
+        "CONNECT_RING_TIMEOUT_SECONDS": min(
+            60, max(15, int(env.get("CONNECT_RING_TIMEOUT_SECONDS", 30)))
+        ),
         # Where agents reach the service: the base of the desk invitation links.
         "PUBLIC_BASE_URL": env.get("PUBLIC_BASE_URL", "http://localhost:9443"),
     }

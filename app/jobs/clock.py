@@ -2,6 +2,8 @@
 
 - Every tick (`WORKER_TICK_SECONDS`, 2 s): webhook events are dispatched and due
   deliveries sent, so an event leaves seconds after its change commits.
+- Every `CALL_FOLLOW_SECONDS` (5 s, on the tick): the calls a contact flow placed are
+  asked about (connected, ended and their result).
 - Every minute: the tick is checked (started again when it stopped) and intake loads no
   live worker holds are queued again.
 - Every day: audit records past their retention are pruned.
@@ -30,10 +32,11 @@ from app.jobs.intake import sweep_intake
 from app.jobs.queue import huey, job, periodic
 from app.models.types import utcnow
 from app.services.audit.reading import prune_audit
+from app.services.calls.contact_flow import follow_calls
 from app.services.delivery.sweeps import expire_holds, expire_reservations
 from app.services.webhooks import run_once
 
-CHAIN, BEAT = "clock.chain", "clock.beat"
+CHAIN, BEAT, FOLLOWED = "clock.chain", "clock.beat", "clock.calls-followed"
 
 Work = Callable[[datetime], Any]
 
@@ -69,9 +72,20 @@ def expire_desk_timeouts(now: datetime) -> dict[str, int]:
     return done
 
 
+def follow_placed_calls(now: datetime) -> dict[str, int] | None:
+    """Ask the contact centre how the calls its contact flow placed went, once every
+    CALL_FOLLOW_SECONDS (None on the ticks in between)."""
+    wall = time.time()
+    last = huey.get(FOLLOWED, peek=True)
+    if last is not None and 0 <= wall - last < current_app.config["CALL_FOLLOW_SECONDS"]:
+        return None
+    huey.put(FOLLOWED, wall)
+    return follow_calls(now)
+
+
 # The agent desk's clock-driven work (preferred-agent holds and reservations that expire)
 # joins these lists: EVERY_TICK for what must happen within seconds, else EVERY_MINUTE.
-EVERY_TICK: list[Work] = [deliver_webhooks, expire_desk_timeouts]
+EVERY_TICK: list[Work] = [follow_placed_calls, deliver_webhooks, expire_desk_timeouts]
 EVERY_MINUTE: list[Work] = [sweep_intake, sweep_bulk]
 EVERY_DAY: list[Work] = [prune_audit_records]
 

@@ -3,6 +3,7 @@ agents ann and bob of queue Sales."""
 
 import pytest
 
+from tests.calls.connect_support import connect_client  # noqa: F401
 from tests.desk.delivery_support import make_agent
 from tests.ui.conftest import (  # noqa: F401
     app,
