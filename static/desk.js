@@ -155,16 +155,18 @@ const deskPost = async (url, token, fields) => {
 // the page ticks. A campaign's preview countdown, when it reaches zero, does what Call
 // does; it pauses while "Still there?" shows (nobody may be at the desk) and on Escape.
 (() => {
-  const panel = document.querySelector("[data-call]");
   const holder = document.getElementById("desk-presence");
-  if (!panel || !holder) return;
+  if (!holder) return;
   const token = holder.dataset.csrfToken;
   const warning = document.querySelector("[data-lapse-warning]");
-  const message = panel.querySelector("[data-call-message]");
+  // The task's call panel: none without a task (the CCP still follows the agent's state).
+  const panel = document.querySelector("[data-call]") || document.createElement("section");
+  const message = panel.querySelector("[data-call-message]") || document.createElement("p");
   const callForm = panel.querySelector("[data-call-form]");
   const resultForm = panel.querySelector("[data-result-form]");
-  const ccp = panel.dataset.ccp ? JSON.parse(panel.dataset.ccp) : null;
-  let stage = panel.dataset.stage; // ready, dialling or ended
+  const ccpHolder = document.querySelector("[data-ccp-holder]");
+  const ccp = ccpHolder ? JSON.parse(ccpHolder.dataset.ccp) : null;
+  let stage = panel.dataset.stage; // ready, dialling or ended; none without a task
   let callId = panel.dataset.callId || null;
   let connected = panel.dataset.connected === "1";
   let starting = false;
@@ -205,8 +207,14 @@ const deskPost = async (url, token, fields) => {
     line.focus();
   };
 
-  // Record CONNECTED or ENDED; the answer of ENDED is shown. Null when refused.
-  const report = async (event, result, contactId) => {
+  // Record CONNECTED or ENDED, one after the other in the order they happened; the answer
+  // of ENDED is shown. Null when refused.
+  let reported = Promise.resolve();
+  const report = (event, result, contactId) => {
+    reported = reported.then(() => send(event, result, contactId));
+    return reported;
+  };
+  const send = async (event, result, contactId) => {
     const fields = { call_id: callId, event };
     if (result) fields.result = result;
     if (contactId) fields.contact_id = contactId;
@@ -235,16 +243,20 @@ const deskPost = async (url, token, fields) => {
   };
 
   // ---- The Contact Control Panel (amazon-connect-streams) ----
-  const ccpHolder = document.querySelector("[data-ccp-holder]");
-  const connectLib = ccp && ccpHolder ? window.connect : undefined;
+  const connectLib = ccp ? window.connect : undefined;
   const DIAL_TIMEOUT_MS = 30000; // agent.connect answering neither success nor failure
   // Agent error states that end a dial, and the result each means. FailedConnectCustomer:
-  // the customer's side did not pick up (ring time out, rejected), counted as no answer.
+  // the customer's side did not pick up (rang out, rejected), counted as no answer; the
+  // agent's own side failing is a failed call.
   const ERROR_RESULTS = {
     BadAddressCustomer: "INVALID_NUMBER",
     LineEngagedCustomer: "BUSY",
     FailedConnectCustomer: "NO_ANSWER",
+    MissedCallCustomer: "NO_ANSWER",
     FailedConnectAgent: "FAILED",
+    BadAddressAgent: "FAILED",
+    LineEngagedAgent: "FAILED",
+    MissedCallAgent: "FAILED",
   };
   // The desk's state for each kind of Connect state, and back.
   const DESK_STATE = { routable: "AVAILABLE", not_routable: "AWAY", offline: "OFFLINE" };
@@ -273,8 +285,11 @@ const deskPost = async (url, token, fields) => {
       report("ENDED", ERROR_RESULTS[now.name]);
       return;
     }
+    // The CCP's first state (from "Init") never moves the desk: signing in to the CCP
+    // Offline must not give back the task on the desk. Later changes do.
     const desk = DESK_STATE[now.type];
-    if (!change || !change.oldState || !desk || switching || desk === deskState()) return;
+    const first = !change || !change.oldState || change.oldState === connectLib.AgentAvailStates.INIT;
+    if (first || !desk || switching || desk === deskState()) return;
     setDeskState(desk);
   };
 
@@ -285,21 +300,16 @@ const deskPost = async (url, token, fields) => {
       report("ENDED", "FAILED");
       return;
     }
-    let settled = false;
-    const fail = (text) => {
-      if (settled) return;
-      settled = true;
-      say(text);
-      report("ENDED", "FAILED");
-    };
-    const timer = window.setTimeout(
-      () => fail("The Contact Control Panel did not place the call in time."),
-      DIAL_TIMEOUT_MS,
-    );
+    // The library's `timeout` bounds a dial that would answer neither success nor failure.
     ccpAgent.connect(connectLib.Endpoint.byPhoneNumber(placed.phoneNumber), {
       queueARN: ccp.queueArn || undefined,
-      success: () => { settled = true; window.clearTimeout(timer); },
-      failure: () => { window.clearTimeout(timer); fail("The Contact Control Panel could not place the call."); },
+      timeout: DIAL_TIMEOUT_MS,
+      success: () => say(""),
+      failure: () => {
+        if (stage !== "dialling") return; // an error state said it already
+        say("The Contact Control Panel could not place the call.");
+        report("ENDED", "FAILED");
+      },
     });
   };
 
@@ -394,11 +404,13 @@ const deskPost = async (url, token, fields) => {
       start(link.closest(".detail").dataset.key);
     });
   }
-  resultForm.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const result = event.submitter && event.submitter.value;
-    if (result) report("ENDED", result);
-  });
+  if (resultForm) {
+    resultForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const result = event.submitter && event.submitter.value;
+      if (result) report("ENDED", result);
+    });
+  }
 
   const secondsLeft = () => (pausedLeft !== null ? pausedLeft
     : Math.max(0, Math.ceil((deadline - performance.now()) / 1000)));
