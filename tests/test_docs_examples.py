@@ -41,7 +41,10 @@ CALLS = [
     "delete-user",
     "setAgentState",
     "nextTask",
+    "startCall",
+    "callEvent",
     "closeTask",
+    "taskAttempts",
     "nextTask",
     "releaseTask",
 ]
@@ -135,7 +138,15 @@ def test_the_api_examples_run_as_pasted(app, database_uri, seeded, tmp_path):
     db.session.rollback()  # read what the server wrote
     assert db.session.scalars(select(Task).filter_by(client_id="CUST-1001")).all() == []
     assert db.session.scalar(select(User).filter_by(login_user_id="ada@democo.example")) is None
-    closed, released = got[10]["task"], got[12]["task"]
+    closed, released = got[10]["task"], got[16]["task"]
+    assert got[11]["call"]["phoneNumber"].startswith("+")
+    assert got[12]["attempt"]["callResult"] == "NO_ANSWER"
+    (attempt,) = got[14]["attempts"]
+    assert (attempt["callResult"], attempt["endedHow"], attempt["outcome"]) == (
+        "NO_ANSWER",
+        "CLOSED",
+        "RESCHEDULE",
+    )
     assert closed["clientId"] == "SPR-0025"  # the task held for Jane comes first
     closed_task = db.session.scalar(select(Task).filter_by(record_id=closed["previewRecordID"]))
     assert closed_task.worked_state == WorkedState.WORKED

@@ -144,7 +144,7 @@ def apis() -> tuple[Api, ...]:
 
 
 def desk_api() -> Api:
-    """The Desk API: one agent's state, next task, and how the task ends."""
+    """The Desk API: one agent's state, next task, its calls, and how the task ends."""
 
     def operation(name: str, summary: str, request, response, description: str = ""):
         return Operation(f"/{name}", name, summary, request, response, description)
@@ -152,7 +152,7 @@ def desk_api() -> Api:
     return Api(
         tag="Desk API",
         prefix=desk.PREFIX,
-        description="An agent's desk for integrations: state, next task, close or release.",
+        description="An agent's desk for integrations: state, next task, calls, close or release.",
         error=responses.HttpError,
         body_extras={"tenant": json_actions.TenantRef},
         operations=(
@@ -182,7 +182,34 @@ def desk_api() -> Api:
                 "Give the agent's task back to the queue without counting an attempt",
                 desk_schemas.ReleaseTaskRequest,
                 desk_schemas.TaskResponse,
-                "A task the agent does not hold answers NOT_FOUND.",
+                "A task the agent does not hold answers NOT_FOUND; a task whose campaign does "
+                "not let agents skip answers NOT_AVAILABLE (close it with an outcome).",
+            ),
+            operation(
+                "startCall",
+                "Start the call of the agent's task, once the rules of calling allow it now",
+                desk_schemas.StartCallRequest,
+                desk_schemas.StartCallResponse,
+                "NOT_AVAILABLE names the rule that refuses: the task is not the agent's, its "
+                "number is on the do-not-call list, its campaign is paused, its queue is "
+                "closed, or it is outside its calling window. The same phoneKey again while "
+                "the call goes on answers the same call. FAIL: the contact centre could not "
+                "place the call (recorded as ended FAILED).",
+            ),
+            operation(
+                "callEvent",
+                "Record how the agent's call went: CONNECTED, or ENDED with its result",
+                desk_schemas.CallEventRequest,
+                desk_schemas.CallEventResponse,
+                "An event out of order or repeated answers SUCCESS and changes nothing; a "
+                "callId that is not the agent's on this task answers NOT_FOUND.",
+            ),
+            operation(
+                "taskAttempts",
+                "The attempts of any task of the tenant, newest first",
+                desk_schemas.TaskAttemptsRequest,
+                desk_schemas.TaskAttemptsResponse,
+                "An unknown previewRecordID answers NOT_FOUND.",
             ),
         ),
     )

@@ -14,14 +14,19 @@ from typing import Any
 
 from app.desk import api_bp
 from app.desk.schemas import (
+    CallEventRequest,
     CloseTaskRequest,
     DeskRequest,
     NextTaskRequest,
     ReleaseTaskRequest,
     SetAgentStateRequest,
+    StartCallRequest,
+    TaskAttemptsRequest,
 )
-from app.models import Task, User
+from app.models import Attempt, Task, User
+from app.models.campaigns import CampaignType
 from app.services.actors import Actor
+from app.services.calls import dialing, ledger
 from app.services.delivery import agent_state, closing, offers
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
 from app.services.people.users import find_user
@@ -104,6 +109,7 @@ def offered_codes(task: Task) -> list[dict[str, Any]]:
                     "outcome": code.outcome,
                     "rescheduleMinutes": code.reschedule_minutes,
                     "addsToDnc": code.adds_to_dnc,
+                    "suggestedFor": code.suggested_for,
                 }
                 for code in group.codes
             ],
@@ -139,11 +145,31 @@ def next_task():
             "message": f"task '{offer.task.record_id}' is yours",
             "task": offered(offer.task, offer.data),
             "workCodeGroups": offered_codes(offer.task),
+            **dialling(offer.task),
         }
 
     return _run(
-        NextTaskRequest, action, task=None, reason=None, nextDueTime=None, workCodeGroups=None
+        NextTaskRequest,
+        action,
+        task=None,
+        reason=None,
+        nextDueTime=None,
+        workCodeGroups=None,
+        dialMode=None,
+        autoDialSeconds=None,
+        canSkip=None,
     )
+
+
+def dialling(task: Task) -> dict[str, Any]:
+    """How the desk dials the task: its campaign's settings."""
+    campaign = task.campaign
+    progressive = campaign.type == CampaignType.PROGRESSIVE
+    return {
+        "dialMode": "PROGRESSIVE" if progressive else "PREVIEW",
+        "autoDialSeconds": campaign.auto_dial_seconds,
+        "canSkip": campaign.can_skip,
+    }
 
 
 @api_bp.post("/closeTask", provide_automatic_options=False)
@@ -184,3 +210,86 @@ def release_task():
         return {"message": f"task '{task.record_id}' released", "task": task_snapshot(task)}
 
     return _run(ReleaseTaskRequest, action, **CLOSED_NOTHING)
+
+
+def _ms(moment) -> int | None:
+    return None if moment is None else to_epoch_ms(moment)
+
+
+def attempt_answer(attempt: Attempt) -> dict[str, Any]:
+    """One attempt as taskAttempts and callEvent answer it (times in epoch ms)."""
+    return {
+        "attemptId": attempt.id,
+        "agent": attempt.agent_login,
+        "deliveredAt": to_epoch_ms(attempt.delivered_at),
+        "callStartedAt": _ms(attempt.call_started_at),
+        "connectedAt": _ms(attempt.connected_at),
+        "callEndedAt": _ms(attempt.call_ended_at),
+        "callResult": attempt.call_result,
+        "contactId": attempt.contact_id,
+        "phoneKey": attempt.phone_key,
+        "phoneNumber": attempt.phone_number,
+        "closedAt": _ms(attempt.closed_at),
+        "outcome": attempt.outcome,
+        "workCodes": [
+            {"key": code["key"], "value": code["value"]} for code in attempt.work_codes or ()
+        ],
+        "endedHow": attempt.ended_how,
+        "previewSeconds": ledger.seconds_between(
+            attempt.delivered_at, attempt.call_started_at or attempt.ended_at
+        ),
+        "talkSeconds": ledger.seconds_between(attempt.connected_at, attempt.call_ended_at),
+        "wrapUpSeconds": ledger.seconds_between(attempt.call_ended_at, attempt.closed_at),
+    }
+
+
+@api_bp.post("/startCall", provide_automatic_options=False)
+def start_call():
+    """Check again that the agent may call the task now, and record the call's start."""
+
+    def action(agent: User, request: StartCallRequest, actor: Actor) -> dict:
+        placed = dialing.start_call(agent, request.previewRecordID, request.phoneKey, actor=actor)
+        call = {"callId": placed.call_id, "phoneNumber": placed.phone_number, "key": placed.key}
+        if placed.failure is not None:
+            # Recorded (started, ended FAILED) and committed: the answer says it failed.
+            return {"result": "FAIL", "message": placed.failure, "call": call}
+        message = f"call {placed.call_id} to {placed.phone_number} started"
+        return {"message": message, "call": call}
+
+    return _run(StartCallRequest, action, call=None)
+
+
+@api_bp.post("/callEvent", provide_automatic_options=False)
+def call_event():
+    """How the agent's call went: CONNECTED, or ENDED with its result."""
+
+    def action(agent: User, request: CallEventRequest, actor: Actor) -> dict:
+        attempt = dialing.call_event(
+            agent,
+            request.previewRecordID,
+            request.callId,
+            request.event,
+            request.result,
+            request.contactId,
+            actor=actor,
+        )
+        return {
+            "message": f"call {request.callId}: {request.event} recorded",
+            "attempt": attempt_answer(attempt),
+        }
+
+    return _run(CallEventRequest, action, attempt=None)
+
+
+@api_bp.post("/taskAttempts", provide_automatic_options=False)
+def task_attempts():
+    """The attempts of any task of the tenant, newest first."""
+
+    def action(agent: User, request: TaskAttemptsRequest, _actor: Actor) -> dict:
+        attempts = dialing.task_attempts(agent.tenant, request.previewRecordID)
+        return {
+            "message": f"{len(attempts)} attempt(s) of task '{request.previewRecordID}'",
+            "attempts": [attempt_answer(attempt) for attempt in attempts],
+        }
+
+    return _run(TaskAttemptsRequest, action, attempts=None)

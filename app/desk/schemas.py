@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, ConfigDict, Field, StringConstraints
 
 from app.models.agents import AgentState
+from app.models.attempts import CallResult
+from app.services.calls.dialing import CALL_EVENTS
 from app.services.delivery.closing import Outcome
 from app.web.answers import Answer, TaskRecord
 from app.web.schemas import EPOCH_MS, TIME_RULES, Strict, published
@@ -19,6 +21,11 @@ Name = Annotated[str, StringConstraints(max_length=255)]
 NOT_BLANK = {"minLength": 1}
 STATES = [state.value for state in AgentState]
 OUTCOMES = [outcome.value for outcome in Outcome]
+RESULTS = [result.value for result in CallResult]
+ResultName = Literal[
+    "ANSWERED", "NO_ANSWER", "BUSY", "INVALID_NUMBER", "VOICEMAIL", "FAILED", "CANCELLED"
+]
+EndedHowName = Literal["CLOSED", "RELEASED", "LAPSED", "TAKEN_BACK", "CHANGED_ELSEWHERE"]
 RECORD_ID = Field(
     validation_alias=AliasChoices("previewRecordID", "previewRecordId"),
     description="The task the agent holds. `previewRecordId` is accepted too.",
@@ -86,6 +93,54 @@ class ReleaseTaskRequest(DeskRequest):
     previewRecordID: Name = RECORD_ID
 
 
+class StartCallRequest(DeskRequest):
+    model_config = ConfigDict(
+        json_schema_extra=published(agent=NOT_BLANK, previewRecordID=NOT_BLANK, phoneKey=NOT_BLANK)
+    )
+
+    previewRecordID: Name = RECORD_ID
+    phoneKey: Name | None = Field(
+        None,
+        description="The phone item to call (a `phone` detail's key of the agent view); "
+        "left out: the first one.",
+    )
+
+
+class CallEventRequest(DeskRequest):
+    model_config = ConfigDict(
+        json_schema_extra=published(
+            agent=NOT_BLANK,
+            previewRecordID=NOT_BLANK,
+            callId=NOT_BLANK,
+            event={"enum": list(CALL_EVENTS)},
+            result={"enum": RESULTS},
+        )
+    )
+
+    previewRecordID: Name = RECORD_ID
+    callId: Name = Field(description="The call's id, as startCall answered it.")
+    event: Name = Field(description="CONNECTED (the customer answered) or ENDED.")
+    result: Name | None = Field(
+        None,
+        description="Required with ENDED: ANSWERED, NO_ANSWER, BUSY, INVALID_NUMBER, "
+        "VOICEMAIL, FAILED or CANCELLED.",
+    )
+    contactId: Name | None = Field(
+        None, description="The contact centre's contact id of the call (e.g. Amazon Connect's)."
+    )
+
+
+class TaskAttemptsRequest(DeskRequest):
+    model_config = ConfigDict(
+        json_schema_extra=published(agent=NOT_BLANK, previewRecordID=NOT_BLANK)
+    )
+
+    previewRecordID: Name = Field(
+        validation_alias=AliasChoices("previewRecordID", "previewRecordId"),
+        description="Any task of the tenant. `previewRecordId` is accepted too.",
+    )
+
+
 # --- answers -------------------------------------------------------------------------------
 
 DeskResult = Literal[
@@ -147,6 +202,10 @@ class OfferedWorkCode(Answer):
     )
     addsToDnc: bool = Field(description="Closing with it puts the task's numbers on the DNC list.")
 
+    suggestedFor: ResultName | None = Field(
+        description="The call result for which the desk preselects the code; null for none."
+    )
+
 
 class OfferedWorkCodeGroup(Answer):
     name: str = Field(description="The group: a work code's `key`.")
@@ -165,6 +224,17 @@ class NextTaskResponse(DeskResponse):
     nextDueTime: int | None = Field(
         description="When the next task of the agent's queues is due (epoch ms), else null."
     )
+    dialMode: Literal["PREVIEW", "PROGRESSIVE"] | None = Field(
+        description="PROGRESSIVE for a progressive campaign's task (the desk dials by itself "
+        "after autoDialSeconds), else PREVIEW; null when there is no task."
+    )
+    autoDialSeconds: int | None = Field(
+        description="Seconds of preview after which the desk dials by itself; null when the "
+        "agent dials (or there is no task)."
+    )
+    canSkip: bool | None = Field(
+        description="Whether the agent may release (skip) the task; null when there is no task."
+    )
 
 
 class TaskResponse(DeskResponse):
@@ -176,4 +246,55 @@ class TaskResponse(DeskResponse):
     closeReason: str | None = Field(
         description="closeTask: why the outcome applied is not the one chosen, e.g. "
         "`attempt limit reached (5 attempts)`; otherwise null."
+    )
+
+
+class PlacedCallAnswer(Answer):
+    callId: str = Field(description="The call's id: callEvent names it.")
+    phoneNumber: str = Field(description="The number to dial (E.164).")
+    key: str = Field(description="The phone item called.")
+
+
+class StartCallResponse(DeskResponse):
+    call: PlacedCallAnswer | None = Field(
+        description="The call; null when refused. With FAIL (the contact centre could not "
+        "place it) the call recorded as ended FAILED."
+    )
+
+
+class WorkCodeAnswer(Answer):
+    key: str
+    value: str
+
+
+class AttemptAnswer(Answer):
+    attemptId: int
+    agent: str = Field(description="The agent's loginUserId.")
+    deliveredAt: int = Field(description="Epoch ms.")
+    callStartedAt: int | None = Field(description="Epoch ms; null when no call was started.")
+    connectedAt: int | None = Field(description="Epoch ms; null unless the call connected.")
+    callEndedAt: int | None = Field(description="Epoch ms; null while the call goes on.")
+    callResult: ResultName | None
+    contactId: str | None = Field(description="The contact centre's contact id of the call.")
+    phoneKey: str | None
+    phoneNumber: str | None
+    closedAt: int | None = Field(description="Epoch ms; null unless the agent closed the task.")
+    outcome: Literal["COMPLETE", "RESCHEDULE", "REMOVE"] | None
+    workCodes: list[WorkCodeAnswer]
+    endedHow: EndedHowName | None = Field(
+        description="How the attempt ended (CLOSED, RELEASED, LAPSED, TAKEN_BACK, "
+        "CHANGED_ELSEWHERE); null while it is open."
+    )
+    previewSeconds: float | None = Field(description="Delivery to the call's start (or end).")
+    talkSeconds: float | None = Field(description="The call's connection to its end.")
+    wrapUpSeconds: float | None = Field(description="The call's end to the close.")
+
+
+class CallEventResponse(DeskResponse):
+    attempt: AttemptAnswer | None = Field(description="The call's attempt; null when refused.")
+
+
+class TaskAttemptsResponse(DeskResponse):
+    attempts: list[AttemptAnswer] | None = Field(
+        description="The task's attempts, newest first; null when refused."
     )

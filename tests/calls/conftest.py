@@ -1,8 +1,22 @@
-"""The ledger's tests run on the web UI's fixtures: the same app, client and supervisors."""
+"""The calls' tests run on the web UI's fixtures (the same app, client and supervisors), with
+agents ann and bob of queue Sales."""
 
+import pytest
+
+from tests.desk.delivery_support import make_agent
 from tests.ui.conftest import (  # noqa: F401
     app,
     boss,
     client,
     signed_in,
 )
+
+
+@pytest.fixture
+def ann(acme):
+    return make_agent(acme, "ann")
+
+
+@pytest.fixture
+def bob(acme):
+    return make_agent(acme, "bob")

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select, update
 
 from app.extensions import db
 from app.models import Attempt, EndedHow, Task, User
+from app.services.values import format_time
 
 
 def open_attempt(task: Task, agent: User, at: datetime) -> Attempt:
@@ -78,6 +80,34 @@ def end_attempts(tasks: Sequence[Task], how: EndedHow, at: datetime) -> None:
         .values(ended_how=how.value, ended_at=at)
         .execution_options(synchronize_session="fetch")
     )
+
+
+def open_attempt_of(task: Task) -> Attempt | None:
+    """The task's open attempt (its agent's current one), if any."""
+    return _open_of(task)
+
+
+def seconds_between(start: datetime | None, end: datetime | None) -> float | None:
+    """Seconds from `start` to `end` (to the millisecond); None unless both are known."""
+    if start is None or end is None:
+        return None
+    return round((end - start).total_seconds(), 3)
+
+
+def call_summary(attempt: Attempt | None) -> dict[str, Any] | None:
+    """The attempt's call as `task.closed` tells it; None when the attempt placed none."""
+    if attempt is None or attempt.call_id is None:
+        return None
+    return {
+        "callId": attempt.call_id,
+        "result": attempt.call_result,
+        "startedAt": format_time(attempt.call_started_at),
+        "connectedAt": format_time(attempt.connected_at),
+        "endedAt": format_time(attempt.call_ended_at),
+        "previewSeconds": seconds_between(attempt.delivered_at, attempt.call_started_at),
+        "talkSeconds": seconds_between(attempt.connected_at, attempt.call_ended_at),
+        "wrapUpSeconds": seconds_between(attempt.call_ended_at, attempt.closed_at),
+    }
 
 
 def task_attempts(task: Task) -> list[Attempt]:

@@ -31,11 +31,11 @@ from app.extensions import db
 from app.models import EndedHow, Task, User, WorkCode, WorkCodeChoice, WorkedState
 from app.models.types import utcnow
 from app.services.actors import Actor
-from app.services.calls.ledger import end_attempt
+from app.services.calls.ledger import call_summary, end_attempt
 from app.services.delivery import rules
 from app.services.delivery.ownership import held_task, task_to_close
 from app.services.dnc import numbers as dnc
-from app.services.errors import InvalidInput
+from app.services.errors import InvalidInput, NotAvailable
 from app.services.tasks.payload import task_snapshot
 from app.services.tasks.trail import trace_change
 from app.services.tasks.writes import hold_end, touch
@@ -197,7 +197,9 @@ def close_task(
     _store_work_codes(task, closing.work_codes)
     if any(code.adds_to_dnc for code in closing.chosen):
         dnc.add_task_numbers(task, actor=actor)
-    end_attempt(task, EndedHow.CLOSED, now, outcome=closing.outcome.value, codes=closing.work_codes)
+    attempt = end_attempt(
+        task, EndedHow.CLOSED, now, outcome=closing.outcome.value, codes=closing.work_codes
+    )
     end_reservation(task)
     touch(task, now)
     after = task_snapshot(task)
@@ -213,6 +215,7 @@ def close_task(
         attempt=task.work_attempts,
         workCodes=[{"key": key, "value": value} for key, value in closing.work_codes],
         closeReason=closing.reason,
+        call=call_summary(attempt),
     )
     return task
 
@@ -259,8 +262,15 @@ def _pass_over(task: Task, agent: str, now: datetime) -> dict:
 
 
 def release_task(agent: User, record_id: str, *, actor: Actor, now: datetime | None = None) -> Task:
-    """The agent gives the task back (skip): it returns to the queue, no attempt counted."""
+    """The agent gives the task back (skip): it returns to the queue, no attempt counted.
+    A campaign that does not let agents skip (`can_skip` off) refuses: its task ends with
+    an outcome. Going offline, signing out, a supervisor and the clock still release it."""
     task = held_task(agent, record_id)
+    if not task.campaign.can_skip:
+        raise NotAvailable(
+            f"the {task.campaign.name} campaign does not let agents skip a task: "
+            "close it with an outcome"
+        )
     release(task, actor=actor, now=now or utcnow())
     return task
 

@@ -24,6 +24,9 @@ from app.services.values import format_time
 # The clock's changes that leave a lapsed task the agent's to close: its reservation
 # lapsed, its preferred agent's hold ended.
 LAPSES = ("task.reservation_lapsed", "task.preferred_agent_cleared")
+# A call's events (the worker's, following a call the contact flow placed) change the
+# attempt, never the task: they take nothing from its agent.
+CALLS = ("call.started", "call.connected", "call.ended")
 # What the trail's actions say of a task that is no longer the agent's.
 DONE = {
     "task.delivered": "taken",
@@ -109,7 +112,7 @@ def _changed_by_others(task: Task, agent: User) -> AuditRecord | None:
         .where(
             *_task_records(agent, task.record_id),
             AuditRecord.id > delivered,
-            AuditRecord.action.not_in(LAPSES),
+            AuditRecord.action.not_in(LAPSES + CALLS),
             _by_others(agent),
         )
         .order_by(AuditRecord.id.desc())
@@ -121,7 +124,9 @@ def _last_change(agent: User, record_id: str) -> AuditRecord | None:
     """The newest change of the task by anyone but the agent (its deletion included)."""
     return db.session.scalar(
         select(AuditRecord)
-        .where(*_task_records(agent, record_id), _by_others(agent))
+        .where(
+            *_task_records(agent, record_id), _by_others(agent), AuditRecord.action.not_in(CALLS)
+        )
         .order_by(AuditRecord.id.desc())
         .limit(1)
     )

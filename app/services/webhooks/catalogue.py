@@ -15,9 +15,12 @@ EVENT_TYPES: dict[str, str] = {
     "task.deleted": "A task was deleted.",
     "task.delivered": "A task was delivered to an agent.",
     "task.closed": (
-        "An agent closed a task: outcome applied, attempt, work codes and closeReason "
-        "(the interaction)."
+        "An agent closed a task: outcome applied, attempt, work codes, closeReason and the "
+        "attempt's call (the interaction)."
     ),
+    "call.started": "An agent's call of a task started (the desk or the contact flow placed it).",
+    "call.connected": "A call of a task connected: the customer answered.",
+    "call.ended": "A call of a task ended: its result, how long it rang and talked.",
     "task.preferred_agent_cleared": "A task's preferred-agent hold ended.",
     "task.released": "A task went back unworked: its agent or a supervisor released it.",
     "task.reservation_lapsed": "A delivered task went back to its queue (no activity, agent gone).",

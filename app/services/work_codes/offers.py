@@ -29,6 +29,8 @@ class OfferedCode:
     outcome: str | None
     reschedule_minutes: int | None
     adds_to_dnc: bool
+    # The call result for which the desk preselects the code (a CallResult), if any.
+    suggested_for: str | None = None
 
     @property
     def delay(self) -> str | None:
@@ -70,6 +72,7 @@ def offered(queue: SkillQueue) -> list[OfferedGroup]:
             WorkCodeChoice.outcome,
             WorkCodeChoice.reschedule_minutes,
             WorkCodeChoice.adds_to_dnc,
+            WorkCodeChoice.suggested_for,
         )
         .join(queue_work_code_groups)
         .join(WorkCodeChoice, WorkCodeChoice.group_id == WorkCodeGroup.id)
