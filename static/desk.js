@@ -366,7 +366,7 @@ const deskPost = async (url, token, fields) => {
   };
 
   const start = async (phoneKey) => {
-    if (starting || stage !== "ready") return;
+    if (starting || stage === "dialling") return;
     starting = true;
     stopCountdown();
     say("");
@@ -385,21 +385,28 @@ const deskPost = async (url, token, fields) => {
     callId = answer.data.callId;
     connected = false;
     resultForm.querySelector("[data-call-id-field]").value = callId;
+    const again = panel.querySelector(".call-again");
+    if (again) again.elements.phone_key.value = answer.data.key;
+    if (answer.data.failure) {
+      ended(answer.data); // the contact centre could not place it: recorded FAILED
+      say(answer.data.failure);
+      return;
+    }
     show("dialling");
     if (ccp) dialCcp(answer.data);
     else dialTel(answer.data);
   };
 
-  if (callForm) {
-    callForm.addEventListener("submit", (event) => {
+  for (const form of panel.querySelectorAll("[data-call-form]")) {
+    form.addEventListener("submit", (event) => {
       event.preventDefault();
-      start(callForm.elements.phone_key.value);
+      start(form.elements.phone_key.value);
     });
   }
   // A phone number of the task dials the same way, that item's number.
   for (const link of document.querySelectorAll(".desk-task .agent-view .detail a.dial")) {
     link.addEventListener("click", (event) => {
-      if (stage !== "ready") return;
+      if (stage === "dialling") return; // a plain tel: link while a call is on
       event.preventDefault();
       start(link.closest(".detail").dataset.key);
     });

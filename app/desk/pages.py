@@ -21,7 +21,6 @@ from datetime import UTC, datetime
 from flask import (
     abort,
     flash,
-    get_flashed_messages,
     jsonify,
     make_response,
     redirect,
@@ -380,24 +379,47 @@ def call(record_id: str):
             return _form_refused(form)
         flash("The call could not be started: send the form from the desk again.")
         return redirect(url_for("desk.home"))
-    placed = _run(
-        lambda: dialing.start_call(
+    try:
+        placed = dialing.start_call(
             agent, record_id, form.phone_key.data or None, actor=_actor(agent)
-        ),
-        agent,
+        )
+        db.session.commit()
+    except ServiceError as error:
+        db.session.rollback()
+        refused = f"Not called: {_call_refusal(error, agent)}"
+        if _wants_json():
+            return jsonify({"message": refused}), 409
+        flash(refused)
+        return redirect(url_for("desk.home"))
+    # The contact centre could not place it: the call is recorded as ended FAILED.
+    failure = (
+        f"The contact centre could not place the call: {placed.failure}" if placed.failure else None
     )
     if not _wants_json():
+        if failure:
+            flash(failure)
         return redirect(url_for("desk.home"))
-    if placed is None:
-        return jsonify({"message": _flashed()}), 409
-    return jsonify(
-        {
-            "callId": placed.call_id,
-            "phoneNumber": placed.phone_number,
-            "key": placed.key,
-            "dial": f"tel:{placed.phone_number}",
-        }
-    )
+    answer = {
+        "callId": placed.call_id,
+        "phoneNumber": placed.phone_number,
+        "key": placed.key,
+        "dial": f"tel:{placed.phone_number}",
+    }
+    if failure:
+        task = find_tenant_task(agent.tenant_id, record_id)
+        answer |= {"failure": failure, **_ended_json(task, placed.attempt)}
+        db.session.commit()
+    return jsonify(answer)
+
+
+def _ended_json(task: Task | None, attempt: Attempt) -> dict:
+    """What the script shows of a call's state: its result and the codes it suggests."""
+    return {
+        "callId": attempt.call_id,
+        "connected": attempt.connected_at is not None,
+        "result": attempt.call_result,
+        "suggested": [[group, code] for group, code in _suggested(task, attempt)],
+    }
 
 
 @bp.post("/tasks/<record_id>/call-event")
@@ -411,8 +433,8 @@ def call_event(record_id: str):
             return _form_refused(form)
         flash("Choose how the call ended.")
         return redirect(url_for("desk.home"))
-    attempt = _run(
-        lambda: dialing.call_event(
+    try:
+        attempt = dialing.call_event(
             agent,
             record_id,
             form.call_id.data,
@@ -420,30 +442,28 @@ def call_event(record_id: str):
             form.result.data or None,
             form.contact_id.data or None,
             actor=_actor(agent),
-        ),
-        agent,
-    )
+        )
+        db.session.commit()
+    except ServiceError as error:
+        db.session.rollback()
+        refused = f"Not recorded: {_call_refusal(error, agent)}"
+        if _wants_json():
+            return jsonify({"message": refused}), 409
+        flash(refused)
+        return redirect(url_for("desk.home"))
     if not _wants_json():
         return redirect(url_for("desk.home"))
-    if attempt is None:
-        return jsonify({"message": _flashed()}), 409
-    task = find_tenant_task(agent.tenant_id, record_id)
-    suggested = _suggested(task, attempt)
+    answer = _ended_json(find_tenant_task(agent.tenant_id, record_id), attempt)
     db.session.commit()
-    return jsonify(
-        {
-            "callId": attempt.call_id,
-            "connected": attempt.connected_at is not None,
-            "result": attempt.call_result,
-            "suggested": [[group, code] for group, code in suggested],
-        }
-    )
+    return jsonify(answer)
 
 
-def _flashed() -> str:
-    """Take back the refusal `_run` flashed: the script shows it itself."""
-    messages = get_flashed_messages()
-    return messages[-1] if messages else "Refused."
+def _call_refusal(error: ServiceError, agent: User) -> str:
+    """A call's refusal as the page says it: the rule's own words (which call, which
+    rule), or what became of a task no longer the agent's."""
+    if isinstance(error, TaskTaken):
+        return _refusal(error, agent)
+    return error.message
 
 
 @bp.post("/heartbeat")

@@ -146,7 +146,7 @@ def test_a_call_the_server_refuses_dials_nothing(tab: Tab, seeded, renewals):
     delete_task(renewals, Locator(record_id=seeded), actor=Actor.operator())
     db.session.commit()
     call.click()
-    expect(page.locator("[data-call-message]")).to_contain_text("no longer yours")
+    expect(page.locator("[data-call-message]")).to_contain_text("is not yours")
     expect(page.locator("[data-call]")).to_have_attribute("data-stage", "ready")
     assert page.evaluate("window.dialled") is None
     # Chromium logs the refusal's 409 answer; it is the one expected problem.

@@ -93,13 +93,23 @@ def test_without_javascript_call_shows_the_number_and_a_result_ticks_its_code(
 
     form = shown.select_one("[data-result-form]")
     sent = {field["name"]: field["value"] for field in form.select("input[type=hidden]")}
-    assert sent["call_id"] == attempt.call_id
+    first_call = attempt.call_id
+    assert sent["call_id"] == first_call
     desk.post(f"/desk/tasks/{record_id}/call-event", data={**sent, "result": "BUSY"})
     assert _attempt(record_id).call_result == "BUSY"
     shown = page(desk, "/desk")
     assert shown.select_one("[data-call]")["data-stage"] == "ended"
     assert shown.select_one("[data-call-result]").get_text(strip=True) == "Busy"
     assert _ticked(shown) == ["Busy"]
+
+    # Call again: a new call of the same attempt, at the number just called.
+    again = shown.select_one(".call-again")
+    assert again.find("input", attrs={"name": "phone_key"})["value"] == "Phone"
+    desk.post(f"/desk/tasks/{record_id}/call", data={"phone_key": "Phone",
+                                                     "csrf_token": csrf_token(shown)})  # fmt: skip
+    redial = _attempt(record_id)
+    assert redial.call_id != first_call and redial.call_result is None
+    assert page(desk, "/desk").select_one("[data-call]")["data-stage"] == "dialling"
 
 
 def test_the_script_gets_json_for_the_call_and_the_codes_its_result_suggests(
@@ -154,7 +164,7 @@ def test_a_call_on_a_task_not_held_is_refused(desk, renewals):
     answer = desk.post("/desk/tasks/not-a-task/call", headers=JSON,
                        data={"csrf_token": _token(desk)})  # fmt: skip
     assert answer.status_code == 409
-    assert "no longer yours" in answer.get_json()["message"]
+    assert "is not yours" in answer.get_json()["message"]
 
 
 @pytest.mark.parametrize(
