@@ -202,9 +202,14 @@ const deskPost = async (url, token, fields) => {
     const suggested = data.suggested || [];
     panel.querySelector("[data-suggested-note]").hidden = suggested.length === 0;
     tickCodes(suggested);
-    const line = panel.querySelector("[data-panel='ended'] p");
-    line.tabIndex = -1;
-    line.focus();
+    // Focus moves to the result only from nowhere or from the call's own controls: never
+    // out of a field being typed in (the CCP ends calls by itself).
+    const from = document.activeElement;
+    if (!from || from === document.body || panel.contains(from)) {
+      const line = panel.querySelector("[data-panel='ended'] p");
+      line.tabIndex = -1;
+      line.focus();
+    }
   };
 
   // Record CONNECTED or ENDED, one after the other in the order they happened; the answer
