@@ -293,3 +293,13 @@ def test_no_skip_on_the_desk_page(client, renewals, ann):
     assert db.session.scalar(select(Task.reserved_by_id)) == ann.id
     said = page(client, "/desk").get_text(" ", strip=True)
     assert "does not let agents skip a task" in said
+
+
+def test_the_task_pages_history_tells_the_call(desk, signed_in, acme, renewals, ann):
+    add_phones(renewals, "c1")
+    record_id = holding(desk)
+    call_id = desk("startCall", agent="ann", previewRecordID=record_id)["call"]["callId"]
+    body = {"agent": "ann", "previewRecordID": record_id, "callId": call_id}
+    desk("callEvent", **body, event="ENDED", result="BUSY")
+    said = page(signed_in, f"/tenants/{acme.id}/tasks/{record_id}").get_text(" ", strip=True)
+    assert "call.started" in said and "call.ended" in said and "BUSY" in said
