@@ -139,6 +139,32 @@ def test_the_countdown_dials_by_itself_and_a_result_ticks_its_code(tab: Tab, see
     tab.assert_no_problems()
 
 
+def test_the_countdown_waits_while_still_there_asks(tab: Tab, seeded, renewals):
+    """Nobody may be at the desk while "Still there?" shows: the countdown pauses, and goes
+    on once the agent keeps the task. The heartbeat's answer says the offer lapses soon."""
+    _dial_settings(renewals, 60)
+    page = _desk(tab)
+    record_id = page.locator("article.desk-task").get_attribute("data-record-id")
+    lapsing = {"state": "AVAILABLE", "task": record_id, "idleLapsesIn": 120,
+               "offerLapsesIn": 20, "warnSeconds": 60}  # fmt: skip
+    page.route("**/desk/heartbeat", lambda route: route.fulfill(json=lapsing))
+    page.clock.run_for(31_000)  # a heartbeat (every 30 s) answers the offer lapses soon
+    expect(page.get_by_role("alertdialog", name="Still there?")).to_be_visible()
+    expect(page.locator("[data-countdown-pause]")).to_have_text("Resume the countdown")
+    left = _countdown_left(page)
+    page.clock.run_for(45_000)
+    assert _countdown_left(page) == left and page.evaluate("window.dialled") is None
+
+    page.unroute("**/desk/heartbeat")
+    page.get_by_role("button", name="Keep it").click()
+    expect(page.get_by_role("alertdialog", name="Still there?")).to_be_hidden()
+    expect(page.locator("[data-countdown-pause]")).to_have_text("Pause the countdown")
+    page.clock.run_for((left + 1) * 1000)
+    expect(page.locator("[data-call]")).to_have_attribute("data-stage", "dialling")
+    assert page.evaluate("window.dialled") == [f"tel:{NUMBER}"]
+    tab.assert_no_problems()
+
+
 def test_a_call_the_server_refuses_dials_nothing(tab: Tab, seeded, renewals):
     page = _desk(tab)
     call = page.get_by_role("button", name=f"Call {NUMBER}")

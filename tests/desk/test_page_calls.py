@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from app.desk.pages import COUNTDOWN_GRACE_SECONDS, countdown_seconds
 from app.extensions import db
-from app.models import Attempt, InstanceKind, Task, User
+from app.models import Attempt, CallPlacement, InstanceKind, Task, User
 from app.services.work_codes.groups import CodeSettings, add_code, create_group, set_queue_groups
 from app.web.security import CONTENT_SECURITY_POLICY, web_origin
 from tests.conftest import SETUP
@@ -343,3 +343,22 @@ def test_without_a_ccp_the_desk_frames_nothing(desk, acme, renewals, kind, url):
 )
 def test_only_http_and_https_origins_may_be_framed(url, origin):
     assert web_origin(url) == origin
+
+
+def test_a_call_the_contact_centre_cannot_place_is_shown_ended_failed(desk, renewals):
+    """A contact-flow campaign naming no contact flow: the call is recorded started and
+    ended FAILED; the script is told why, and so is the page without it."""
+    renewals.call_placement = CallPlacement.CONTACT_FLOW.value
+    db.session.commit()
+    record_id = _offered(desk, renewals)
+    answer = desk.post(f"/desk/tasks/{record_id}/call", headers=JSON,
+                       data={"csrf_token": _token(desk)})  # fmt: skip
+    assert answer.status_code == 200
+    sent = answer.get_json()
+    assert (sent["result"], sent["suggested"]) == ("FAILED", [])
+    assert sent["failure"].startswith("The contact centre could not place the call: ")
+    assert _attempt(record_id).call_result == "FAILED"
+    desk.post(f"/desk/tasks/{record_id}/call", data={"csrf_token": _token(desk)})
+    shown = page(desk, "/desk")
+    assert "could not place the call" in shown.get_text()
+    assert shown.select_one("[data-call]")["data-stage"] == "ended"
