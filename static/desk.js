@@ -341,6 +341,22 @@ const deskPost = async (url, token, fields) => {
         if (stage === "dialling" && connected) report("ENDED", "ANSWERED", gone.getContactId());
       });
     });
+    // A page load ends the framed softphone's call: while a contact is live, the forms that
+    // reload the desk wait (the result and the call's own requests never reload it).
+    const active = Object.values(connectLib.CONTACT_ACTIVE_STATES);
+    const contactOn = () => Boolean(ccpAgent)
+      && ccpAgent.getContacts().some((contact) => active.includes(contact.getState().type));
+    document.addEventListener("submit", (event) => {
+      if (!contactOn() || event.defaultPrevented || panel.contains(event.target)) return;
+      event.preventDefault();
+      say("End the call in the Contact Control Panel first: this would reload the desk, and the call with it.");
+    });
+    // The idle desk looks for work again without a meta refresh, between contacts only.
+    const idle = document.querySelector("[data-look-again]");
+    if (idle && Number(idle.dataset.lookAgain) > 0) {
+      window.setInterval(() => { if (!contactOn()) window.location.reload(); },
+        Number(idle.dataset.lookAgain) * 1000);
+    }
     // The desk's switch moves the Connect state too, then the desk's.
     stateForm.addEventListener("submit", (event) => {
       const wanted = event.submitter && event.submitter.value;

@@ -362,3 +362,16 @@ def test_a_call_the_contact_centre_cannot_place_is_shown_ended_failed(desk, rene
     shown = page(desk, "/desk")
     assert "could not place the call" in shown.get_text()
     assert shown.select_one("[data-call]")["data-stage"] == "ended"
+
+
+def test_with_the_ccp_the_idle_desk_looks_again_without_reloading_itself(desk, acme):
+    """A meta refresh would reload the CCP's frame, and a call in it: the script looks again
+    between contacts instead."""
+    token = _token(desk)
+    desk.post("/desk/state", data={"state": "AVAILABLE", "csrf_token": token})
+    assert page(desk, "/desk").find("meta", attrs={"http-equiv": "refresh"}) is not None
+    _ccp(acme)
+    shown = page(desk, "/desk")
+    assert shown.find("meta", attrs={"http-equiv": "refresh"}) is None
+    assert shown.select_one("[data-look-again]")["data-look-again"] == "15"
+    assert shown.select_one("[data-ccp-holder]") is not None
