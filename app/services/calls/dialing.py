@@ -174,7 +174,9 @@ def _seat(agent: User, task: Task, now: datetime) -> Seat:
     )
 
 
-def check_callable(agent: User, task: Task, phone_key: str | None, now: datetime) -> tuple:
+def check_callable(
+    agent: User, task: Task, phone_key: str | None, now: datetime
+) -> tuple[str, str]:
     """(key, number) to call, once every rule of calling the task now allows it."""
     key, number = _phone_item(task, phone_key)
     _not_listed(task, number)
