@@ -18,10 +18,10 @@ import sys
 import time
 import traceback
 
-from bench import api, bulk, delivery, document, export, intake, search, soak, webhooks
+from bench import api, bulk, calls, delivery, document, export, intake, search, soak, webhooks
 
 PARTS = {part.__name__.rsplit(".", 1)[1]: part for part in (
-    api, search, intake, bulk, export, webhooks, delivery, soak
+    api, search, intake, bulk, export, webhooks, delivery, calls, soak
 )}  # fmt: skip
 
 

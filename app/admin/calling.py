@@ -1,4 +1,5 @@
-"""A campaign's delivery settings: its calling window and its limit on attempts."""
+"""A campaign's delivery settings: its calling window, its limit on attempts and how its
+tasks are dialled."""
 
 from __future__ import annotations
 
@@ -7,15 +8,16 @@ from typing import ClassVar
 
 from flask import render_template, url_for
 from flask_wtf import FlaskForm
-from wtforms import IntegerField, RadioField, TimeField
+from wtforms import BooleanField, IntegerField, RadioField, SelectField, StringField, TimeField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import Optional
+from wtforms.validators import Length, Optional
 
 from app.admin.access import campaign_or_404, submit, supervisor, tenant_or_404
 from app.admin.blueprint import bp
 from app.admin.prg import form_post
-from app.models import Campaign, Tenant
+from app.models import AUTO_DIAL_SECONDS, CallPlacement, Campaign, InstanceKind, Tenant
 from app.models.types import utcnow
+from app.services.campaigns import dialing
 from app.services.delivery.seat import local_text
 from app.services.schedules import calling_windows
 
@@ -60,6 +62,100 @@ class MaxAttemptsForm(FlaskForm):
     )
 
 
+AGENT_DIALS, COUNTDOWN = "off", "countdown"
+
+
+class DialingForm(FlaskForm):
+    """The preview countdown (off, or seconds), skipping, and with Amazon Connect who
+    places the call and on which queue, flow and caller id."""
+
+    api_names: ClassVar = {
+        dialing.SECONDS_FIELD: "seconds",
+        dialing.PLACEMENT_FIELD: "placement",
+        dialing.QUEUE_FIELD: "queue_arn",
+        dialing.FLOW_FIELD: "contact_flow_id",
+        dialing.CALLER_FIELD: "caller_id",
+    }
+    countdown = RadioField(
+        "Countdown",
+        choices=[
+            SelectChoice(AGENT_DIALS, "Off: the agent dials"),
+            SelectChoice(COUNTDOWN, "The desk dials by itself after a countdown"),
+        ],
+        default=AGENT_DIALS,
+    )
+    seconds = IntegerField(
+        "Seconds of preview before the desk dials",
+        validators=[Optional()],
+        render_kw={"min": AUTO_DIAL_SECONDS[0], "max": AUTO_DIAL_SECONDS[1]},
+    )
+    can_skip = BooleanField("Agents may skip a task")
+    placement = SelectField(
+        "Who places the calls",
+        choices=[
+            SelectChoice(CallPlacement.DESK.value, "The agent's desk (the Contact Control Panel)"),
+            SelectChoice(CallPlacement.CONTACT_FLOW.value, "The contact flow (server-side)"),
+        ],
+        default=CallPlacement.DESK.value,
+    )
+    queue_arn = StringField("Outbound queue ARN", validators=[Length(max=255)])
+    contact_flow_id = StringField("Contact flow id", validators=[Length(max=100)])
+    caller_id = StringField("Caller id (E.164)", validators=[Length(max=32)])
+
+    def validate(self, extra_validators=None) -> bool:
+        valid = super().validate(extra_validators)
+        if (
+            self.countdown.data == COUNTDOWN
+            and self.seconds.data is None
+            and not self.seconds.errors
+        ):
+            self.seconds.errors.append("Required for a countdown.")
+            valid = False
+        return valid
+
+    def auto_dial_seconds(self) -> int | None:
+        return self.seconds.data if self.countdown.data == COUNTDOWN else None
+
+
+def _dialing_form(campaign: Campaign) -> DialingForm:
+    form = DialingForm(prefix="dialing")
+    if not form.is_submitted():
+        form.countdown.data = COUNTDOWN if campaign.auto_dial_seconds else AGENT_DIALS
+        form.seconds.data = campaign.auto_dial_seconds
+        form.can_skip.data = campaign.can_skip
+        form.placement.data = campaign.call_placement
+        form.queue_arn.data = campaign.connect_queue_arn or ""
+        form.contact_flow_id.data = campaign.connect_contact_flow_id or ""
+        form.caller_id.data = campaign.connect_caller_id or ""
+    return form
+
+
+def _on_connect(tenant: Tenant) -> bool:
+    return tenant.instance_kind == InstanceKind.AMAZON_CONNECT
+
+
+def _set_dialing(tenant: Tenant, campaign: Campaign, form: DialingForm) -> list[str]:
+    """The form's settings; a tenant not on Amazon Connect sees no Connect fields, and
+    keeps what its campaigns have there."""
+    connect = (
+        {
+            "call_placement": form.placement.data,
+            "queue_arn": form.queue_arn.data,
+            "contact_flow_id": form.contact_flow_id.data,
+            "caller_id": form.caller_id.data,
+        }
+        if _on_connect(tenant)
+        else {}
+    )
+    return dialing.set_dialing(
+        campaign,
+        auto_dial_seconds=form.auto_dial_seconds(),
+        can_skip=form.can_skip.data,
+        actor=supervisor(),
+        **connect,
+    )
+
+
 def _window_form(campaign: Campaign) -> CallingWindowForm:
     form = CallingWindowForm(prefix="window")
     window = calling_windows.window_of(campaign)
@@ -88,7 +184,14 @@ def _now_in_default_zone(campaign: Campaign) -> dict:
     return {"local": local_text(now, zone), "open": opens == now, "opens": local_text(opens, zone)}
 
 
-def _page(tenant: Tenant, campaign: Campaign, error=None, window_form=None, attempts_form=None):
+def _page(
+    tenant: Tenant,
+    campaign: Campaign,
+    error=None,
+    window_form=None,
+    attempts_form=None,
+    dialing_form=None,
+):
     return render_template(
         "admin/campaign_delivery.html",
         tenant=tenant,
@@ -98,6 +201,10 @@ def _page(tenant: Tenant, campaign: Campaign, error=None, window_form=None, atte
         window_form=window_form or _window_form(campaign),
         attempts_form=attempts_form or _attempts_form(campaign),
         max_attempts=calling_windows.MAX_ATTEMPTS,
+        dialing_form=dialing_form or _dialing_form(campaign),
+        dialing_summary=dialing.summary(campaign),
+        on_connect=_on_connect(tenant),
+        auto_dial_seconds=AUTO_DIAL_SECONDS,
         error=error,
     ), (422 if error else 200)
 
@@ -115,7 +222,7 @@ def _target(tenant: Tenant, campaign: Campaign) -> str:
 
 @bp.get("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/delivery")
 def campaign_delivery(tenant_id: int, campaign_id: int):
-    """The campaign's calling window and limit on attempts."""
+    """The campaign's calling window, limit on attempts and dialling."""
     tenant = tenant_or_404(tenant_id)
     return _page(tenant, campaign_or_404(tenant, campaign_id))
 
@@ -157,6 +264,28 @@ def set_max_attempts(tenant_id: int, campaign_id: int):
             f"Campaign '{campaign.name}' allows {limit} attempts per task."
             if limit
             else f"Campaign '{campaign.name}' has no limit on attempts."
+        ),
+        _target(tenant, campaign),
+    )
+
+
+@form_post(
+    "/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/delivery/dialing",
+    "admin.campaign_delivery",
+)
+def set_campaign_dialing(tenant_id: int, campaign_id: int):
+    """Set the preview countdown, skipping, and with Amazon Connect the call's placement."""
+    tenant = tenant_or_404(tenant_id)
+    campaign = campaign_or_404(tenant, campaign_id)
+    form = _dialing_form(campaign)
+    return submit(
+        form,
+        lambda: _set_dialing(tenant, campaign, form),
+        lambda error: _page(tenant, campaign, error, dialing_form=form),
+        lambda changed: (
+            f"Campaign '{campaign.name}' dialling: {dialing.summary(campaign)}."
+            if changed
+            else f"Campaign '{campaign.name}' already dials so; nothing changed."
         ),
         _target(tenant, campaign),
     )

@@ -12,6 +12,7 @@ from app.admin.items import item_inputs
 from app.admin.prg import form_post
 from app.admin.search_args import STATE_KEY, STATES, SearchRow, read_search
 from app.models import Campaign, Tenant
+from app.services.campaigns import dialing
 from app.services.campaigns import setup as campaign_service
 from app.services.delivery.groups import group as progress_group
 from app.services.delivery.progress import campaign_progress
@@ -136,6 +137,7 @@ def campaign(tenant_id: int, campaign_id: int):
         "admin/campaign.html",
         tenant=tenant,
         campaign=campaign,
+        dialing_summary=dialing.summary(campaign),
         rows=search.rows or [SearchRow("", "EQUALS", "")],
         state=search.state,
         faults=search.faults,

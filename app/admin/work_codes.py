@@ -98,6 +98,7 @@ def _group_page(
                 "delay_minutes": editing.reschedule_minutes,
                 "sort_order": editing.sort_order,
                 "adds_to_dnc": editing.adds_to_dnc,
+                "suggested_for": editing.suggested_for or "",
             },
         )
     return render_template(

@@ -20,6 +20,15 @@ OUTCOME_CHOICES = [
     SelectChoice("REMOVE", "Remove"),
 ]
 
+# Call results as people read them: NO_ANSWER → "No answer".
+SUGGESTED_CHOICES = [
+    SelectChoice("", "None"),
+    *(
+        SelectChoice(result, result.replace("_", " ").capitalize())
+        for result in work_codes.CALL_RESULTS
+    ),
+]
+
 
 class GroupForm(FlaskForm):
     api_names: ClassVar = {"work code group name": "name"}
@@ -36,6 +45,7 @@ class CodeForm(FlaskForm):
         "outcome": "outcome",
         "delay": "delay_minutes",
         "sort order": "sort_order",
+        "suggested for": "suggested_for",
     }
     api_mentions: ClassVar = {"work code '": "name"}
     name = StringField("Code name", validators=[DataRequired(), Length(max=work_codes.MAX_NAME)])
@@ -55,6 +65,9 @@ class CodeForm(FlaskForm):
         validators=[Optional(), NumberRange(min=-1_000_000, max=1_000_000)],
     )
     adds_to_dnc = BooleanField("Adds the task's phone numbers to the do-not-call list")
+    suggested_for = SelectField(
+        "Suggested after the call result (the desk preselects it)", choices=SUGGESTED_CHOICES
+    )
 
     def settings(self) -> work_codes.CodeSettings:
         return work_codes.CodeSettings(
@@ -63,6 +76,7 @@ class CodeForm(FlaskForm):
             outcome=self.outcome.data or None,
             reschedule_minutes=self.delay_minutes.data,
             adds_to_dnc=self.adds_to_dnc.data,
+            suggested_for=self.suggested_for.data or None,
         )
 
 

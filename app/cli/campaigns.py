@@ -1,14 +1,15 @@
 """Operator commands for campaigns: `flask --app wsgi campaign create|edit|list`, their
 life (`pause|resume|archive|restore`) and when their tasks may be worked
-(`set-window|set-max-attempts`)."""
+(`set-window|set-max-attempts`) and how they are dialled (`set-dialing`)."""
 
 from __future__ import annotations
 
 import click
 
 from app.cli.common import tenant_of, transactional
-from app.models import CampaignType
+from app.models import AUTO_DIAL_SECONDS, CallPlacement, CampaignType
 from app.services.actors import Actor
+from app.services.campaigns import dialing
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns import setup as campaigns
 from app.services.campaigns.setup import get_campaign
@@ -85,7 +86,8 @@ def edit(
 def describe(campaign) -> str:
     return (
         f"{campaign.type}, default queue {campaign.default_skill_queue.name}, "
-        f"default zone {campaign.default_time_zone}, {campaign.status}"
+        f"default zone {campaign.default_time_zone}, {campaign.status}; "
+        f"dialling: {dialing.summary(campaign)}"
     )
 
 
@@ -189,3 +191,68 @@ def _whole_number(text: str) -> int:
         return int(text)
     except ValueError:
         raise InvalidInput(f"maximum attempts '{text}' is not a whole number") from None
+
+
+@campaign_group.command("set-dialing")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("campaign")
+@click.option(
+    "--auto-dial-seconds",
+    type=int,
+    metavar="N",
+    help=f"The desk dials by itself after N seconds of preview ({AUTO_DIAL_SECONDS[0]} to "
+    f"{AUTO_DIAL_SECONDS[1]}).",
+)
+@click.option("--no-auto-dial", is_flag=True, help="No countdown: the agent dials.")
+@click.option(
+    "--skip/--no-skip",
+    "can_skip",
+    default=None,
+    help="Whether agents may skip (release) a task (unchanged when not given).",
+)
+@click.option(
+    "--placement",
+    type=click.Choice([p.value for p in CallPlacement]),
+    help="Who places the calls: the desk, or Amazon Connect's contact flow.",
+)
+@click.option("--queue-arn", metavar="ARN", help="Amazon Connect's outbound queue ('' removes).")
+@click.option("--contact-flow-id", metavar="ID", help="The contact flow that places the calls.")
+@click.option("--caller-id", metavar="E164", help="The number the customer sees ('' removes).")
+@transactional
+def set_dialing(
+    company: str,
+    environment: str,
+    campaign: str,
+    auto_dial_seconds: int | None,
+    no_auto_dial: bool,
+    can_skip: bool | None,
+    placement: str | None,
+    queue_arn: str | None,
+    contact_flow_id: str | None,
+    caller_id: str | None,
+) -> str:
+    """How the campaign's tasks are dialled: the preview countdown after which the desk
+    dials by itself, whether agents may skip a task, and with Amazon Connect who places the
+    call; a setting not given stays as it is."""
+    if auto_dial_seconds is not None and no_auto_dial:
+        raise click.ClickException("give either --auto-dial-seconds N or --no-auto-dial")
+    found = get_campaign(tenant_of(company, environment), campaign)
+    seconds = found.auto_dial_seconds
+    if auto_dial_seconds is not None or no_auto_dial:
+        seconds = auto_dial_seconds
+    keep = dialing.KEEP
+    changed = dialing.set_dialing(
+        found,
+        auto_dial_seconds=seconds,
+        can_skip=found.can_skip if can_skip is None else can_skip,
+        call_placement=keep if placement is None else placement,
+        queue_arn=keep if queue_arn is None else queue_arn,
+        contact_flow_id=keep if contact_flow_id is None else contact_flow_id,
+        caller_id=keep if caller_id is None else caller_id,
+        actor=Actor.operator(),
+    )
+    said = dialing.summary(found)
+    if not changed:
+        return f"Campaign '{found.name}' already dials so ({said}); nothing changed."
+    return f"Campaign '{found.name}' dialling: {said}."

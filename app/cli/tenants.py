@@ -11,6 +11,7 @@ from app.cli.common import tenant_of, transactional
 from app.models import REGIONS, AuthMode, InstanceKind
 from app.services.actors import Actor
 from app.services.tenants import api_keys as keys
+from app.services.tenants import ccp
 from app.services.tenants import setup as tenants
 
 tenant_group = click.Group("tenant", help="Tenants (company environments) and their API keys.")
@@ -66,12 +67,35 @@ def rotate_key(company: str, environment: str) -> str:
 )
 @click.option("--instance-id", help="Amazon Connect instance id or ARN.")
 @click.option("--connect-region", help="AWS region of the Amazon Connect instance.")
+@click.option(
+    "--ccp-url",
+    metavar="URL",
+    help="Amazon Connect: embed this Contact Control Panel in the desk "
+    "(https://NAME.my.connect.aws/ccp-v2/).",
+)
+@click.option("--no-ccp", is_flag=True, help="No Contact Control Panel: the desk uses tel: links.")
 @transactional
 def set_instance(
-    company: str, environment: str, kind: str, instance_id: str | None, connect_region: str | None
+    company: str,
+    environment: str,
+    kind: str,
+    instance_id: str | None,
+    connect_region: str | None,
+    ccp_url: str | None,
+    no_ccp: bool,
 ) -> str:
-    """Choose the contact-centre instance where provisioned users are created."""
+    """Choose the contact-centre instance where provisioned users are created, and for
+    Amazon Connect the Contact Control Panel the desk embeds (kept when not given)."""
+    if ccp_url is not None and no_ccp:
+        raise click.ClickException("give either --ccp-url URL or --no-ccp")
     tenant = tenant_of(company, environment)
     tenants.set_instance(tenant, kind, instance_id, connect_region, actor=Actor.operator())
+    if ccp_url is not None or no_ccp:
+        ccp.set_ccp_url(tenant, ccp_url, actor=Actor.operator())
     where = f" {instance_id} in {connect_region}" if instance_id and kind != "local" else ""
-    return f"Tenant {tenant.label} now uses the {kind} instance{where}."  # fmt: skip
+    said = f"Tenant {tenant.label} now uses the {kind} instance{where}"
+    if kind == InstanceKind.LOCAL:
+        return f"{said}."
+    panel = tenant.connect_ccp_url
+    desk = f"the desk embeds the CCP {panel}" if panel else "the desk uses tel: links"
+    return f"{said}; {desk}."

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
 from app.cli.common import tenant_of, transactional
@@ -47,6 +49,11 @@ def group_create(company: str, environment: str, name: str, required: bool, mult
 )
 @click.option("--adds-to-dnc", is_flag=True, help="Put the task's numbers on the DNC list.")
 @click.option("--order", type=int, default=0, show_default=True, help="Lower comes first.")
+@click.option(
+    "--suggested-for",
+    type=click.Choice(work_codes.CALL_RESULTS),
+    help="The call result after which the desk preselects the code (e.g. BUSY).",
+)
 @transactional
 def add(
     company: str,
@@ -58,6 +65,7 @@ def add(
     delay_minutes: int | None,
     adds_to_dnc: bool,
     order: int,
+    suggested_for: str | None,
 ):
     """Add a code to a group."""
     found = work_codes.get_group(tenant_of(company, environment), group)
@@ -67,9 +75,33 @@ def add(
         outcome=outcome,
         reschedule_minutes=delay_minutes,
         adds_to_dnc=adds_to_dnc,
+        suggested_for=suggested_for,
     )
     added = work_codes.add_code(found, code, settings, actor=Actor.operator())
     return f"Added work code '{added.name}' to group '{found.name}'{_effect(added)}."
+
+
+@work_codes_group.command("suggest")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("group")
+@click.argument("code")
+@click.argument("result", required=False, type=click.Choice(work_codes.CALL_RESULTS))
+@click.option("--none", "clear", is_flag=True, help="Suggested after no call result.")
+@transactional
+def suggest(
+    company: str, environment: str, group: str, code: str, result: str | None, clear: bool
+) -> str:
+    """Name the call result after which the desk preselects a code (BUSY → "Busy")."""
+    if (result is not None) == clear:
+        raise click.UsageError("give either RESULT or --none")
+    found = work_codes.get_group(tenant_of(company, environment), group)
+    choice = work_codes.get_code(found, code)
+    settings = replace(work_codes.code_settings(choice), suggested_for=result)
+    work_codes.change_code(choice, choice.name, settings, actor=Actor.operator())
+    if result is None:
+        return f"Work code '{choice.name}' of group '{found.name}' is suggested after no result."
+    return f"Work code '{choice.name}' of group '{found.name}' is suggested after {result} calls."
 
 
 def _switch(company: str, environment: str, group: str, code: str, enabled: bool) -> str:
@@ -155,4 +187,6 @@ def _effect(code) -> str:
         effects.append(f"{code.outcome}{f' in {delay}' if delay else ''}")
     if code.adds_to_dnc:
         effects.append("adds to DNC")
+    if code.suggested_for:
+        effects.append(f"suggested after {code.suggested_for}")
     return f" → {', '.join(effects)}" if effects else ""

@@ -24,9 +24,9 @@ from app.desk.schemas import (
     TaskAttemptsRequest,
 )
 from app.models import Attempt, Task, User
-from app.models.campaigns import CampaignType
 from app.services.actors import Actor
 from app.services.calls import dialing, ledger
+from app.services.campaigns.dialing import dial_settings
 from app.services.delivery import agent_state, closing, offers
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
 from app.services.people.users import find_user
@@ -163,12 +163,11 @@ def next_task():
 
 def dialling(task: Task) -> dict[str, Any]:
     """How the desk dials the task: its campaign's settings."""
-    campaign = task.campaign
-    progressive = campaign.type == CampaignType.PROGRESSIVE
+    settings = dial_settings(task.campaign)
     return {
-        "dialMode": "PROGRESSIVE" if progressive else "PREVIEW",
-        "autoDialSeconds": campaign.auto_dial_seconds,
-        "canSkip": campaign.can_skip,
+        "dialMode": settings.mode,
+        "autoDialSeconds": settings.auto_dial_seconds,
+        "canSkip": settings.can_skip,
     }
 
 

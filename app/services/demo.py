@@ -1,5 +1,6 @@
-"""Demo data for a fresh install: one tenant, queues, campaigns (one of them paused), a few
-dozen tasks, a supervisor and two agents with work waiting at the desk.
+"""Demo data for a fresh install: one tenant, queues, campaigns (one of them paused, one
+dialled progressively), a few dozen tasks, a supervisor and two agents with work waiting at
+the desk.
 
 Running it again changes nothing. The demo key and passwords are kept in the instance folder
 so that every run can print them, while the database holds only their hashes.
@@ -20,6 +21,7 @@ from app.extensions import db
 from app.models import ApiKey, Campaign, Supervisor, Task, Tenant, WorkCode, WorkedState
 from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.campaigns import dialing
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns import setup as campaigns
 from app.services.dnc import numbers as dnc
@@ -39,7 +41,7 @@ from app.services.work_codes.groups import CodeSettings
 COMPANY = "DemoCo"
 ENVIRONMENT = "demo"
 REGION = "us-east-1"
-QUEUES = ("Sales", "Retention", "Support")
+QUEUES = ("Sales", "Retention", "Support", "Outbound")
 CAMPAIGNS = (
     ("Spring Renewals", "Sales", "America/New_York", "preview"),
     ("Win-back", "Retention", "Europe/London", "progressive"),
@@ -146,8 +148,8 @@ class DemoAgent:
         return f"demo-agent-{self.first_name.lower()}-password"
 
 
-JANE = DemoAgent("jane@democo.example", "Jane", "Park", ("Sales",))
-RAJ = DemoAgent("raj@democo.example", "Raj", "Patel", ("Retention", "Sales"))
+JANE = DemoAgent("jane@democo.example", "Jane", "Park", ("Sales", "Outbound"))
+RAJ = DemoAgent("raj@democo.example", "Raj", "Patel", ("Retention", "Sales", "Outbound"))
 AGENTS = (JANE, RAJ)
 # Desk work waiting for the agents besides the campaigns' own tasks (numbers 25 and up):
 # tasks whose preferredAgent is one of them, held for that agent for the hold's length ...
@@ -232,19 +234,23 @@ def _when_worked(tenant: Tenant, actor: Actor) -> None:
         dnc.add_numbers(tenant, [DNC_NUMBER], "demo: asked not to be called", actor=actor)
 
 
+# Each code: name, description, outcome, default delay, adds to DNC, call result suggesting it.
 WORK_CODES = (
     ("Outcome", True, False, (
-        ("Renewed", "The customer renewed or bought.", "COMPLETE", None, False),
-        ("Call back", "The customer asks to be called later.", "RESCHEDULE", None, False),
-        ("No answer", "Nobody picked up; try again in an hour.", "RESCHEDULE", 60, False),
-        ("Not interested", "The customer declined.", "COMPLETE", None, False),
-        ("Wrong number", "The number is not the customer's.", "REMOVE", None, False),
-        ("Do not call", "Never call again: lists the numbers.", "REMOVE", None, True),
+        ("Renewed", "The customer renewed or bought.", "COMPLETE", None, False, None),
+        ("Call back", "The customer asks to be called later.", "RESCHEDULE", None, False, None),
+        ("No answer", "Nobody picked up; try again in an hour.", "RESCHEDULE", 60, False,
+         "NO_ANSWER"),
+        ("Not interested", "The customer declined.", "COMPLETE", None, False, None),
+        ("Wrong number", "The number is not the customer's.", "REMOVE", None, False,
+         "INVALID_NUMBER"),
+        ("Do not call", "Never call again: lists the numbers.", "REMOVE", None, True, None),
     )),
     ("Topics", False, True, (
-        ("Price", "The price came up.", None, None, False),
-        ("Coverage", "What the plan covers came up.", None, None, False),
-        ("Competitor offer", "The customer mentioned a competitor's offer.", None, None, False),
+        ("Price", "The price came up.", None, None, False, None),
+        ("Coverage", "What the plan covers came up.", None, None, False, None),
+        ("Competitor offer", "The customer mentioned a competitor's offer.", None, None, False,
+         None),
     )),
 )  # fmt: skip
 # Retention asks for an outcome code; Sales keeps free labels (and the demo's quick flows).
@@ -252,18 +258,55 @@ WORK_CODE_QUEUES = ("Retention",)
 
 
 def _work_codes(tenant: Tenant, actor: Actor) -> None:
-    """Two work-code groups, a required single choice and an optional multiple one."""
-    for name, required, multiple, codes in WORK_CODES:
+    """Two work-code groups, a required single choice and an optional multiple one; and
+    the progressive campaign's call results."""
+    for name, required, multiple, codes in (*WORK_CODES, CALL_RESULT_CODES):
         group = work_codes.find_group(tenant, name) or work_codes.create_group(
             tenant, name, required=required, multiple=multiple, actor=actor
         )
-        for order, (code, about, outcome, minutes, adds_to_dnc) in enumerate(codes, start=1):
+        for order, (code, about, *effects) in enumerate(codes, start=1):
             if work_codes.find_code(group, code) is None:
-                settings = CodeSettings(about, order, outcome, minutes, adds_to_dnc)
+                settings = CodeSettings(about, order, *effects)
                 work_codes.add_code(group, code, settings, actor=actor)
     for queue in WORK_CODE_QUEUES:
         if not tenants.get_skill_queue(tenant, queue).work_code_groups:
             work_codes.set_queue_groups(tenant, queue, [n for n, *_ in WORK_CODES], actor=actor)
+    outbound = PROGRESSIVE[1]
+    if not tenants.get_skill_queue(tenant, outbound).work_code_groups:
+        work_codes.set_queue_groups(tenant, outbound, [CALL_RESULT_CODES[0]], actor=actor)
+
+
+# A progressive campaign the agents work end to end: the desk shows each task's preview for
+# PROGRESSIVE_SECONDS, then dials by itself; agents may skip a task (the Desk API example
+# releases one). Its queue, Outbound, has no hours and the campaign no window: there is
+# always work. When a call ends, the desk preselects the Call result code its result
+# suggests (BUSY → Busy, which reschedules in 30 minutes).
+PROGRESSIVE = ("Upgrade Calls", "Outbound", "America/Los_Angeles", "progressive")
+PROGRESSIVE_SECONDS = 20
+PROGRESSIVE_TASKS = range(101, 113)  # their numbers, +14155550101 and on: none on the DNC list
+CALL_RESULT_CODES = ("Call result", False, False, (
+    ("Sale", "The customer bought the upgrade.", "COMPLETE", None, False, "ANSWERED"),
+    ("Not interested", "The customer declined.", "COMPLETE", None, False, None),
+    ("Busy", "The line was busy; try again in 30 minutes.", "RESCHEDULE", 30, False, "BUSY"),
+    ("No answer", "Nobody picked up; try again in 2 hours.", "RESCHEDULE", 120, False,
+     "NO_ANSWER"),
+    ("Left voicemail", "A message was left; try again in 4 hours.", "RESCHEDULE", 240, False,
+     "VOICEMAIL"),
+    ("Wrong number", "The number is not the customer's.", "REMOVE", None, False,
+     "INVALID_NUMBER"),
+))  # fmt: skip
+
+
+def _progressive_campaign(tenant: Tenant, rng: random.Random, actor: Actor) -> None:
+    """Made once with its dialling; a supervisor's later settings stand."""
+    name, queue, zone, kind = PROGRESSIVE
+    if campaigns.find_campaign(tenant, name) is not None:
+        return
+    campaign = campaigns.create_campaign(tenant, name, queue, zone, kind, actor=actor)
+    db.session.flush()
+    dialing.set_dialing(campaign, auto_dial_seconds=PROGRESSIVE_SECONDS, can_skip=True, actor=actor)
+    for number in PROGRESSIVE_TASKS:
+        _task(campaign, number, rng, actor)
 
 
 # A campaign loaded ahead of its start, paused until a supervisor resumes it: its tasks
@@ -301,6 +344,7 @@ def seed(platform: str, instance_path: str, *, actor: Actor) -> Seeded:
     _tasks(tenant, rng, actor)
     _desk_work(tenant, rng, actor)
     _paused_campaign(tenant, random.Random(2027), actor)  # noqa: S311 - demo content
+    _progressive_campaign(tenant, random.Random(2028), actor)  # noqa: S311 - demo content
     _when_worked(tenant, actor)
     _work_codes(tenant, actor)
     passwords = {agent.login: _agent(tenant, agent, instance_path, actor) for agent in AGENTS}

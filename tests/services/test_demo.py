@@ -16,12 +16,14 @@ from app.services import demo
 from app.services.actors import Actor
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns import setup as campaigns
+from app.services.campaigns.dialing import DialSettings, dial_settings
 from app.services.delivery import agent_state, closing, offers
 from app.services.dnc import numbers as dnc
 from app.services.people import agents, sessions
 from app.services.people.supervisors import authenticate
 from app.services.people.users import get_user
 from app.services.tenants import setup as tenants
+from app.services.work_codes.offers import offered, suggested
 from tests.conftest import PLATFORM, sc_headers
 from tests.desk.desk_support import desk_sign_in
 from tests.ui.conftest import RequestClient, csrf_token, page
@@ -33,7 +35,10 @@ DESK_LINE = re.compile(
 SUPERVISOR_LINE = re.compile(
     r"Sign in to the web UI at (?P<url>\S+) as (?P<email>\S+) with password (?P<password>\S+)"
 )
-QUEUES = {"jane@democo.example": ["Sales"], "raj@democo.example": ["Retention", "Sales"]}
+QUEUES = {
+    "jane@democo.example": ["Outbound", "Sales"],
+    "raj@democo.example": ["Outbound", "Retention", "Sales"],
+}
 
 
 @pytest.fixture
@@ -244,3 +249,62 @@ def test_the_demo_shows_a_paused_campaign_and_seeding_again_leaves_a_resume(app,
 
 def autumn_tasks(campaign) -> list[Task]:
     return list(db.session.scalars(select(Task).filter_by(campaign_id=campaign.id)))
+
+
+def test_the_demo_has_a_progressive_campaign_whose_results_suggest_codes(app, tmp_path):
+    demo.seed(PLATFORM, str(tmp_path), actor=Actor.operator())
+    db.session.commit()
+    tenant = tenants.get_tenant(PLATFORM, demo.COMPANY, demo.ENVIRONMENT)
+    upgrades = campaigns.get_campaign(tenant, "Upgrade Calls")
+    assert dial_settings(upgrades) == DialSettings("PROGRESSIVE", 20, True, "desk")
+    tasks = list(db.session.scalars(select(Task).filter_by(campaign_id=upgrades.id)))
+    assert len(tasks) == 12
+    phones = {
+        task.client_id: item.value
+        for task in tasks
+        for item in task.items
+        if item.key == "Mobile Phone"
+    }
+    assert phones["UPG-0101"] == "+14155550101"
+    assert not dnc.listed_numbers(tenant.id, list(phones.values()))
+    outbound = tenants.get_skill_queue(tenant, "Outbound")
+    assert outbound.schedule is None and upgrades.window_opens_at is None  # always workable
+    offer = offered(outbound)
+    wanted = {
+        "ANSWERED": "Sale",
+        "BUSY": "Busy",
+        "NO_ANSWER": "No answer",
+        "VOICEMAIL": "Left voicemail",
+        "INVALID_NUMBER": "Wrong number",
+    }
+    for result, code in wanted.items():
+        assert suggested(offer, result) == [("Call result", code)]
+    [group] = offer
+    assert not group.required
+    effects = {code.name: (code.outcome, code.reschedule_minutes) for code in group.codes}
+    assert effects["Busy"] == ("RESCHEDULE", 30)
+    assert effects["No answer"] == ("RESCHEDULE", 120)
+    assert effects["Left voicemail"] == ("RESCHEDULE", 240)
+    assert effects["Wrong number"] == ("REMOVE", None)
+    retention = offered(tenants.get_skill_queue(tenant, "Retention"))
+    assert suggested(retention, "NO_ANSWER") == [("Outcome", "No answer")]
+
+
+def test_jane_works_the_progressive_campaign_and_its_busy_code_reschedules(app, tmp_path):
+    demo.seed(PLATFORM, str(tmp_path), actor=Actor.operator())
+    db.session.commit()
+    jane = demo_agent(demo.JANE.login)
+    actor = Actor.agent(jane.login_user_id)
+    now = utcnow()
+    agent_state.set_agent_state(jane, AgentState.AVAILABLE, actor=actor, now=now)
+    held = offers.next_task(jane, actor=actor, now=now).task
+    assert held.client_id == "SPR-0025"
+    closing.close_task(jane, held.record_id, "COMPLETE", actor=actor, now=now)
+    # Campaigns take turns: the one never delivered from comes next.
+    task = offers.next_task(jane, actor=actor, now=now).task
+    assert task.client_id.startswith("UPG-")
+    closing.close_task(
+        jane, task.record_id, work_codes=[("Call result", "Busy")], actor=actor, now=now
+    )
+    assert task.worked_state == WorkedState.WORKED
+    assert task.next_earliest_work_at == now + timedelta(minutes=30)

@@ -48,9 +48,6 @@ from app.models import (
     Task,
     Tenant,
     User,
-    WorkCodeChoice,
-    WorkCodeGroup,
-    queue_work_code_groups,
 )
 from app.models.campaigns import CallPlacement
 from app.models.types import utcnow
@@ -67,6 +64,7 @@ from app.services.schedules import calling_windows, queue_hours
 from app.services.schedules.window_clock import zones_inside
 from app.services.tasks.display import agent_view_of
 from app.services.values import format_time
+from app.services.work_codes.offers import offered, suggested
 
 CONNECTED, ENDED = "CONNECTED", "ENDED"
 CALL_EVENTS = (CONNECTED, ENDED)
@@ -437,18 +435,7 @@ def task_attempts(tenant: Tenant, record_id: str) -> list[Attempt]:
 
 def suggested_codes(task: Task, result: str) -> list[tuple[str, str]]:
     """(group, code) of the enabled codes of the task's queue that suggest this call result,
-    in the order the desk offers them."""
-    if task.skill_queue_id is None:
+    in the order the desk offers them (work_codes.offers.suggested)."""
+    if task.skill_queue is None:
         return []
-    rows = db.session.execute(
-        select(WorkCodeGroup.name, WorkCodeChoice.name)
-        .join(queue_work_code_groups)
-        .join(WorkCodeChoice, WorkCodeChoice.group_id == WorkCodeGroup.id)
-        .where(
-            queue_work_code_groups.c.skill_queue_id == task.skill_queue_id,
-            WorkCodeChoice.enabled,
-            WorkCodeChoice.suggested_for == result,
-        )
-        .order_by(WorkCodeGroup.name, WorkCodeChoice.sort_order, WorkCodeChoice.name)
-    )
-    return [(group, code) for group, code in rows]
+    return suggested(offered(task.skill_queue), result)

@@ -14,6 +14,7 @@ from app.models.tenants import AWS_REGION
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.tenants.ccp import set_ccp_url
 from app.services.values import is_e164
 
 _CONNECT_ID = re.compile(r"[A-Za-z0-9:/_.-]{1,256}")
@@ -139,11 +140,13 @@ def set_instance(
     *,
     actor: Actor,
 ) -> None:
-    """Point the tenant at its contact-centre instance: the local one, or Amazon Connect."""
+    """Point the tenant at its contact-centre instance: the local one, or Amazon Connect
+    (leaving Connect removes the desk's Contact Control Panel)."""
     _check_instance(kind, instance_id, region)
     before = _instance_fields(tenant)
     if kind == InstanceKind.LOCAL:
         instance_id = region = None
+        set_ccp_url(tenant, None, actor=actor)
     tenant.instance_kind = kind
     tenant.connect_instance_id, tenant.connect_region = instance_id, region
     record(

@@ -25,7 +25,9 @@ EVENT_TYPES: dict[str, str] = {
     "task.released": "A task went back unworked: its agent or a supervisor released it.",
     "task.reservation_lapsed": "A delivered task went back to its queue (no activity, agent gone).",
     "agent.state_changed": "An agent's state changed.",
-    "campaign.updated": "A campaign's default skill queue, default time zone or type changed.",
+    "campaign.updated": (
+        "A campaign's default skill queue, default time zone, type or dialling settings changed."
+    ),
     "campaign.paused": "A campaign was paused: nothing new is delivered; it still takes tasks.",
     "campaign.resumed": "A paused campaign was resumed: its tasks are delivered again.",
     "campaign.archived": "A campaign was archived: nothing delivered, no new tasks, tasks kept.",

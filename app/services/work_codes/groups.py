@@ -2,9 +2,12 @@
 
 A group is required or optional, single or multiple choice, and is assigned to skill queues;
 a code has a description (shown to the agent), a sort order, an enabled flag and the outcome
-it implies (COMPLETE, RESCHEDULE with a default delay, REMOVE, or none: a plain label), and
-may put the task's numbers on the do-not-call list. What closing a task offers and accepts
-is work_codes/offers.py; the outcome the codes imply is delivery/closing.py's business.
+it implies (COMPLETE, RESCHEDULE with a default delay, REMOVE, or none: a plain label), may
+put the task's numbers on the do-not-call list, and may name the call result it suggests
+(BUSY → "Busy", which reschedules in 30 minutes): the desk preselects it when a call ends
+with that result (the first enabled such code of the group, in the agents' order).
+What closing a task offers and accepts is work_codes/offers.py; the outcome the codes
+imply is delivery/closing.py's business.
 
 A task keeps the codes chosen as plain text (`WorkCode`: group, code), so renaming,
 disabling or deleting a group or a code never changes a task closed with it.
@@ -19,13 +22,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app.extensions import db
-from app.models import Tenant, WorkCodeChoice, WorkCodeGroup
+from app.models import CallResult, Tenant, WorkCodeChoice, WorkCodeGroup
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput, NotFound
 from app.services.tenants.setup import get_skill_queue, list_skill_queues
 
 OUTCOMES = ("COMPLETE", "RESCHEDULE", "REMOVE")
+CALL_RESULTS = tuple(result.value for result in CallResult)
 MAX_NAME = 255  # what a task's stored work code holds
 MAX_DESCRIPTION = 1000
 MAX_DELAY_MINUTES = 366 * 24 * 60
@@ -40,6 +44,19 @@ class CodeSettings:
     outcome: str | None = None
     reschedule_minutes: int | None = None
     adds_to_dnc: bool = False
+    suggested_for: str | None = None  # a CallResult
+
+
+def code_settings(code: WorkCodeChoice) -> CodeSettings:
+    """The code's settings as they are, to change one of them."""
+    return CodeSettings(
+        code.description,
+        code.sort_order,
+        code.outcome,
+        code.reschedule_minutes,
+        code.adds_to_dnc,
+        code.suggested_for,
+    )
 
 
 def delay_words(minutes: int | None) -> str | None:
@@ -125,6 +142,7 @@ def _code_fields(code: WorkCodeChoice) -> dict:
         "outcome": code.outcome,
         "rescheduleMinutes": code.reschedule_minutes,
         "addsToDnc": code.adds_to_dnc,
+        "suggestedFor": code.suggested_for,
     }
 
 
@@ -193,6 +211,12 @@ def _settings(settings: CodeSettings) -> CodeSettings:
             raise InvalidInput(
                 f"delay must be 1 to {MAX_DELAY_MINUTES} minutes (366 days)", field="delay"
             )
+    if settings.suggested_for is not None and settings.suggested_for not in CALL_RESULTS:
+        raise InvalidInput(
+            f"suggested for '{settings.suggested_for}' is not a call result: one of "
+            f"{', '.join(CALL_RESULTS)}",
+            field="suggested for",
+        )
     if not -1_000_000 <= settings.sort_order <= 1_000_000:
         raise InvalidInput("sort order must be between -1000000 and 1000000", field="sort order")
     return CodeSettings(**{**asdict(settings), "description": settings.description or ""})

@@ -29,7 +29,7 @@ class OfferedCode:
     outcome: str | None
     reschedule_minutes: int | None
     adds_to_dnc: bool
-    # The call result for which the desk preselects the code (a CallResult), if any.
+    # The call result after which the desk preselects it (a CallResult), or none.
     suggested_for: str | None = None
 
     @property
@@ -84,6 +84,16 @@ def offered(queue: SkillQueue) -> list[OfferedGroup]:
         group = groups.setdefault(name, OfferedGroup(name, required, multiple, []))
         group.codes.append(OfferedCode(code[0], code[1] or "", *code[2:]))
     return list(groups.values())
+
+
+def suggested(groups: list[OfferedGroup], result: str) -> list[tuple[str, str]]:
+    """The codes to preselect after a call ended with `result`, as (group, code): of a
+    multiple-choice group every code suggested for it, of a single-choice group the first."""
+    picks = []
+    for group in groups:
+        codes = [code for code in group.codes if code.suggested_for == result]
+        picks += [(group.name, code.name) for code in (codes if group.multiple else codes[:1])]
+    return picks
 
 
 def check_choice(
