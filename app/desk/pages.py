@@ -42,7 +42,7 @@ from app.desk.forms import (
     chosen_work_codes,
 )
 from app.extensions import db
-from app.models import AgentState, Attempt, CallPlacement, InstanceKind, Task, Tenant, User
+from app.models import AgentState, Attempt, CallPlacement, Task, Tenant, User
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.calls import dialing
@@ -52,6 +52,7 @@ from app.services.delivery.seat import local_text
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound, TaskTaken
 from app.services.tasks.changes import find_tenant_task
 from app.services.tasks.display import agent_view_of
+from app.services.tenants import ccp as tenant_ccp
 from app.services.work_codes.offers import offered
 from app.web.form_times import next_time
 from app.web.security import framing_policy, web_origin
@@ -182,12 +183,11 @@ def countdown_seconds(task: Task | None, call: Attempt | None, now: datetime) ->
 
 
 def ccp_settings(tenant: Tenant, task: Task | None) -> dict | None:
-    """The Contact Control Panel the desk embeds: on for an Amazon Connect tenant with an
-    http(s) CCP URL; with the task's campaign's outbound queue and who places its calls."""
-    if tenant.instance_kind != InstanceKind.AMAZON_CONNECT:
-        return None
-    origin = web_origin(tenant.connect_ccp_url)
-    if origin is None:
+    """The Contact Control Panel the desk embeds (the tenant's, `tenants.ccp.ccp_origin`), with the
+    task's campaign's outbound queue and who places its calls. The origin goes into the
+    page's policy only as a plain http(s) origin (`web_origin`), whatever was stored."""
+    origin = web_origin(tenant_ccp.ccp_origin(tenant))
+    if origin is None or not tenant.connect_ccp_url:
         return None
     campaign = task.campaign if task is not None else None
     return {
