@@ -23,13 +23,22 @@ from playwright.sync_api import Page, expect
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Attempt, InstanceKind, Task
+from app.models import Attempt, InstanceKind, Task, User
+from app.services import demo
 from app.services.actors import Actor
+from app.services.people import agents
 from app.services.tasks.changes import Locator, delete_task
 from app.services.work_codes.groups import CodeSettings, add_code, create_group, set_queue_groups
 from tests.browser.conftest import Tab, copy_to_readme
 from tests.browser.test_desk_flow import PHONE as PHONE_SIZE
-from tests.browser.test_desk_flow import WIDE, press_tab_until_focused
+from tests.browser.test_desk_flow import (  # noqa: F401 (desk: a fixture)
+    WIDE,
+    desk,
+    offered,
+    press_tab_until_focused,
+    sign_in,
+    state_button,
+)
 from tests.conftest import SETUP
 from tests.desk.desk_support import make_agent
 from tests.ui.conftest import add_task
@@ -334,3 +343,34 @@ def test_the_desk_state_follows_the_ccp_and_the_other_way_round(tab: Tab, ccp_de
     page.get_by_role("group", name="Your state").get_by_role("button", name="Available").click()
     expect(page.locator("[data-state]")).to_have_text("AVAILABLE")
     assert _ccp_calls(page, "putAgentState")[-1]["state"]["name"] == "Available"
+
+
+# ---- The demo's progressive campaign, end to end ----
+
+
+def test_a_demo_agent_works_the_progressive_campaign_end_to_end(tab: Tab, desk):  # noqa: F811
+    """Jane, given the demo's Outbound queue alone: an Upgrade Calls task counts down from
+    20 s, dials by itself, the agent says Busy, the code Busy is ticked, Close reschedules."""
+    jane = db.session.scalar(select(User).filter_by(login_user_id=demo.JANE.login))
+    agents.set_agent_queues(jane, ["Outbound"], actor=SETUP)
+    db.session.commit()
+    page = tab.page
+    page.set_viewport_size(WIDE)
+    page.add_init_script(TEL_SPY)
+    page.clock.install()
+    sign_in(tab, desk, demo.JANE)
+    state_button(page, "Available").click()
+    record_id = offered(page)
+    expect(page.locator(".task-context")).to_contain_text("Upgrade Calls")
+    expect(page.locator("[data-countdown-box]")).to_be_visible()
+    page.clock.run_for((demo.PROGRESSIVE_SECONDS + 1) * 1000)
+    expect(page.locator("[data-call]")).to_have_attribute("data-stage", "dialling")
+    number = page.evaluate("window.dialled")[0].removeprefix("tel:")
+    page.get_by_role("button", name="Busy", exact=True).click()
+    expect(page.locator("[data-call-result]")).to_have_text("Busy")
+    expect(page.get_by_role("radio", name=re.compile(r"^Busy"))).to_be_checked()
+    page.get_by_role("button", name="Close (outcome from the codes)").click()
+    expect(page.locator("article.desk-task")).not_to_have_attribute("data-record-id", record_id)
+    assert _attempt(record_id)[0] == number
+    assert _attempt(record_id)[3:] == ("BUSY", "RESCHEDULE", [("Call result", "Busy")])
+    tab.assert_no_problems()
