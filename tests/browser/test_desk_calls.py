@@ -50,13 +50,15 @@ NUMBER = "+14155550100"
 QUEUE_ARN = "arn:aws:connect:us-east-1:111122223333:instance/abc/queue/outbound"
 CCP_URL = "https://acme.my.connect.aws/ccp-v2/"
 
-# Every tel: link the page opens is noted instead of leaving the page (the device's dialler).
+# Every tel: link opened is noted instead of leaving the page (the device's dialler): those
+# the page's script opens in `dialled`, those the agent clicks in `clicked`.
 TEL_SPY = """
 document.addEventListener("click", (event) => {
   const link = event.target.closest && event.target.closest("a[href^='tel:']");
   if (!link) return;
   event.preventDefault();
-  window.dialled = (window.dialled || []).concat(link.getAttribute("href"));
+  const list = event.isTrusted ? "clicked" : "dialled";
+  window[list] = (window[list] || []).concat(link.getAttribute("href"));
 }, true);
 """
 
@@ -171,6 +173,15 @@ def test_the_countdown_waits_while_still_there_asks(tab: Tab, seeded, renewals):
     page.clock.run_for((left + 1) * 1000)
     expect(page.locator("[data-call]")).to_have_attribute("data-stage", "dialling")
     assert page.evaluate("window.dialled") == [f"tel:{NUMBER}"]
+    tab.assert_no_problems()
+
+
+def test_a_number_in_the_agent_view_is_called_the_same_way(tab: Tab, seeded):
+    page = _desk(tab)
+    page.locator(".agent-view .detail[data-key='Phone'] a.dial").click()
+    expect(page.locator("[data-call]")).to_have_attribute("data-stage", "dialling")
+    assert page.evaluate("window.dialled") == [f"tel:{NUMBER}"]  # after the server's yes
+    assert _attempt(seeded)[0] == NUMBER
     tab.assert_no_problems()
 
 
