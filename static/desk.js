@@ -8,6 +8,24 @@
 // this script the desk still works: each view of the page is a heartbeat (see README).
 "use strict";
 
+// POST a form's fields (with the page's CSRF token) asking for JSON. `signedOut` is true
+// when the desk's sign-in page came back instead of JSON.
+const deskPost = async (url, token, fields) => {
+  const body = new FormData();
+  body.append("csrf_token", token);
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  const response = await fetch(url, {
+    method: "POST",
+    body,
+    credentials: "same-origin",
+    headers: { Accept: "application/json" },
+  });
+  if (!(response.headers.get("Content-Type") || "").includes("application/json")) {
+    return { ok: false, status: response.status, signedOut: true, data: {} };
+  }
+  return { ok: response.ok, status: response.status, signedOut: false, data: await response.json() };
+};
+
 (() => {
   const holder = document.getElementById("desk-presence");
   if (!holder) return;
@@ -32,20 +50,12 @@
   }
 
   const post = async (url, fields) => {
-    const body = new FormData();
-    body.append("csrf_token", token);
-    for (const [name, value] of Object.entries(fields)) body.append(name, value);
-    const response = await fetch(url, {
-      method: "POST",
-      body,
-      credentials: "same-origin",
-      headers: { Accept: "application/json" },
-    });
-    if (!(response.headers.get("Content-Type") || "").includes("application/json")) {
+    const answer = await deskPost(url, token, fields);
+    if (answer.signedOut) {
       signedOut = true; // the desk's sign-in page came back instead
       throw new Error("signed out");
     }
-    return { ok: response.ok, data: await response.json() };
+    return answer;
   };
 
   const heard = (data) => {
@@ -134,4 +144,354 @@
   window.setInterval(beat, every);
   window.setInterval(render, 1000);
   render();
+})();
+
+// The call (templates/desk/_call.html). "Call" first asks the server to record the call's
+// start (POST /desk/tasks/<id>/call): the server checks again, at that moment, that the
+// number may be called. Only then does the page dial, through the `tel:` link or the
+// tenant's Contact Control Panel (CCP); a refusal shows the server's message and dials
+// nothing. The agent then says how the call ended (the CCP says it itself when it can):
+// POST .../call-event records it and answers the work codes the result suggests, which
+// the page ticks. A campaign's preview countdown, when it reaches zero, does what Call
+// does; it pauses while "Still there?" shows (nobody may be at the desk) and on Escape.
+(() => {
+  const holder = document.getElementById("desk-presence");
+  if (!holder) return;
+  const token = holder.dataset.csrfToken;
+  const warning = document.querySelector("[data-lapse-warning]");
+  // The task's call panel: none without a task (the CCP still follows the agent's state).
+  const panel = document.querySelector("[data-call]") || document.createElement("section");
+  const message = panel.querySelector("[data-call-message]") || document.createElement("p");
+  const callForm = panel.querySelector("[data-call-form]");
+  const resultForm = panel.querySelector("[data-result-form]");
+  const ccpHolder = document.querySelector("[data-ccp-holder]");
+  const ccp = ccpHolder ? JSON.parse(ccpHolder.dataset.ccp) : null;
+  let stage = panel.dataset.stage; // ready, dialling or ended; none without a task
+  let callId = panel.dataset.callId || null;
+  let connected = panel.dataset.connected === "1";
+  let starting = false;
+
+  const say = (text) => { message.textContent = text; };
+
+  const show = (name) => {
+    stage = panel.dataset.stage = name;
+    for (const part of panel.querySelectorAll("[data-panel]")) part.hidden = part.dataset.panel !== name;
+  };
+
+  const resultLabel = (result) => {
+    const button = resultForm.querySelector(`button[value="${CSS.escape(result || "")}"]`);
+    return button ? button.textContent.trim() : result;
+  };
+
+  // Tick the work codes the result suggests (a radio's tick unticks its group's others).
+  const tickCodes = (suggested) => {
+    for (const [group, code] of suggested) {
+      const input = document.querySelector(
+        `.work-codes input[name="${CSS.escape(`wc:${group}`)}"][value="${CSS.escape(code)}"]`,
+      );
+      if (input && !input.checked) {
+        input.checked = true;
+        input.dispatchEvent(new Event("change", { bubbles: true }));
+      }
+    }
+  };
+
+  const ended = (data) => {
+    show("ended");
+    panel.querySelector("[data-call-result]").textContent = resultLabel(data.result);
+    const suggested = data.suggested || [];
+    panel.querySelector("[data-suggested-note]").hidden = suggested.length === 0;
+    tickCodes(suggested);
+    // Focus moves to the result only from nowhere or from the call's own controls: never
+    // out of a field being typed in (the CCP ends calls by itself).
+    const from = document.activeElement;
+    if (!from || from === document.body || panel.contains(from)) {
+      const line = panel.querySelector("[data-panel='ended'] p");
+      line.tabIndex = -1;
+      line.focus();
+    }
+  };
+
+  // Record CONNECTED or ENDED, one after the other in the order they happened; the answer
+  // of ENDED is shown. Null when refused.
+  let reported = Promise.resolve();
+  const report = (event, result, contactId) => {
+    reported = reported.then(() => send(event, result, contactId));
+    return reported;
+  };
+  const send = async (event, result, contactId) => {
+    const fields = { call_id: callId, event };
+    if (result) fields.result = result;
+    if (contactId) fields.contact_id = contactId;
+    let answer;
+    try {
+      answer = await deskPost(panel.dataset.eventUrl, token, fields);
+    } catch (error) {
+      say("The desk cannot reach the server: say how the call ended again.");
+      return null;
+    }
+    if (!answer.ok) {
+      say(answer.signedOut ? "You were signed out of the desk. Sign in again to go on."
+        : answer.data.message || "The server refused it.");
+      return null;
+    }
+    if (event === "ENDED") ended(answer.data);
+    return answer.data;
+  };
+
+  const dialTel = (placed) => {
+    const link = panel.querySelector("[data-dial-link]");
+    link.href = placed.dial;
+    link.querySelector("[data-dial-number]").textContent = placed.phoneNumber;
+    link.focus();
+    link.click(); // the device's dialler
+  };
+
+  // ---- The Contact Control Panel (amazon-connect-streams) ----
+  const connectLib = ccp ? window.connect : undefined;
+  const DIAL_TIMEOUT_MS = 30000; // agent.connect answering neither success nor failure
+  // Agent error states that end a dial, and the result each means. FailedConnectCustomer:
+  // the customer's side did not pick up (rang out, rejected), counted as no answer; the
+  // agent's own side failing is a failed call.
+  const ERROR_RESULTS = {
+    BadAddressCustomer: "INVALID_NUMBER",
+    LineEngagedCustomer: "BUSY",
+    FailedConnectCustomer: "NO_ANSWER",
+    MissedCallCustomer: "NO_ANSWER",
+    FailedConnectAgent: "FAILED",
+    BadAddressAgent: "FAILED",
+    LineEngagedAgent: "FAILED",
+    MissedCallAgent: "FAILED",
+  };
+  // The desk's state for each kind of Connect state, and back.
+  const DESK_STATE = { routable: "AVAILABLE", not_routable: "AWAY", offline: "OFFLINE" };
+  const CONNECT_TYPES = {
+    AVAILABLE: ["routable"],
+    AWAY: ["not_routable", "offline"],
+    OFFLINE: ["offline"],
+  };
+  const stateForm = document.querySelector(".state-switch");
+  const deskState = () => (document.querySelector("[data-state]") || {}).dataset?.state;
+  let ccpAgent = null;
+  let switching = false;
+
+  const setDeskState = (state) => {
+    const fields = new FormData(stateForm);
+    fields.set("state", state);
+    switching = true;
+    fetch(stateForm.action, { method: "POST", body: fields, credentials: "same-origin" })
+      .finally(() => window.location.reload());
+  };
+
+  const followConnect = (agent, change) => {
+    const now = agent.getState();
+    if (ERROR_RESULTS[now.name] && stage === "dialling") {
+      say(`The call did not go through (${now.name}).`);
+      report("ENDED", ERROR_RESULTS[now.name]);
+      return;
+    }
+    // The CCP's first state (from "Init") never moves the desk: signing in to the CCP
+    // Offline must not give back the task on the desk. Later changes do.
+    const desk = DESK_STATE[now.type];
+    const first = !change || !change.oldState || change.oldState === connectLib.AgentAvailStates.INIT;
+    if (first || !desk || switching || desk === deskState()) return;
+    setDeskState(desk);
+  };
+
+  const dialCcp = (placed) => {
+    if (ccp.placement === "contact-flow") return; // the call arrives as an incoming contact
+    if (!ccpAgent) {
+      say("The Contact Control Panel is not signed in: the call was not placed.");
+      report("ENDED", "FAILED");
+      return;
+    }
+    // The library's `timeout` bounds a dial that would answer neither success nor failure.
+    ccpAgent.connect(connectLib.Endpoint.byPhoneNumber(placed.phoneNumber), {
+      queueARN: ccp.queueArn || undefined,
+      timeout: DIAL_TIMEOUT_MS,
+      success: () => say(""),
+      failure: () => {
+        if (stage !== "dialling") return; // an error state said it already
+        say("The Contact Control Panel could not place the call.");
+        report("ENDED", "FAILED");
+      },
+    });
+  };
+
+  if (connectLib) {
+    connectLib.core.initCCP(ccpHolder, {
+      ccpUrl: ccp.url,
+      loginPopup: true,
+      loginPopupAutoClose: true,
+      softphone: { allowFramedSoftphone: true },
+    });
+    connectLib.agent((agent) => {
+      ccpAgent = agent;
+      agent.onStateChange((change) => followConnect(agent, change));
+    });
+    connectLib.contact((contact) => {
+      contact.onConnected((live) => {
+        if (stage !== "dialling" || connected) return;
+        connected = true;
+        report("CONNECTED", null, live.getContactId());
+      });
+      contact.onEnded((gone) => {
+        // Ended after connecting: answered (the agent may say voicemail instead). Ended
+        // otherwise: an error state said why, or the agent says it.
+        if (stage === "dialling" && connected) report("ENDED", "ANSWERED", gone.getContactId());
+      });
+    });
+    // A page load ends the framed softphone's call: while a contact is live, the forms that
+    // reload the desk wait (the result and the call's own requests never reload it).
+    const active = Object.values(connectLib.CONTACT_ACTIVE_STATES);
+    const contactOn = () => Boolean(ccpAgent)
+      && ccpAgent.getContacts().some((contact) => active.includes(contact.getState().type));
+    document.addEventListener("submit", (event) => {
+      if (!contactOn() || event.defaultPrevented || panel.contains(event.target)) return;
+      event.preventDefault();
+      say("End the call in the Contact Control Panel first: this would reload the desk, and the call with it.");
+    });
+    // The idle desk looks for work again without a meta refresh, between contacts only.
+    const idle = document.querySelector("[data-look-again]");
+    if (idle && Number(idle.dataset.lookAgain) > 0) {
+      window.setInterval(() => { if (!contactOn()) window.location.reload(); },
+        Number(idle.dataset.lookAgain) * 1000);
+    }
+    // The desk's switch moves the Connect state too, then the desk's.
+    stateForm.addEventListener("submit", (event) => {
+      const wanted = event.submitter && event.submitter.value;
+      if (!ccpAgent || !wanted) return;
+      const target = CONNECT_TYPES[wanted]
+        .map((type) => ccpAgent.getAgentStates().find((s) => s.type === type))
+        .find(Boolean);
+      if (!target) return;
+      event.preventDefault();
+      switching = true;
+      const submit = () => setDeskState(wanted);
+      ccpAgent.setState(target, { success: submit, failure: submit });
+    });
+  }
+
+  // ---- Call, and the countdown ----
+  const box = panel.querySelector("[data-countdown-box]");
+  let deadline = null; // performance.now() at which the countdown dials
+  let pausedLeft = null; // seconds left when paused
+  let pausedBy = null; // "agent" (the button, Escape) or "warning" ("Still there?")
+  let timer = null;
+  let lastSaid = null;
+
+  const stopCountdown = () => {
+    if (timer !== null) window.clearInterval(timer);
+    timer = null;
+    if (box) box.hidden = true;
+  };
+
+  const start = async (phoneKey) => {
+    if (starting || stage === "dialling") return;
+    starting = true;
+    stopCountdown();
+    say("");
+    let answer;
+    try {
+      answer = await deskPost(panel.dataset.callUrl, token, { phone_key: phoneKey || "" });
+    } catch (error) {
+      answer = { ok: false, data: { message: "The desk cannot reach the server: the call was not placed." } };
+    }
+    starting = false;
+    if (!answer.ok) {
+      say(answer.signedOut ? "You were signed out of the desk. Sign in again to go on."
+        : answer.data.message || "The call was refused.");
+      return; // dials nothing
+    }
+    callId = answer.data.callId;
+    connected = false;
+    resultForm.querySelector("[data-call-id-field]").value = callId;
+    const again = panel.querySelector(".call-again");
+    if (again) again.elements.phone_key.value = answer.data.key;
+    if (answer.data.failure) {
+      ended(answer.data); // the contact centre could not place it: recorded FAILED
+      say(answer.data.failure);
+      return;
+    }
+    show("dialling");
+    if (ccp) dialCcp(answer.data);
+    else dialTel(answer.data);
+  };
+
+  for (const form of panel.querySelectorAll("[data-call-form]")) {
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      start(form.elements.phone_key.value);
+    });
+  }
+  // A phone number of the task dials the same way, that item's number.
+  for (const link of document.querySelectorAll(".desk-task .agent-view .detail a.dial")) {
+    link.addEventListener("click", (event) => {
+      if (stage === "dialling") return; // a plain tel: link while a call is on
+      event.preventDefault();
+      start(link.closest(".detail").dataset.key);
+    });
+  }
+  if (resultForm) {
+    resultForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const result = event.submitter && event.submitter.value;
+      if (result) report("ENDED", result);
+    });
+  }
+
+  const secondsLeft = () => (pausedLeft !== null ? pausedLeft
+    : Math.max(0, Math.ceil((deadline - performance.now()) / 1000)));
+
+  const sayCountdown = (left) => {
+    // Read out at the start, then at 30, 10 and 5 seconds: not every second.
+    const said = box.querySelector("[data-countdown-said]");
+    if (lastSaid === null || [30, 10, 5].includes(left)) {
+      if (left !== lastSaid) said.textContent = `Calling in ${left} seconds.`;
+      lastSaid = left;
+    }
+  };
+
+  const tick = () => {
+    if (pausedLeft === null && !warning.hidden) pause("warning"); // nobody may be at the desk
+    else if (pausedBy === "warning" && warning.hidden) resume(); // kept: go on
+    const left = secondsLeft();
+    box.querySelector("[data-countdown-left]").textContent = String(left);
+    box.querySelector("[data-countdown-bar]").value = left;
+    if (pausedLeft !== null) return;
+    sayCountdown(left);
+    if (left <= 0) start(callForm.elements.phone_key.value);
+  };
+
+  const pauseButton = box && box.querySelector("[data-countdown-pause]");
+  const pause = (by) => {
+    if (pausedLeft !== null) return;
+    pausedLeft = secondsLeft();
+    pausedBy = by;
+    pauseButton.textContent = "Resume the countdown";
+    pauseButton.setAttribute("aria-pressed", "true");
+    box.querySelector("[data-countdown-said]").textContent = "Countdown paused.";
+  };
+  const resume = () => {
+    if (pausedLeft === null) return;
+    deadline = performance.now() + pausedLeft * 1000;
+    pausedLeft = null;
+    pausedBy = null;
+    lastSaid = null;
+    pauseButton.textContent = "Pause the countdown";
+    pauseButton.setAttribute("aria-pressed", "false");
+    tick();
+  };
+
+  if (box && callForm && stage === "ready" && Number(panel.dataset.countdown) > 0) {
+    deadline = performance.now() + Number(panel.dataset.countdown) * 1000;
+    box.hidden = false;
+    pauseButton.setAttribute("aria-pressed", "false");
+    pauseButton.addEventListener("click", () => (pausedLeft === null ? pause("agent") : resume()));
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && timer !== null) pause("agent");
+    });
+    timer = window.setInterval(tick, 250);
+    tick();
+  }
 })();

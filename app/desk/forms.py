@@ -7,7 +7,7 @@ from wtforms import DateTimeLocalField, PasswordField, RadioField, SelectField, 
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length, Optional
 
-from app.models import AgentState
+from app.models import AgentState, CallResult
 from app.services.people.passwords import MAX_PASSWORD, MIN_PASSWORD
 
 OUTCOMES = [
@@ -80,3 +80,33 @@ def chosen_work_codes(formdata) -> list[tuple[str, str]]:
 
 class DeskButtonForm(FlaskForm):
     """A button that only needs its CSRF token: release, sign out."""
+
+
+class CallForm(FlaskForm):
+    """ "Call": the phone item to dial (none: the task's first)."""
+
+    phone_key = StringField(validators=[Optional(), Length(max=255)])
+
+
+# The results the agent says a call ended with, in the order the desk offers them.
+CALL_RESULTS = [
+    SelectChoice(CallResult.ANSWERED.value, "Answered"),
+    SelectChoice(CallResult.NO_ANSWER.value, "No answer"),
+    SelectChoice(CallResult.BUSY.value, "Busy"),
+    SelectChoice(CallResult.VOICEMAIL.value, "Voicemail"),
+    SelectChoice(CallResult.INVALID_NUMBER.value, "Wrong number"),
+    SelectChoice(CallResult.FAILED.value, "Failed"),
+]
+CALL_EVENTS = ["CONNECTED", "ENDED"]
+
+
+class CallEventForm(FlaskForm):
+    """What became of a call: CONNECTED (with the contact id) or ENDED with its result.
+    The form checks shape only; the service says which result an event needs."""
+
+    call_id = StringField(validators=[DataRequired(), Length(max=36)])
+    event = SelectField(choices=CALL_EVENTS, validators=[DataRequired()])
+    result = SelectField(
+        choices=["", *(r.value for r in CallResult)], default="", validators=[Optional()]
+    )
+    contact_id = StringField(validators=[Optional(), Length(max=255)])

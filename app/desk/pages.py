@@ -6,6 +6,11 @@ the agent is AVAILABLE it asks for the next task (the one the agent already hold
 back), so a page left on "nothing to do" picks up work on its next refresh. While the page
 is open its script (static/desk.js) keeps the agent present (`heartbeat`), and warns with a
 "Keep it" button (`keep`) before the task would return to its queue.
+
+Calls (app/services/calls/dialing): "Call" records the call's start (`call`), then the
+page dials (a `tel:` link, or the tenant's Contact Control Panel) and records how it ended
+(`call_event`), which preselects the work codes the result suggests. A campaign with a
+preview countdown dials by itself when the countdown ends, through the same `call`.
 """
 
 from __future__ import annotations
@@ -13,23 +18,44 @@ from __future__ import annotations
 from contextlib import suppress
 from datetime import UTC, datetime
 
-from flask import abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import (
+    abort,
+    flash,
+    jsonify,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_wtf.csrf import CSRFError
 
 from app.db.transactions import writes
 from app.desk import auth, bp
-from app.desk.forms import CloseForm, DeskButtonForm, StateForm, chosen_work_codes
+from app.desk.forms import (
+    CALL_RESULTS,
+    CallEventForm,
+    CallForm,
+    CloseForm,
+    DeskButtonForm,
+    StateForm,
+    chosen_work_codes,
+)
 from app.extensions import db
-from app.models import AgentState, Task, User
+from app.models import AgentState, Attempt, CallPlacement, Task, Tenant, User
 from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.calls import dialing
 from app.services.delivery import agent_state, closing, offers, rules
 from app.services.delivery.presence import Presence, desk_heartbeat, keep_task, presence
 from app.services.delivery.seat import local_text
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound, TaskTaken
 from app.services.tasks.changes import find_tenant_task
 from app.services.tasks.display import agent_view_of
+from app.services.tenants import ccp as tenant_ccp
 from app.services.work_codes.offers import offered
 from app.web.form_times import next_time
+from app.web.security import framing_policy, web_origin
 
 REFRESH_SECONDS = 15
 
@@ -102,11 +128,14 @@ def home():
         offer = offers.next_task(agent, actor=_actor(agent))
     now = utcnow()
     where = presence(agent, now)
-    db.session.commit()
     task: Task | None = offer.task if offer else None
+    call = dialing.current_call(task) if task else None
+    suggested = _suggested(task, call)
+    db.session.commit()
     view = agent_view_of(task) if task else None
     phones = [d for d in view.details if d.kind == "phone"] if view else []
-    return render_template(
+    ccp = ccp_settings(agent.tenant, task)
+    page = render_template(
         "desk/home.html",
         agent=agent,
         states=[s.value for s in AgentState],
@@ -122,7 +151,58 @@ def home():
         state_form=StateForm(),
         close_form=CloseForm(),
         button_form=DeskButtonForm(),
+        call=call,
+        countdown=countdown_seconds(task, call, now),
+        suggested=suggested,
+        results=CALL_RESULTS,
+        ccp=ccp,
     )
+    response = make_response(page)
+    if ccp is not None:
+        response.headers["Content-Security-Policy"] = framing_policy(ccp["origin"])
+    return response
+
+
+# A reload after the countdown ran out (or all but ran out) still warns before it dials.
+COUNTDOWN_GRACE_SECONDS = 3
+
+
+def countdown_seconds(task: Task | None, call: Attempt | None, now: datetime) -> int | None:
+    """Seconds left of the campaign's preview countdown, counted from the task's delivery
+    (so a reload goes on where it was), never under COUNTDOWN_GRACE_SECONDS; None when the
+    campaign has none or the attempt placed its call already."""
+    if task is None or not task.campaign.auto_dial_seconds:
+        return None
+    if call is not None and call.call_id is not None:
+        return None
+    total = task.campaign.auto_dial_seconds
+    if call is None:
+        return total
+    elapsed = (now - call.delivered_at).total_seconds()
+    return max(COUNTDOWN_GRACE_SECONDS, int(total - elapsed + 0.999))
+
+
+def ccp_settings(tenant: Tenant, task: Task | None) -> dict | None:
+    """The Contact Control Panel the desk embeds (the tenant's, `tenants.ccp.ccp_origin`), with the
+    task's campaign's outbound queue and who places its calls. The origin goes into the
+    page's policy only as a plain http(s) origin (`web_origin`), whatever was stored."""
+    origin = web_origin(tenant_ccp.ccp_origin(tenant))
+    if origin is None or not tenant.connect_ccp_url:
+        return None
+    campaign = task.campaign if task is not None else None
+    return {
+        "url": tenant.connect_ccp_url.strip(),
+        "origin": origin,
+        "queueArn": campaign.connect_queue_arn if campaign else None,
+        "placement": campaign.call_placement if campaign else CallPlacement.DESK.value,
+    }
+
+
+def _suggested(task: Task | None, call: Attempt | None) -> list[tuple[str, str]]:
+    """The work codes the ended call's result suggests: the page ticks them."""
+    if task is None or call is None or not call.call_result:
+        return []
+    return dialing.suggested_codes(task, call.call_result)
 
 
 def _refusal(error: ServiceError, agent: User) -> str:
@@ -265,6 +345,127 @@ def keep(record_id: str):
     return redirect(url_for("desk.home"))
 
 
+def _wants_json() -> bool:
+    return request.accept_mimetypes.best == "application/json"
+
+
+@bp.errorhandler(CSRFError)
+def csrf_refused(error: CSRFError):
+    """A form without its valid CSRF token: the script's JSON requests are told so in
+    JSON, naming the field; a page's form gets the usual "Bad request"."""
+    if _wants_json():
+        return jsonify({"message": f"csrf_token: {error.description}", "field": "csrf_token"}), 400
+    return error
+
+
+def _form_refused(form) -> tuple:
+    """A call form the page did not send as it should: JSON naming the first bad field."""
+    errors_of = form.errors
+    field = "csrf_token" if "csrf_token" in errors_of else next(iter(errors_of))
+    errors = errors_of[field]
+    message = errors[0] if isinstance(errors, list) and errors else "Not valid."
+    return jsonify({"message": f"{field}: {message}", "field": field}), 400
+
+
+@bp.post("/tasks/<record_id>/call")
+def call(record_id: str):
+    """Record the call's start (the server checks again that it may be placed, now). The
+    desk's script asks for JSON and then dials; a plain form post goes back to the desk,
+    which shows the number to dial and the results to choose from."""
+    agent = auth.current_agent()
+    form = CallForm()
+    if not form.validate_on_submit():
+        if _wants_json():
+            return _form_refused(form)
+        flash("The call could not be started: send the form from the desk again.")
+        return redirect(url_for("desk.home"))
+    try:
+        placed = dialing.start_call(
+            agent, record_id, form.phone_key.data or None, actor=_actor(agent)
+        )
+        db.session.commit()
+    except ServiceError as error:
+        db.session.rollback()
+        refused = f"Not called: {_call_refusal(error, agent)}"
+        if _wants_json():
+            return jsonify({"message": refused}), 409
+        flash(refused)
+        return redirect(url_for("desk.home"))
+    # The contact centre could not place it: the call is recorded as ended FAILED.
+    failure = (
+        f"The contact centre could not place the call: {placed.failure}" if placed.failure else None
+    )
+    if not _wants_json():
+        if failure:
+            flash(failure)
+        return redirect(url_for("desk.home"))
+    answer = {
+        "callId": placed.call_id,
+        "phoneNumber": placed.phone_number,
+        "key": placed.key,
+        "dial": f"tel:{placed.phone_number}",
+    }
+    if failure:
+        task = find_tenant_task(agent.tenant_id, record_id)
+        answer |= {"failure": failure, **_ended_json(task, placed.attempt)}
+        db.session.commit()
+    return jsonify(answer)
+
+
+def _ended_json(task: Task | None, attempt: Attempt) -> dict:
+    """What the script shows of a call's state: its result and the codes it suggests."""
+    return {
+        "callId": attempt.call_id,
+        "connected": attempt.connected_at is not None,
+        "result": attempt.call_result,
+        "suggested": [[group, code] for group, code in _suggested(task, attempt)],
+    }
+
+
+@bp.post("/tasks/<record_id>/call-event")
+def call_event(record_id: str):
+    """Record what became of the call: CONNECTED (with the contact centre's contact id),
+    or ENDED with its result. Answers the work codes the result suggests."""
+    agent = auth.current_agent()
+    form = CallEventForm()
+    if not form.validate_on_submit():
+        if _wants_json():
+            return _form_refused(form)
+        flash("Choose how the call ended.")
+        return redirect(url_for("desk.home"))
+    try:
+        attempt = dialing.call_event(
+            agent,
+            record_id,
+            form.call_id.data,
+            form.event.data,
+            form.result.data or None,
+            form.contact_id.data or None,
+            actor=_actor(agent),
+        )
+        db.session.commit()
+    except ServiceError as error:
+        db.session.rollback()
+        refused = f"Not recorded: {_call_refusal(error, agent)}"
+        if _wants_json():
+            return jsonify({"message": refused}), 409
+        flash(refused)
+        return redirect(url_for("desk.home"))
+    if not _wants_json():
+        return redirect(url_for("desk.home"))
+    answer = _ended_json(find_tenant_task(agent.tenant_id, record_id), attempt)
+    db.session.commit()
+    return jsonify(answer)
+
+
+def _call_refusal(error: ServiceError, agent: User) -> str:
+    """A call's refusal as the page says it: the rule's own words (which call, which
+    rule), or what became of a task no longer the agent's."""
+    if isinstance(error, TaskTaken):
+        return _refusal(error, agent)
+    return error.message
+
+
 @bp.post("/heartbeat")
 def heartbeat():
     """The open desk's heartbeat (static/desk.js): the agent is present; `active` says the
@@ -278,7 +479,7 @@ def heartbeat():
     return jsonify(_presence_json(where, now))
 
 
-@bp.get("/tasks/<record_id>/<any(close, release, keep):action>")
+@bp.get("/tasks/<record_id>/<any(close, release, keep, call, 'call-event'):action>")
 @bp.get("/state")
 @bp.get("/heartbeat")
 def back_to_desk(**_ignored):

@@ -11,18 +11,45 @@ from flask_login import current_user
 from app.web.api_paths import is_api_path
 
 # No inline script or style anywhere: every asset is a file served by the app.
-CONTENT_SECURITY_POLICY = "; ".join(
-    (
-        "default-src 'self'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    )
+POLICY_DIRECTIVES = (
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
 )
+CONTENT_SECURITY_POLICY = "; ".join(POLICY_DIRECTIVES)
+
+
+def web_origin(url: str | None) -> str | None:
+    """The origin (scheme://host[:port]) of an http or https URL; None for anything else
+    (another scheme, no host, a host with spaces, quotes or semicolons that would break
+    out of a policy)."""
+    if not url:
+        return None
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    host = parts.hostname
+    if parts.scheme not in ("http", "https") or not host:
+        return None
+    if any(ch in host for ch in " ;,'\"\\") or not host.isascii():
+        return None
+    return f"{parts.scheme}://{host}" + (f":{port}" if port else "")
+
+
+def framing_policy(origin: str) -> str:
+    """The policy of a page that embeds one other site's frame (the desk's Contact Control
+    Panel): the same as every page's, plus that origin, and only it, for frames and for
+    the connections its library makes."""
+    extra = (f"frame-src {origin}", f"connect-src 'self' {origin}")
+    return "; ".join((*POLICY_DIRECTIVES, *extra))
+
 
 # Browsers that once reached the service over HTTPS never try plain HTTP again for a year.
 STRICT_TRANSPORT_SECURITY = "max-age=31536000; includeSubDomains"

@@ -117,15 +117,17 @@ def test_an_agent_works_a_task_and_reschedules_it_in_the_customers_time(tab: Tab
     expect(dial).to_have_attribute("href", f"tel:{phone}")
     copy_to_readme(tab.shot("desk-1280"), "desk-1280.png")
 
-    # Call: the button dials the first phone (the dialler is the device's: stop it there).
-    call = page.get_by_role("button", name=f"Call {phone}")
-    expect(call).to_have_attribute("href", f"tel:{phone}")
-    call.evaluate(
-        "call => call.addEventListener('click', e => { e.preventDefault();"
-        " window.dialled = call.href; })"
+    # Call: the server records the call, then the page dials the first phone (the dialler
+    # is the device's: stop it there); the agent says how the call ended.
+    page.evaluate(
+        "document.addEventListener('click', e => { const a = e.target.closest('a[href^=\"tel:\"]');"
+        " if (a) { e.preventDefault(); window.dialled = a.getAttribute('href'); } }, true)"
     )
-    call.click()
+    page.get_by_role("button", name=f"Call {phone}").click()
+    expect(page.get_by_role("button", name="No answer")).to_be_visible()
     assert page.evaluate("window.dialled") == f"tel:{phone}"
+    page.get_by_role("button", name="No answer").click()
+    expect(page.locator("[data-call-result]")).to_have_text("No answer")
 
     # Reschedule with the date-time picker, read in the task's (the customer's) zone.
     picker = page.get_by_label(re.compile(r"^Next attempt, in the customer's time"))

@@ -234,7 +234,9 @@ def test_an_available_agent_sees_the_task_in_the_agent_view(desk, renewals):
     shown = page(desk, "/desk")
     task = shown.find("article", class_="desk-task")
     assert task.find(class_="agent-banner").get_text(strip=True) == "Carla Diaz"
-    assert task.find("a", class_="call")["href"] == f"tel:{PHONE}"
+    call = task.find("form", attrs={"data-call-form": True})
+    assert call.find("input", attrs={"name": "phone_key"})["value"] == "Phone"
+    assert call.button.get_text(" ", strip=True) == f"Call {PHONE}"
     assert task.find("a", class_="dial")["href"] == f"tel:{PHONE}"
     assert "<b>VIP</b>" in task.get_text()  # shown as text, never as markup
     assert shown.find("meta", attrs={"http-equiv": "refresh"}) is None
