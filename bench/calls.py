@@ -171,9 +171,13 @@ def _report(name: str, url: str) -> None:
     if len(SIZES) > 1:
         for k in ("startCall", "CONNECTED", "ENDED"):
             small, large = (_ms(results[s]["times"][k])[0] for s in (SIZES[0], SIZES[-1]))
-            print(f"  {k} median {SIZES[-1]:,} / {SIZES[0]:,}: {large / small:.2f} (flat is near 1)")
-    print("the ledger's cost on a delivery: nextTask median with the attempt written / without;"
-          f" ceiling {LEDGER_CEILING:.2f}")  # fmt: skip
+            print(
+                f"  {k} median {SIZES[-1]:,} / {SIZES[0]:,}: {large / small:.2f} (flat is near 1)"
+            )
+    print(
+        "the ledger's cost on a delivery: nextTask median with the attempt written / without;"
+        f" ceiling {LEDGER_CEILING:.2f}"
+    )
     for size, found in results.items():
         on, off = found["cost"]
         ratio = on / off
