@@ -29,8 +29,11 @@ def test_the_desk_page_offers_only_the_unlisted_number(client, acme, task):
     desk = desk_session(client, make_agent(acme))
     desk.post("/desk/state", data={"state": "AVAILABLE"})
     shown = page(desk, "/desk").find("article", class_="desk-task")
-    assert shown.find("a", class_="call")["href"] == f"tel:{OTHER}"
-    assert dial_links(shown) == [f"tel:{OTHER}", f"tel:{OTHER}"]
+    call = shown.select_one("form[data-call-form]")
+    assert call.find("input", attrs={"name": "phone_key"})["value"] == "MobilePhone"
+    assert call.find("button", class_="call").find(class_="number").get_text() == OTHER
+    assert f"tel:{OTHER}" in dial_links(shown)
+    assert all(link == f"tel:{OTHER}" for link in dial_links(shown))
     assert "Do not call" in shown.select_one('div.detail[data-key="Phone"]').get_text()
 
 
