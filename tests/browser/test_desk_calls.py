@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -272,6 +273,15 @@ def _ccp_calls(page: Page, method: str) -> list[dict]:
     return [call["params"] for call in calls if call["method"] == method]
 
 
+def _wait_for_ccp_core(page: Page) -> None:
+    """Until this view's bundle has loaded (an earlier view's initCCP is in sessionStorage
+    already). Real time, bounded: the page's own timers run on the controlled clock."""
+    deadline = time.monotonic() + 10
+    while not page.evaluate("typeof window.ccpUpdate === 'function'"):
+        assert time.monotonic() < deadline, "the streams bundle never loaded"
+        time.sleep(0.02)
+
+
 def _contact(state: str) -> list[dict]:
     return [{"contactId": "contact-1", "state": {"type": state}, "connections": []}]
 
@@ -284,6 +294,7 @@ def ccp_desk(tab: Tab, seeded, acme, renewals) -> Page:
     db.session.commit()
     tab.page.add_init_script(CCP_CORE)
     page = _desk(tab)
+    _wait_for_ccp_core(page)
     # Every view of the desk embeds the CCP (the state switch reloads the page).
     assert _ccp_calls(page, "initCCP")[-1] == {
         "ccpUrl": CCP_URL, "loginPopup": True, "loginPopupAutoClose": True,
