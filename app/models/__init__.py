@@ -1,7 +1,7 @@
 """The database models, one module per aggregate."""
 
 from app.models.agents import AgentSession, AgentState
-from app.models.attempts import Attempt, CallResult, EndedHow
+from app.models.attempts import AgentStateSpan, Attempt, CallResult, EndedHow
 from app.models.bulk import BulkAction, BulkFailure, BulkJob, BulkState
 from app.models.campaigns import (
     AUTO_DIAL_SECONDS,
@@ -34,6 +34,7 @@ __all__ = [
     "DncNumber",
     "AgentSession",
     "AgentState",
+    "AgentStateSpan",
     "Attempt",
     "CallResult",
     "EndedHow",

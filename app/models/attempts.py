@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
@@ -75,6 +75,11 @@ class Attempt(db.Model):
     outcome: Mapped[str | None] = mapped_column(String(16))
     # The codes chosen at close: [{"key": ..., "value": ...}, ...] in the agent's order.
     work_codes: Mapped[list] = mapped_column(JSON, default=list)
+    # The reports' rollups, kept by the ledger in the attempt's own transaction: a person was
+    # reached (a code flagged contact, else an ANSWERED call), the campaign's goal was met (a
+    # code flagged success). A flag changed later leaves attempts already made as they were.
+    contact: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    success: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # EndedHow; NULL while the attempt is open (the task still reserved for its agent).
     ended_how: Mapped[str | None] = mapped_column(String(20))
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
@@ -102,3 +107,25 @@ class Attempt(db.Model):
         if self.call_ended_at is None or self.closed_at is None:
             return None
         return self.closed_at - self.call_ended_at
+
+
+class AgentStateSpan(db.Model):
+    """A stretch of time an agent spent in one desk state (AVAILABLE, AWAY, OFFLINE), written
+    by the state change that starts it and ended by the next: the reports' time Available,
+    Away and in work. Recorded from the first change after this table existed."""
+
+    __tablename__ = "agent_state_spans"
+    __table_args__ = (
+        # An agent's spans by time (the agents report), and the open one.
+        Index("ix_agent_state_spans_agent", "agent_id", "started_at"),
+        Index("ix_agent_state_spans_tenant_time", "tenant_id", "started_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    # The agent as users.id (no foreign key: a deleted user's time stays) and login.
+    agent_id: Mapped[int] = mapped_column(Integer)
+    agent_login: Mapped[str] = mapped_column(String(255))
+    state: Mapped[str] = mapped_column(String(16))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

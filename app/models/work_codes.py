@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, Column, ForeignKey, Integer, String, Table, Text, UniqueConstraint
+from sqlalchemy import (
+    Boolean,
+    Column,
+    ForeignKey,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -70,5 +80,9 @@ class WorkCodeChoice(db.Model):
     adds_to_dnc: Mapped[bool] = mapped_column(Boolean, default=False)
     # The call result (CallResult) after which the desk preselects this code, e.g. BUSY.
     suggested_for: Mapped[str | None] = mapped_column(String(16))
+    # The reports: choosing it means a person was reached (`contact`), the campaign's goal
+    # was met (`success`).
+    contact: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    success: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     group: Mapped[WorkCodeGroup] = relationship(back_populates="codes")
