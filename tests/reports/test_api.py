@@ -40,6 +40,7 @@ def report(client, tenant, document):
         body = {"tenant": IDENTITY, "from": FROM, "to": TO, **fields}
         response = client.post(REPORTS + name, json=body, headers=headers)
         assert response.status_code == 200, response.data
+        assert response.headers["Cache-Control"] == "no-store"
         answer = response.get_json()
         assert schema_errors(document, RESPONSES[name], answer) == [], answer
         return answer
