@@ -34,4 +34,4 @@ def _epoch_postgresql(element, compiler, **kw):
 
 def bucket(column):
     """The 15-minute UTC bucket (epoch seconds // 900) of an instant."""
-    return epoch(column) / BUCKET_SECONDS
+    return epoch(column) // BUCKET_SECONDS

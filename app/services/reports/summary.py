@@ -67,11 +67,9 @@ def campaign_summary(scope: ReportScope) -> CampaignSummary:
         ).where(*where)
     ).one()
     attempts, attempted, contacts, successes, *ended = (int(value or 0) for value in totals)
-    outcomes = db.session.execute(
-        select(Attempt.outcome, func.count())
-        .where(*where, Attempt.outcome.is_not(None))
-        .group_by(Attempt.outcome)
-    ).all()
+    # Every closing has one of the three outcomes: their counts are the outcomes' list.
+    by_outcome = dict(zip(OUTCOME_COUNTS.values(), ended[: len(OUTCOME_COUNTS)], strict=True))
+    outcomes = [(outcome, n) for outcome, n in by_outcome.items() if n]
     return CampaignSummary(
         tasks=_tasks(scope),
         attempted_tasks=attempted,
@@ -79,7 +77,7 @@ def campaign_summary(scope: ReportScope) -> CampaignSummary:
         contacts=contacts,
         successes=successes,
         **dict(zip((*OUTCOME_COUNTS, *ENDED_COUNTS), ended, strict=True)),
-        outcomes=sorted(((o, int(n)) for o, n in outcomes), key=lambda row: (-row[1], row[0])),
+        outcomes=sorted(outcomes, key=lambda row: (-row[1], row[0])),
         work_codes=_work_codes(scope),
     )
 
