@@ -27,8 +27,14 @@ from app.services.errors import InvalidInput
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 # The service's field names, as the form names them.
-FORM_FIELDS = {"from": "from", "to": "to", "zone": "zone", "campaignName": "campaign",
-               "skillQueue": "queue", "agent": "agent"}
+FORM_FIELDS = {
+    "from": "from",
+    "to": "to",
+    "zone": "zone",
+    "campaignName": "campaign",
+    "skillQueue": "queue",
+    "agent": "agent",
+}
 TABLES = ("summary", "outcomes", "work-codes", "intervals", "hours", "agents")
 
 
@@ -95,8 +101,12 @@ def report_scope_for(tenant: Tenant, chosen: Filters, now: datetime) -> reports.
     try:
         # Checks the filters and finds the zone (the campaign's when none is chosen).
         scope = reports.report_scope(
-            tenant, now - timedelta(seconds=1), now, zone=chosen.zone or None,
-            campaign_name=chosen.campaign or None, queue_name=chosen.queue or None,
+            tenant,
+            now - timedelta(seconds=1),
+            now,
+            zone=chosen.zone or None,
+            campaign_name=chosen.campaign or None,
+            queue_name=chosen.queue or None,
             agent=chosen.agent or None,
         )
     except InvalidInput as refused:
@@ -139,64 +149,107 @@ def build_tables(scope: reports.ReportScope, minutes: int) -> tuple[dict[str, Ta
     """Every table of the report, and whether the range holds any data."""
     summary = reports.campaign_summary(scope)
     tables = {
-        "summary": Table("summary", "Campaign summary", ["Figure", "Value"], [
-            ["Tasks", summary.tasks],
-            ["Tasks attempted", summary.attempted_tasks],
-            ["Penetration", _rate(summary.penetration)],
-            ["Attempts", summary.attempts],
-            ["Contacts", summary.contacts],
-            ["Contact rate", _rate(summary.contact_rate)],
-            ["Successes", summary.successes],
-            ["Completed", summary.completed],
-            ["Removed", summary.removed],
-            ["Rescheduled", summary.rescheduled],
-            ["Released", summary.released],
-            ["Lapsed", summary.lapsed],
-        ]),
-        "outcomes": Table("outcomes", "Outcomes", ["Outcome", "Attempts", "Share"], [
-            [outcome, count, _share(count, summary.attempts)]
-            for outcome, count in summary.outcomes
-        ]),
+        "summary": Table(
+            "summary",
+            "Campaign summary",
+            ["Figure", "Value"],
+            [
+                ["Tasks", summary.tasks],
+                ["Tasks attempted", summary.attempted_tasks],
+                ["Penetration", _rate(summary.penetration)],
+                ["Attempts", summary.attempts],
+                ["Contacts", summary.contacts],
+                ["Contact rate", _rate(summary.contact_rate)],
+                ["Successes", summary.successes],
+                ["Completed", summary.completed],
+                ["Removed", summary.removed],
+                ["Rescheduled", summary.rescheduled],
+                ["Released", summary.released],
+                ["Lapsed", summary.lapsed],
+            ],
+        ),
+        "outcomes": Table(
+            "outcomes",
+            "Outcomes",
+            ["Outcome", "Attempts", "Share"],
+            [
+                [outcome, count, _share(count, summary.attempts)]
+                for outcome, count in summary.outcomes
+            ],
+        ),
     }
     coded = sum(count for _, _, count in summary.work_codes)
     tables["work-codes"] = Table(
-        "work-codes", "Work codes", ["Work code", "Value", "Count", "Share"],
+        "work-codes",
+        "Work codes",
+        ["Work code", "Value", "Count", "Share"],
         [[key, value, count, _share(count, coded)] for key, value, count in summary.work_codes],
     )
     zone = ZoneInfo(scope.zone)
     tables["intervals"] = Table(
-        "intervals", f"Attempts per {minutes} minutes ({scope.zone})",
+        "intervals",
+        f"Attempts per {minutes} minutes ({scope.zone})",
         ["Interval start", "Attempts", "Contacts", "Successes"],
         [
-            [row.start.astimezone(zone).strftime("%Y-%m-%d %H:%M"), row.attempts, row.contacts,
-             row.successes]
+            [
+                row.start.astimezone(zone).strftime("%Y-%m-%d %H:%M"),
+                row.attempts,
+                row.contacts,
+                row.successes,
+            ]
             for row in reports.attempts_by_interval(scope, minutes)
         ],
     )
     cells = {(cell.weekday, cell.hour): cell for cell in reports.best_hours(scope)}
     tables["hours"] = Table(
-        "hours", "Contact rate by the customer's local hour and weekday",
+        "hours",
+        "Contact rate by the customer's local hour and weekday",
         ["Weekday", *(f"{hour:02d}" for hour in range(24))],
         [
-            [WEEKDAYS[weekday], *(
-                _share(cells[weekday, hour].contacts, cells[weekday, hour].attempts)
-                if (weekday, hour) in cells else "—"
-                for hour in range(24)
-            )]
+            [
+                WEEKDAYS[weekday],
+                *(
+                    _share(cells[weekday, hour].contacts, cells[weekday, hour].attempts)
+                    if (weekday, hour) in cells
+                    else "—"
+                    for hour in range(24)
+                ),
+            ]
             for weekday in range(7)
         ],
     )
     tables["agents"] = Table(
-        "agents", "Agents",
-        ["Agent", "Attempts", "Contacts", "Successes", "Closed", "Closed per hour signed in",
-         "Avg preview (s)", "Avg talk (s)", "Avg wrap-up (s)", "Available (s)", "Away (s)",
-         "In work (s)"],
+        "agents",
+        "Agents",
         [
-            [row.agent, row.attempts, row.contacts, row.successes, row.closed,
-             "—" if row.closed_per_hour is None else round(row.closed_per_hour, 2),
-             _secs(row.avg_preview_seconds), _secs(row.avg_talk_seconds),
-             _secs(row.avg_wrap_up_seconds), row.available_seconds, row.away_seconds,
-             row.in_work_seconds]
+            "Agent",
+            "Attempts",
+            "Contacts",
+            "Successes",
+            "Closed",
+            "Closed per hour signed in",
+            "Avg preview (s)",
+            "Avg talk (s)",
+            "Avg wrap-up (s)",
+            "Available (s)",
+            "Away (s)",
+            "In work (s)",
+        ],
+        [
+            [
+                row.agent,
+                row.attempts,
+                row.contacts,
+                row.successes,
+                row.closed,
+                "—" if row.closed_per_hour is None else round(row.closed_per_hour, 2),
+                _secs(row.avg_preview_seconds),
+                _secs(row.avg_talk_seconds),
+                _secs(row.avg_wrap_up_seconds),
+                row.available_seconds,
+                row.away_seconds,
+                row.in_work_seconds,
+            ]
             for row in reports.agent_summary(scope)
         ],
     )
@@ -213,12 +266,16 @@ def heat_level(value: object) -> int:
 
 def _choices(tenant: Tenant) -> dict[str, list[str]]:
     return {
-        "campaigns": list(db.session.scalars(
-            select(Campaign.name).filter_by(tenant_id=tenant.id).order_by(Campaign.name)
-        )),
-        "queues": list(db.session.scalars(
-            select(SkillQueue.name).filter_by(tenant_id=tenant.id).order_by(SkillQueue.name)
-        )),
+        "campaigns": list(
+            db.session.scalars(
+                select(Campaign.name).filter_by(tenant_id=tenant.id).order_by(Campaign.name)
+            )
+        ),
+        "queues": list(
+            db.session.scalars(
+                select(SkillQueue.name).filter_by(tenant_id=tenant.id).order_by(SkillQueue.name)
+            )
+        ),
     }
 
 
@@ -249,8 +306,9 @@ def report_csv(tenant_id: int, table: str):
 def _report(tenant: Tenant, csv_table: str | None):
     chosen = _filters()
     scope = report_scope_for(tenant, chosen, utcnow())
-    tables, has_data = (build_tables(scope, chosen.interval) if scope and not chosen.errors
-                        else ({}, False))
+    tables, has_data = (
+        build_tables(scope, chosen.interval) if scope and not chosen.errors else ({}, False)
+    )
     if csv_table is not None:
         if not tables:
             return Response(" ".join(chosen.errors.values()) + "\n", 422, mimetype="text/plain")

@@ -38,8 +38,10 @@ def url(tenant, table: str | None = None, **filters) -> str:
 def shown(document, name: str) -> list[list[str]]:
     table = document.find("table", id=f"{name}-table")
     assert table is not None, name
-    return [[cell.get_text(strip=True) for cell in row.find_all(["th", "td"])]
-            for row in table.find_all("tr")]
+    return [
+        [cell.get_text(strip=True) for cell in row.find_all(["th", "td"])]
+        for row in table.find_all("tr")
+    ]
 
 
 def figures(document) -> dict[str, str]:
@@ -98,8 +100,12 @@ def test_best_hours_and_agents_show_the_services_figures(signed_in, acme, data):
     assert any(cell["class"] != ["heat-0"] for cell in heat)
     agents = {row[0]: row for row in shown(document, "agents")[1:]}
     for row in reports.agent_summary(_scope(acme)):
-        assert agents[row.agent][1:5] == [str(row.attempts), str(row.contacts),
-                                         str(row.successes), str(row.closed)]
+        assert agents[row.agent][1:5] == [
+            str(row.attempts),
+            str(row.contacts),
+            str(row.successes),
+            str(row.closed),
+        ]
 
 
 @pytest.mark.parametrize("table", TABLES)
