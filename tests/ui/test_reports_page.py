@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 
+from app.admin.reports import heat_level
 from app.services import reports
 from tests.desk.delivery_support import make_agent
 from tests.reports.generated import DAYS, START, generate
@@ -184,3 +185,27 @@ def test_the_page_works_without_script_and_charts_enhance_tables(signed_in, acme
         assert document.find("table", id=box["data-table"]) is not None
     nav = document.find("a", attrs={"aria-current": "page"})
     assert nav.get_text() == "Reports"
+
+
+def test_the_campaign_page_links_to_its_report(signed_in, acme, renewals):
+    document = page(signed_in, f"/tenants/{acme.id}/campaigns/{renewals.id}")
+    link = document.find("a", string="Reports", attrs={"role": "button"})
+    report = page(signed_in, link["href"])
+    assert report.find("select", attrs={"name": "campaign"}).find(selected=True).text == "Renewals"
+
+
+@pytest.mark.parametrize(
+    ("cell", "level"),
+    [
+        ("—", 0),
+        ("0.0%", 1),
+        ("19.9%", 1),
+        ("20.0%", 2),
+        ("59.0%", 3),
+        ("79.9%", 4),
+        ("80.0%", 5),
+        ("100.0%", 5),
+    ],
+)
+def test_a_heat_map_cell_is_darker_for_a_higher_contact_rate(cell, level):
+    assert heat_level(cell) == level
