@@ -14,6 +14,7 @@ from app.admin import (  # noqa: F401 - the views register themselves on bp
     intake,
     keys,
     people,
+    reports,
     tasks,
     webhooks,
     work_codes,

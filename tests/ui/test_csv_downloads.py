@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -82,7 +83,21 @@ def bulk_failures(client, acme, renewals) -> str:
     return download(client, f"/tenants/{acme.id}/bulk/{job.id}/failures.csv")
 
 
+def report_agents(client, acme, renewals) -> str:
+    """The Reports page's agents table: each agent's login a formula."""
+    from tests.reports.generated import DAYS, START, generate
+
+    end = START + timedelta(days=DAYS)
+    shown = [a for a in generate(acme, count=40).attempts if START <= a.delivered_at < end]
+    for attempt, formula in zip(shown, FORMULAS, strict=False):
+        attempt.agent_login = formula
+    db.session.commit()
+    days = f"from={START.date()}&to={(end - timedelta(days=1)).date()}&zone=UTC"
+    return download(client, f"/tenants/{acme.id}/reports/agents.csv?{days}")
+
+
 DOWNLOADS = {
+    "admin.report_csv": report_agents,
     "admin.bulk_failures": bulk_failures,
     "admin.export_campaign": campaign_export,
     "admin.intake_report": intake_report,

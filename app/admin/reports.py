@@ -1,0 +1,326 @@
+"""The Reports page: a campaign summary, attempts per interval, best hours and agents' figures
+over a date range, each table also a chart (static/reports.js) and a CSV download.
+
+The filter form is a GET form, so a report's URL can be shared. Every table is built here once
+as a `Table` (caption, headers, rows of shown values): the page renders it and the CSV
+download writes the same rows, so the file always equals the table.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from flask import Response, abort, render_template, request
+from sqlalchemy import select
+
+from app.admin.access import tenant_or_404
+from app.admin.blueprint import bp
+from app.extensions import db
+from app.models import Campaign, SkillQueue, Tenant
+from app.models.types import utcnow
+from app.services import reports
+from app.services.csv_files import GuardedWriter
+from app.services.errors import InvalidInput
+
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+# The service's field names, as the form names them.
+FORM_FIELDS = {
+    "from": "from",
+    "to": "to",
+    "zone": "zone",
+    "campaignName": "campaign",
+    "skillQueue": "queue",
+    "agent": "agent",
+}
+TABLES = ("summary", "outcomes", "work-codes", "intervals", "hours", "agents")
+
+
+@dataclass
+class Table:
+    name: str
+    caption: str
+    headers: list[str]
+    rows: list[list[object]] = field(default_factory=list)
+
+
+@dataclass
+class Filters:
+    """What the form asked for, as typed, and what is wrong with it (field → message)."""
+
+    start: str = ""
+    end: str = ""
+    zone: str = ""
+    campaign: str = ""
+    queue: str = ""
+    agent: str = ""
+    interval: int = 60
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def _filters() -> Filters:
+    args = request.args
+    chosen = Filters(
+        start=args.get("from", "").strip(),
+        end=args.get("to", "").strip(),
+        zone=args.get("zone", "").strip(),
+        campaign=args.get("campaign", "").strip(),
+        queue=args.get("queue", "").strip(),
+        agent=args.get("agent", "").strip(),
+    )
+    interval = args.get("interval", "60")
+    if interval in {str(minutes) for minutes in reports.INTERVAL_MINUTES}:
+        chosen.interval = int(interval)
+    else:
+        chosen.errors["interval"] = "Interval must be 15, 30 or 60 minutes."
+    return chosen
+
+
+def _day(value: str, name: str, chosen: Filters) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        chosen.errors[name] = f"{name.capitalize()} must be a date (YYYY-MM-DD)."
+        return None
+
+
+def _local_midnight(day: date, zone: str) -> datetime:
+    return datetime.combine(day, time(), ZoneInfo(zone)).astimezone(UTC)
+
+
+def report_scope_for(tenant: Tenant, chosen: Filters, now: datetime) -> reports.ReportScope | None:
+    """The scope the form asks for (from and to are days, both included, read in the zone),
+    or None with `chosen.errors` saying why."""
+    first, last = _day(chosen.start, "from", chosen), _day(chosen.end, "to", chosen)
+    if chosen.errors:
+        return None
+    try:
+        # Checks the filters and finds the zone (the campaign's when none is chosen).
+        scope = reports.report_scope(
+            tenant,
+            now - timedelta(seconds=1),
+            now,
+            zone=chosen.zone or None,
+            campaign_name=chosen.campaign or None,
+            queue_name=chosen.queue or None,
+            agent=chosen.agent or None,
+        )
+    except InvalidInput as refused:
+        named = refused.field.name if refused.field is not None else ""
+        chosen.errors[FORM_FIELDS.get(named, "from")] = str(refused)
+        return None
+    today = now.astimezone(ZoneInfo(scope.zone)).date()
+    # A missing day is today, or the other day when today would put it on the wrong side.
+    if first is None:
+        first = min(last, today) if last else today
+    if last is None:
+        last = max(first, today)
+    chosen.start, chosen.end = first.isoformat(), last.isoformat()
+    if last < first:
+        chosen.errors["to"] = "To must be on or after From."
+        return None
+    if (last - first).days + 1 > reports.MAX_DAYS:
+        chosen.errors["to"] = f"To must be at most {reports.MAX_DAYS} days after From."
+        return None
+    return replace(
+        scope,
+        start=_local_midnight(first, scope.zone),
+        end=_local_midnight(last + timedelta(days=1), scope.zone),
+    )
+
+
+def _share(count: int, total: int) -> str:
+    return f"{count / total:.1%}" if total else "—"
+
+
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def _secs(value: float | None) -> object:
+    return "—" if value is None else round(value)
+
+
+def build_tables(scope: reports.ReportScope, minutes: int) -> tuple[dict[str, Table], bool]:
+    """Every table of the report, and whether the range holds any data."""
+    summary = reports.campaign_summary(scope)
+    tables = {
+        "summary": Table(
+            "summary",
+            "Campaign summary",
+            ["Figure", "Value"],
+            [
+                ["Tasks", summary.tasks],
+                ["Tasks attempted", summary.attempted_tasks],
+                ["Penetration", _rate(summary.penetration)],
+                ["Attempts", summary.attempts],
+                ["Contacts", summary.contacts],
+                ["Contact rate", _rate(summary.contact_rate)],
+                ["Successes", summary.successes],
+                ["Completed", summary.completed],
+                ["Removed", summary.removed],
+                ["Rescheduled", summary.rescheduled],
+                ["Released", summary.released],
+                ["Lapsed", summary.lapsed],
+            ],
+        ),
+        "outcomes": Table(
+            "outcomes",
+            "Outcomes",
+            ["Outcome", "Attempts", "Share"],
+            [
+                [outcome, count, _share(count, summary.attempts)]
+                for outcome, count in summary.outcomes
+            ],
+        ),
+    }
+    coded = sum(count for _, _, count in summary.work_codes)
+    tables["work-codes"] = Table(
+        "work-codes",
+        "Work codes",
+        ["Work code", "Value", "Count", "Share"],
+        [[key, value, count, _share(count, coded)] for key, value, count in summary.work_codes],
+    )
+    zone = ZoneInfo(scope.zone)
+    tables["intervals"] = Table(
+        "intervals",
+        f"Attempts per {minutes} minutes ({scope.zone})",
+        ["Interval start", "Attempts", "Contacts", "Successes"],
+        [
+            [
+                row.start.astimezone(zone).strftime("%Y-%m-%d %H:%M"),
+                row.attempts,
+                row.contacts,
+                row.successes,
+            ]
+            for row in reports.attempts_by_interval(scope, minutes)
+        ],
+    )
+    cells = {(cell.weekday, cell.hour): cell for cell in reports.best_hours(scope)}
+    tables["hours"] = Table(
+        "hours",
+        "Contact rate by the customer's local hour and weekday",
+        ["Weekday", *(f"{hour:02d}" for hour in range(24))],
+        [
+            [
+                WEEKDAYS[weekday],
+                *(
+                    _share(cells[weekday, hour].contacts, cells[weekday, hour].attempts)
+                    if (weekday, hour) in cells
+                    else "—"
+                    for hour in range(24)
+                ),
+            ]
+            for weekday in range(7)
+        ],
+    )
+    tables["agents"] = Table(
+        "agents",
+        "Agents",
+        [
+            "Agent",
+            "Attempts",
+            "Contacts",
+            "Successes",
+            "Closed",
+            "Closed per hour signed in",
+            "Avg preview (s)",
+            "Avg talk (s)",
+            "Avg wrap-up (s)",
+            "Available (s)",
+            "Away (s)",
+            "In work (s)",
+        ],
+        [
+            [
+                row.agent,
+                row.attempts,
+                row.contacts,
+                row.successes,
+                row.closed,
+                "—" if row.closed_per_hour is None else round(row.closed_per_hour, 2),
+                _secs(row.avg_preview_seconds),
+                _secs(row.avg_talk_seconds),
+                _secs(row.avg_wrap_up_seconds),
+                row.available_seconds,
+                row.away_seconds,
+                row.in_work_seconds,
+            ]
+            for row in reports.agent_summary(scope)
+        ],
+    )
+    return tables, not summary.is_empty or bool(tables["agents"].rows)
+
+
+@bp.app_template_filter("heat_level")
+def heat_level(value: object) -> int:
+    """A heat map cell's shade, 0 (no attempts) to 5 (every attempt a contact)."""
+    if not isinstance(value, str) or not value.endswith("%"):
+        return 0
+    return 1 + min(4, int(float(value[:-1]) // 20))
+
+
+def _choices(tenant: Tenant) -> dict[str, list[str]]:
+    return {
+        "campaigns": list(
+            db.session.scalars(
+                select(Campaign.name).filter_by(tenant_id=tenant.id).order_by(Campaign.name)
+            )
+        ),
+        "queues": list(
+            db.session.scalars(
+                select(SkillQueue.name).filter_by(tenant_id=tenant.id).order_by(SkillQueue.name)
+            )
+        ),
+    }
+
+
+def _csv(table: Table, filename: str) -> Response:
+    out = io.StringIO()
+    writer = GuardedWriter(out)
+    writer.writerow(table.headers)
+    writer.writerows(table.rows)
+    response = Response(out.getvalue(), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@bp.get("/tenants/<int:tenant_id>/reports")
+def reports_page(tenant_id: int):
+    """The report the filter form asks for (default: today, every campaign, queue and agent)."""
+    return _report(tenant_or_404(tenant_id), None)
+
+
+@bp.get("/tenants/<int:tenant_id>/reports/<table>.csv")
+def report_csv(tenant_id: int, table: str):
+    """One table of the report, as CSV, for the same filters."""
+    if table not in TABLES:
+        abort(404)
+    return _report(tenant_or_404(tenant_id), table)
+
+
+def _report(tenant: Tenant, csv_table: str | None):
+    chosen = _filters()
+    scope = report_scope_for(tenant, chosen, utcnow())
+    tables, has_data = (
+        build_tables(scope, chosen.interval) if scope and not chosen.errors else ({}, False)
+    )
+    if csv_table is not None:
+        if not tables:
+            return Response(" ".join(chosen.errors.values()) + "\n", 422, mimetype="text/plain")
+        return _csv(tables[csv_table], f"{csv_table}-{chosen.start}-{chosen.end}.csv")
+    return render_template(
+        "admin/reports/report.html",
+        tenant=tenant,
+        chosen=chosen,
+        scope=scope,
+        tables=tables,
+        has_data=has_data,
+        query=request.args.to_dict(),
+        intervals=reports.INTERVAL_MINUTES,
+        **_choices(tenant),
+    ), (422 if chosen.errors else 200)

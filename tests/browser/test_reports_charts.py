@@ -1,0 +1,63 @@
+"""The Reports page in a browser: Chart.js draws each chart from its table at 1280 and 390 px,
+and at a phone's width nothing scrolls sideways (the tables scroll within their box).
+
+Screenshots for the README: UPDATE_README_SCREENSHOTS=1 with this file
+(`.venv/bin/python -m pytest tests/browser/test_reports_charts.py`).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from playwright.sync_api import expect
+
+from app.extensions import db
+from app.services.people import supervisors
+from tests.browser.conftest import Tab, copy_to_readme
+from tests.conftest import SETUP, make_tenant
+from tests.desk.delivery_support import make_agent
+from tests.reports.generated import DAYS, START, generate
+
+pytestmark = pytest.mark.server
+
+EMAIL = "reports@acme.example"
+PASSWORD = "charts-at-every-width"
+SIZES = [{"width": 1280, "height": 900}, {"width": 390, "height": 844}]
+
+
+@pytest.fixture
+def report_path(app) -> str:
+    supervisors.create_supervisor(EMAIL, PASSWORD, actor=SETUP)
+    tenant, _key = make_tenant()
+    for login in ("ann", "bob", "cy"):
+        make_agent(tenant, login)
+    generate(tenant)
+    last = (START + timedelta(days=DAYS - 1)).date()
+    path = f"/tenants/{tenant.id}/reports?from={START.date()}&to={last}&zone=UTC"
+    db.session.commit()  # hold no transaction: the server's writes would wait on it
+    return path
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["1280", "390"])
+def test_the_charts_draw_at_each_width_without_sideways_scroll(tab: Tab, report_path, size):
+    page = tab.page
+    page.set_viewport_size(size)
+    tab.goto(report_path)
+    page.locator("#email").fill(EMAIL)
+    page.locator("#password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Reports", exact=True)).to_be_visible()
+    charts = page.locator("[data-chart]")
+    expect(charts).to_have_count(3)
+    for index in range(3):
+        box = charts.nth(index)
+        expect(box).to_have_attribute("data-drawn", "true")
+        width, height = box.locator("canvas").evaluate("c => [c.width, c.height]")
+        assert width > 0 and height > 0
+    assert tab.page_width()[0] <= size["width"]
+    for table in page.locator("table.report").all():
+        box_width = table.locator("xpath=..").evaluate("box => box.clientWidth")
+        assert box_width <= size["width"]
+    copy_to_readme(tab.shot(f"report-{size['width']}"), f"report-{size['width']}.png")
+    tab.assert_no_problems()
