@@ -1,0 +1,1 @@
+"""What supervisors read about how campaigns and agents are doing."""
