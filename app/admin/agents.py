@@ -12,11 +12,10 @@ from app.admin.blueprint import bp
 from app.admin.forms import TaskVersion
 from app.admin.paging import window
 from app.admin.prg import form_post
-from app.admin.wallboard import live_answer
+from app.admin.wallboard import live_answer, page_etag
 from app.models import Task, Tenant
 from app.models.types import utcnow
 from app.services.delivery import progress
-from app.services.reports import live
 
 
 class ReleaseForm(FlaskForm, TaskVersion):
@@ -54,8 +53,8 @@ def _board(tenant: Tenant, template: str, **more):
 
 
 def _board_page(tenant: Tenant, error: str | None = None):
-    token = live.change_token(tenant)  # before the board: a change meanwhile shows next
-    page = _board(tenant, "admin/agents.html", error=error, live_token=token)
+    etag = page_etag(tenant)  # before the board: a change meanwhile shows at the next poll
+    page = _board(tenant, "admin/agents.html", error=error, live_etag=etag)
     return page, (422 if error else 200)
 
 

@@ -11,7 +11,7 @@ from app.admin.forms import BLANK_ROWS, CampaignForm, IntakeForm, NewTaskForm, S
 from app.admin.items import item_inputs
 from app.admin.prg import form_post
 from app.admin.search_args import STATE_KEY, STATES, SearchRow, read_search
-from app.admin.wallboard import live_answer
+from app.admin.wallboard import live_answer, page_etag
 from app.models import Campaign, Tenant
 from app.services.campaigns import dialing
 from app.services.campaigns import setup as campaign_service
@@ -20,7 +20,6 @@ from app.services.delivery.progress import campaign_progress
 from app.services.errors import ServiceError
 from app.services.intake.runs import recent_loads
 from app.services.people.supervisors import visible_tenants
-from app.services.reports import live
 from app.services.search.criteria import SYSTEM_KEYS, Condition
 from app.services.search.query import count_tasks, search_tasks, suggested_keys
 from app.services.tasks import changes as task_service
@@ -121,7 +120,7 @@ def campaign(tenant_id: int, campaign_id: int):
     """Search a campaign's tasks with the API's power; every page of the results."""
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
-    live_token = live.change_token(tenant)  # before the counts: a change meanwhile shows next
+    live_etag = page_etag(tenant)  # before the counts: a change meanwhile shows next
     search = read_search(request.args)
     page, size = _page(), current_app.config["PAGE_SIZE"]
     found, total, group = [], 0, None
@@ -165,7 +164,7 @@ def campaign(tenant_id: int, campaign_id: int):
         intake_form=IntakeForm(),
         loads=recent_loads(campaign),
         progress=campaign_progress(campaign),
-        live_token=live_token,
+        live_etag=live_etag,
         refused=search.error is not None,  # said at the rows, not atop the page
     ), (422 if search.error else 200)
 

@@ -58,6 +58,12 @@ def agents(html) -> dict[str, list[str]]:
     }
 
 
+@pytest.fixture(autouse=True)
+def _no_token_kept(app):
+    """Each poll reads the tenant's token afresh (served, a process keeps it half a second)."""
+    app.config["LIVE_TOKEN_SECONDS"] = 0
+
+
 @pytest.fixture
 def floor(acme, renewals, winback):
     """ann AVAILABLE holding a Renewals task, bob AWAY, cid never signed in; Renewals (Sales)
@@ -123,7 +129,7 @@ def test_the_board_counts_agents_by_state_and_queues_as_the_progress_panel_does(
 
 
 def test_the_page_shows_the_figures_in_large_type_with_its_live_script(
-    signed_in, acme, renewals, floor
+    app, signed_in, acme, renewals, floor
 ):
     attempt(renewals, floor - MIN, contact=True)
     response = signed_in.get(f"/tenants/{acme.id}/wallboard")
@@ -148,7 +154,8 @@ def test_the_page_shows_the_figures_in_large_type_with_its_live_script(
     assert "/static/live.js" in scripts
     board = html.select_one("[data-live-url]")
     assert board["data-live-url"] == f"/tenants/{acme.id}/wallboard/live"
-    assert board["data-live-etag"] == f'"{live.change_token(acme)}"'
+    token = live.change_token(acme)
+    assert board["data-live-etag"] == f'"{wallboard_door.etag_of(token, app.config["SECRET_KEY"])}"'
 
 
 class Clock:
@@ -226,3 +233,17 @@ def test_the_agents_page_and_progress_panel_answer_304_while_nothing_changed(
     db.session.commit()
     fresh, body = ask(signed_in, board["data-live-url"], etag)
     assert fresh.status_code == 200 and "dee" in body and '<nav aria-label="Main"' not in body
+
+
+def test_an_unchanged_poll_is_answered_before_the_app_and_a_changed_one_checks_who_asks(
+    client, signed_in, acme, renewals, floor
+):
+    url = f"/tenants/{acme.id}/wallboard/live"
+    etag = ask(signed_in, url)[0].headers["ETag"]
+    assert etag.strip('"') != live.change_token(acme)  # signed, not the token itself
+    stranger = client.application.test_client()
+    unchanged, body = ask(stranger, url, etag)
+    assert (unchanged.status_code, body) == (304, "")
+    assert ask(stranger, url, '"made-up"')[0].status_code == 302  # to the sign-in page
+    add(renewals, "one-more")
+    assert ask(stranger, url, etag)[0].status_code == 302

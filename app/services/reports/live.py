@@ -62,15 +62,16 @@ class Wallboard:
         return counts
 
 
-def change_token(tenant: Tenant, now: datetime | None = None) -> str:
+def change_token(tenant: Tenant | int, now: datetime | None = None) -> str:
     """Changes whenever the wallboard could read differently: a change recorded for the
     tenant (its newest audit record, found by the index on tenant and id) or a new minute."""
     now = now or utcnow()
+    tenant_id = tenant if isinstance(tenant, int) else tenant.id
     newest = db.session.scalar(
-        select(func.max(AuditRecord.id)).where(AuditRecord.tenant_id == tenant.id)
+        select(func.max(AuditRecord.id)).where(AuditRecord.tenant_id == tenant_id)
     )
     minute = int(now.timestamp()) // 60
-    return f"{tenant.id}-{newest or 0}-{minute}"
+    return f"{tenant_id}-{newest or 0}-{minute}"
 
 
 def queue_rows(tenant: Tenant, now: datetime) -> list[QueueRow]:
