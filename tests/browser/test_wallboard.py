@@ -22,6 +22,7 @@ from app.services.people import supervisors
 from tests.browser.conftest import Tab, copy_to_readme
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import add, available, make_agent, offer
+from tests.servers import free_port, gunicorn
 
 pytestmark = pytest.mark.server
 
@@ -32,6 +33,7 @@ WALL = {"width": 1280, "height": 900}
 # The page asks every second; a change shows within 2 seconds (a little slack for the
 # browser's own scheduling).
 WITHIN_MS = 2_500
+SECRET = "browser-test-secret"  # as the package's live server: its sessions stay valid
 
 
 @dataclass(frozen=True)
@@ -118,3 +120,27 @@ def test_the_agents_page_shows_a_state_change_without_a_reload(tab: Tab, seed: S
     db.session.commit()
     expect(row).to_contain_text("AWAY", timeout=WITHIN_MS)
     tab.assert_no_problems()
+
+
+def test_the_wallboard_reconnects_after_a_server_restart(
+    browser, database_uri, seed: Seed, tmp_path
+):
+    """The server stops, a change is made meanwhile, the server starts again on the same
+    address: the page, never reloaded, shows the change once the server answers."""
+    port = free_port()
+    address = ("--bind", f"127.0.0.1:{port}")
+    context = browser.new_context(viewport=WALL, locale="en-GB", timezone_id="UTC")
+    context.set_default_timeout(10_000)
+    try:
+        with gunicorn(database_uri, tmp_path / "first.log", 1, SECRET, options=address):
+            tab = Tab(context.new_page(), f"http://127.0.0.1:{port}")
+            sign_in(tab, f"/tenants/{seed.tenant_id}/wallboard")
+            expect(deliverable(tab.page, "Sales")).to_have_text("2")
+        add(db.session.get(Campaign, seed.campaign_id), "R-1004")  # while nobody answers
+        db.session.rollback()
+        tab.page.wait_for_timeout(2_500)  # a few polls fail meanwhile
+        with gunicorn(database_uri, tmp_path / "second.log", 1, SECRET, options=address):
+            # Failed polls wait longer each time, up to 10 s between two.
+            expect(deliverable(tab.page, "Sales")).to_have_text("3", timeout=15_000)
+    finally:
+        context.close()
