@@ -10,7 +10,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import cli
 from app.admin import bp as admin
-from app.api import preview, users
+from app.api import preview, reports, users
 from app.api.docs import bp as api_docs
 from app.config import INSTANCE_PATH, from_environment
 from app.db import rate_limit_counters  # noqa: F401 - registers the database:// storage
@@ -75,7 +75,7 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    for blueprint in (preview.bp, users.bp, api_bp):
+    for blueprint in (preview.bp, users.bp, api_bp, reports.bp):
         app.register_blueprint(blueprint)
         # The JSON APIs authenticate by header key, not by session cookie.
         csrf.exempt(blueprint)

@@ -1,4 +1,4 @@
-"""The API examples of docs/apis.md run as pasted: every `sh` block of its three API sections
+"""The API examples of docs/apis.md run as pasted: every `sh` block of its four API sections
 that talks to the server, in order, is one bash script, run against a live gunicorn on a port
 of its own with the demo data, and every answer is checked. Docs that drift from the service
 fail here."""
@@ -27,7 +27,12 @@ from tests.servers import gunicorn
 pytestmark = pytest.mark.server
 
 APIS = Path(__file__).resolve().parents[1] / "docs" / "apis.md"
-SECTIONS = ("Preview Campaign Realtime API", "User Provisioning API", "Desk API")
+SECTIONS = (
+    "Preview Campaign Realtime API",
+    "User Provisioning API",
+    "Desk API",
+    "Reports API",
+)
 # The actions the sequence must show, in the order it calls them.
 CALLS = [
     "addOrUpdateCampaignRecord",
@@ -47,6 +52,9 @@ CALLS = [
     "taskAttempts",
     "nextTask",
     "releaseTask",
+    "campaignSummary",
+    "attemptsByInterval",
+    "agentSummary",
 ]
 CALL = re.compile(r"curl -sS \"\$\{H\[@\]\}\" \$\w+/([\w-]+)")
 
@@ -155,3 +163,11 @@ def test_the_api_examples_run_as_pasted(app, database_uri, seeded, tmp_path):
     released_task = db.session.scalar(select(Task).filter_by(record_id=released["previewRecordID"]))
     assert released_task.id != closed_task.id
     assert released_task.reserved_by_id is None
+
+    summary, intervals, agents = got[17]["summary"], got[18]["intervals"], got[19]["agents"]
+    assert summary["attempts"] >= 2  # at least the closing and the release above
+    assert summary["rescheduled"] >= 1
+    assert 7 * 24 + 1 <= len(intervals) <= 7 * 24 + 2  # a week and a minute, by the hour
+    assert sum(i["attempts"] for i in intervals) == summary["attempts"]
+    jane = next(a for a in agents if a["agent"] == demo.JANE.login)
+    assert jane["closed"] >= 1

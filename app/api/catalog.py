@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from app.api import preview, responses, schemas, users, wire
+from app.api import preview, reports, responses, schemas, users, wire
 from app.desk import api as desk
 from app.desk import schemas as desk_schemas
 from app.web import json_actions
@@ -140,6 +140,51 @@ def apis() -> tuple[Api, ...]:
             ),
         ),
         desk_api(),
+        reports_api(),
+    )
+
+
+def reports_api() -> Api:
+    """The Reports API: the reports' figures over a range, for BI tools."""
+
+    def operation(name: str, summary: str, request, response, description: str = ""):
+        return Operation(f"/{name}", name, summary, request, response, description)
+
+    ranges = (
+        "`to` must be after `from` and at most 366 days later; an unknown campaignName, "
+        "skillQueue or agent answers INVALID_ARGUMENTS naming it."
+    )
+    return Api(
+        tag="Reports API",
+        prefix=reports.PREFIX,
+        description="A campaign's figures, attempts per interval and agents' figures over "
+        "a range, counted from the attempts.",
+        error=responses.HttpError,
+        body_extras={"tenant": json_actions.TenantRef},
+        operations=(
+            operation(
+                "campaignSummary",
+                "Tasks, attempts, contacts, successes and how the attempts ended",
+                reports.ReportRequest,
+                reports.CampaignSummaryResponse,
+                ranges,
+            ),
+            operation(
+                "attemptsByInterval",
+                "Attempts, contacts and successes per interval of 15, 30 or 60 minutes",
+                reports.IntervalRequest,
+                reports.IntervalsResponse,
+                ranges + " Intervals follow the wall clock of timeZone (default the "
+                "campaign's, else UTC); empty ones are included as zeros.",
+            ),
+            operation(
+                "agentSummary",
+                "Per agent: attempts, contacts, successes, closings, talk, wrap-up, time available",
+                reports.ReportRequest,
+                reports.AgentsResponse,
+                ranges,
+            ),
+        ),
     )
 
 

@@ -8,7 +8,8 @@ from flask import request
 PREVIEW_PREFIX = "/service-previewcontact-service/"
 USERS_PREFIX = "/service-admin/api/"
 DESK_PREFIX = "/desk-api/"
-API_PREFIXES = (PREVIEW_PREFIX, USERS_PREFIX, DESK_PREFIX)
+REPORTS_PREFIX = "/reports-api/"
+API_PREFIXES = (PREVIEW_PREFIX, USERS_PREFIX, DESK_PREFIX, REPORTS_PREFIX)
 
 
 def is_api_path(path: str) -> bool:

@@ -66,7 +66,7 @@ def test_the_document_lists_every_route_under_an_api_prefix(app, document):
     }
     published = {(path, method) for path, item in document["paths"].items() for method in item}
     assert routes == published
-    assert len(published) == 15  # five Preview actions, three user operations, seven desk
+    assert len(published) == 18  # five Preview actions, three user, seven desk, three reports
 
 
 def test_every_operation_describes_the_headers_and_http_errors(document):
@@ -304,8 +304,8 @@ def test_the_reference_page_counts_and_names_every_api_it_documents(client, docu
     page = client.get("/api-docs").get_data(as_text=True)
     first = page.split("<p>", 3)[2].split("</p>")[0]  # the intro's first paragraph
     tags = [tag["name"] for tag in document["tags"]]
-    assert len(tags) == 3
-    assert first.startswith("Three JSON APIs of one service")
+    assert len(tags) == 4
+    assert first.startswith("Four JSON APIs of one service")
     for tag in tags:
         operations = [p for p in document["paths"].values() if p["post"]["tags"] == [tag]]
         assert f"the {tag} ({len(operations)} operations)" in first

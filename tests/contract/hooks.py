@@ -48,6 +48,14 @@ def map_body(ctx: Any, body: Any) -> Any:
     _real(body, {"transferToCampaign": campaigns[(pick // 7) % len(campaigns)]})
     _real(body, {"userTemplateName": os.environ["CONTRACT_USER_TEMPLATE"]})
     _real(body, {"agent": os.environ["CONTRACT_AGENT"]})
+    if "/reports-api/" in ctx.operation.path:
+        # A real queue and, mostly, a range the reports accept (at most 366 days).
+        queues = os.environ["CONTRACT_QUEUES"].split(",")
+        _real(body, {"skillQueue": queues[pick % len(queues)]})
+        _real(body, {"timeZone": "Europe/Paris"})
+        start = body.get("from")
+        if pick % 3 and isinstance(start, int) and not isinstance(start, bool):
+            body["to"] = start + (pick % 366 + 1) * 86_400_000
     if ctx.operation.path.endswith("/searchPreviewCampaign") and pick % 3 == 0:
         # A lookup of a seeded task: search answers then hold every field of a task.
         seeded = os.environ["CONTRACT_CLIENT_IDS"].split(",")

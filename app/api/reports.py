@@ -1,0 +1,258 @@
+"""The Reports API: the reports' figures for the customer's BI tools.
+
+`POST /reports-api/v1/<report>` with the five X-sc- headers (the 401 rules of the other
+APIs); the body names the `tenant` (as in the User Provisioning API), the range `from`
+(inclusive) and `to` (exclusive) in UTC epoch milliseconds, and optionally one campaign,
+queue or agent. Every answer is HTTP 200 with `result` and `message`; each report calls one
+function of app/services/reports, the same ones the report pages call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from flask import Blueprint
+from pydantic import ConfigDict, Field, StringConstraints
+
+from app.db.transactions import read_only
+from app.services import reports
+from app.services.errors import InvalidInput, NotFound, ServiceError
+from app.services.values import MAX_EPOCH_MS, from_epoch_ms, require_time_zone, to_epoch_ms
+from app.web.answers import Answer
+from app.web.api_keys import Caller
+from app.web.json_actions import json_action
+from app.web.schemas import EPOCH_MS, Strict, published
+
+PREFIX = "/reports-api/v1"
+
+bp = Blueprint("reports_api", __name__, url_prefix=PREFIX)
+
+Name = Annotated[str, StringConstraints(max_length=255)]
+RESULT_OF: tuple[tuple[type[ServiceError], str], ...] = (
+    (InvalidInput, "INVALID_ARGUMENTS"),
+    (NotFound, "INVALID_ARGUMENTS"),
+)
+TIMES = {
+    "from": {"minimum": 0, "maximum": MAX_EPOCH_MS},
+    "to": {"minimum": 0, "maximum": MAX_EPOCH_MS},
+}
+
+
+# --- requests ------------------------------------------------------------------------------
+
+
+class ReportRequest(Strict):
+    """Every report's body besides the tenant: the range and the optional filters."""
+
+    model_config = ConfigDict(json_schema_extra=published(**TIMES), populate_by_name=True)
+
+    start: int = Field(alias="from", description=EPOCH_MS + " The range's start (inclusive).")
+    end: int = Field(
+        alias="to",
+        description=EPOCH_MS + " The range's end (exclusive): after `from`, at most 366 days.",
+    )
+    campaignName: Name | None = Field(None, description="One campaign; all when left out.")
+    skillQueue: Name | None = Field(None, description="One skill queue; all when left out.")
+    agent: Name | None = Field(None, description="One agent (loginUserId); all when left out.")
+    timeZone: Name | None = Field(
+        None,
+        description="IANA zone the days and intervals are read in; default the campaign's "
+        "default zone, else UTC.",
+    )
+
+    def scope(self, caller: Caller) -> reports.ReportScope:
+        start = from_epoch_ms(self.start, "from")
+        end = from_epoch_ms(self.end, "to")
+        if self.timeZone:
+            require_time_zone(self.timeZone, "timeZone")
+        return reports.report_scope(
+            caller.tenant,
+            start,
+            end,
+            zone=self.timeZone or None,
+            campaign_name=self.campaignName or None,
+            queue_name=self.skillQueue or None,
+            agent=self.agent or None,
+        )
+
+
+class IntervalRequest(ReportRequest):
+    model_config = ConfigDict(
+        json_schema_extra=published(
+            **TIMES, intervalMinutes={"enum": list(reports.INTERVAL_MINUTES)}
+        ),
+        populate_by_name=True,
+    )
+
+    intervalMinutes: int = Field(60, description="15, 30 or 60.")
+
+
+# --- answers -------------------------------------------------------------------------------
+
+ReportResult = Literal["SUCCESS", "UNAUTHORIZED", "INVALID_TENANT", "INVALID_ARGUMENTS", "FAIL"]
+
+
+class ReportResponse(Answer):
+    result: ReportResult = Field(description="SUCCESS, or the kind of failure (HTTP 200).")
+    message: str = Field(description="What the report covers, or why it was refused.")
+
+
+class OutcomeCount(Answer):
+    outcome: str = Field(description="COMPLETE, RESCHEDULE or REMOVE.")
+    count: int
+
+
+class WorkCodeCount(Answer):
+    key: str = Field(description="The work code group.")
+    value: str = Field(description="The work code.")
+    count: int
+
+
+class Summary(Answer):
+    tasks: int = Field(description="The current tasks of the campaigns (and queue) in scope.")
+    attemptedTasks: int = Field(description="Distinct tasks attempted in the range.")
+    attempts: int
+    contacts: int = Field(description="Attempts that reached a person.")
+    successes: int = Field(description="Attempts that met the campaign's goal.")
+    completed: int
+    removed: int
+    rescheduled: int
+    released: int = Field(description="Attempts the agent gave back (skip, sign-out).")
+    lapsed: int = Field(description="Attempts the clock ended (an idle reservation).")
+    outcomes: list[OutcomeCount] = Field(description="Closings by outcome, most first.")
+    workCodes: list[WorkCodeCount] = Field(description="Work codes chosen, most first.")
+
+
+class CampaignSummaryResponse(ReportResponse):
+    summary: Summary | None = Field(description="The figures; null when refused.")
+
+
+class IntervalAnswer(Answer):
+    start: int = Field(description=EPOCH_MS + " The interval's start.")
+    attempts: int
+    contacts: int
+    successes: int
+
+
+class IntervalsResponse(ReportResponse):
+    intervals: list[IntervalAnswer] | None = Field(
+        description="Every interval of the range, oldest first, empty ones as zeros; null "
+        "when refused."
+    )
+
+
+class AgentAnswer(Answer):
+    agent: str = Field(description="The agent's loginUserId.")
+    attempts: int
+    contacts: int
+    successes: int
+    closed: int = Field(description="Attempts the agent closed with an outcome.")
+    avgTalkSeconds: float | None = Field(description="Connected to call end; null without one.")
+    avgWrapUpSeconds: float | None = Field(description="Call end to close; null without one.")
+    availableSeconds: int = Field(description="Time AVAILABLE within the range.")
+
+
+class AgentsResponse(ReportResponse):
+    agents: list[AgentAnswer] | None = Field(
+        description="One row per agent, by loginUserId; null when refused."
+    )
+
+
+# --- views ---------------------------------------------------------------------------------
+
+
+def _covered(scope: reports.ReportScope) -> str:
+    what = f"campaign '{scope.campaign.name}'" if scope.campaign else "every campaign"
+    if scope.queue is not None:
+        what += f", queue '{scope.queue.name}'"
+    if scope.agent is not None:
+        what += f", agent '{scope.agent}'"
+    return f"{what} from {scope.start:%Y-%m-%d %H:%M} to {scope.end:%Y-%m-%d %H:%M} UTC"
+
+
+def _run(
+    schema: type[ReportRequest], report: Callable[[Any, reports.ReportScope], dict], empty: str
+):
+    """Validate, read the report in scope (see json_action)."""
+
+    def act(caller: Caller, body: dict[str, Any]) -> dict:
+        request = schema.model_validate(body)
+        scope = request.scope(caller)
+        return {"message": _covered(scope), **report(request, scope)}
+
+    return json_action(act, RESULT_OF, "FAIL", {empty: None})
+
+
+@bp.post("/campaignSummary", provide_automatic_options=False)
+@read_only
+def campaign_summary():
+    """Tasks, attempts, contacts, successes, and how the attempts ended."""
+
+    def report(_request: ReportRequest, scope: reports.ReportScope) -> dict:
+        s = reports.campaign_summary(scope)
+        return {
+            "summary": {
+                "tasks": s.tasks,
+                "attemptedTasks": s.attempted_tasks,
+                "attempts": s.attempts,
+                "contacts": s.contacts,
+                "successes": s.successes,
+                "completed": s.completed,
+                "removed": s.removed,
+                "rescheduled": s.rescheduled,
+                "released": s.released,
+                "lapsed": s.lapsed,
+                "outcomes": [{"outcome": o, "count": n} for o, n in s.outcomes],
+                "workCodes": [{"key": k, "value": v, "count": n} for k, v, n in s.work_codes],
+            }
+        }
+
+    return _run(ReportRequest, report, "summary")
+
+
+@bp.post("/attemptsByInterval", provide_automatic_options=False)
+@read_only
+def attempts_by_interval():
+    """Attempts, contacts and successes per interval of the range."""
+
+    def report(request: IntervalRequest, scope: reports.ReportScope) -> dict:
+        intervals = reports.attempts_by_interval(scope, request.intervalMinutes)
+        return {
+            "intervals": [
+                {
+                    "start": to_epoch_ms(i.start),
+                    "attempts": i.attempts,
+                    "contacts": i.contacts,
+                    "successes": i.successes,
+                }
+                for i in intervals
+            ]
+        }
+
+    return _run(IntervalRequest, report, "intervals")
+
+
+@bp.post("/agentSummary", provide_automatic_options=False)
+@read_only
+def agent_summary():
+    """Per agent: attempts, contacts, successes, closings, talk and wrap-up, time available."""
+
+    def report(_request: ReportRequest, scope: reports.ReportScope) -> dict:
+        return {
+            "agents": [
+                {
+                    "agent": row.agent,
+                    "attempts": row.attempts,
+                    "contacts": row.contacts,
+                    "successes": row.successes,
+                    "closed": row.closed,
+                    "avgTalkSeconds": row.avg_talk_seconds,
+                    "avgWrapUpSeconds": row.avg_wrap_up_seconds,
+                    "availableSeconds": row.available_seconds,
+                }
+                for row in reports.agent_summary(scope)
+            ]
+        }
+
+    return _run(ReportRequest, report, "agents")
