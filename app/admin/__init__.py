@@ -16,6 +16,7 @@ from app.admin import (  # noqa: F401 - the views register themselves on bp
     people,
     reports,
     tasks,
+    wallboard,
     webhooks,
     work_codes,
 )

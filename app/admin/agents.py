@@ -12,6 +12,7 @@ from app.admin.blueprint import bp
 from app.admin.forms import TaskVersion
 from app.admin.paging import window
 from app.admin.prg import form_post
+from app.admin.wallboard import live_answer, page_etag
 from app.models import Task, Tenant
 from app.models.types import utcnow
 from app.services.delivery import progress
@@ -38,23 +39,37 @@ def duration(span: timedelta | None) -> str:
     return f"{minutes} min"
 
 
-def _board_page(tenant: Tenant, error: str | None = None):
+def _board(tenant: Tenant, template: str, **more):
     now = utcnow()
     shown = window(progress.count_agents(tenant, now))
     return render_template(
-        "admin/agents.html",
+        template,
         tenant=tenant,
         rows=progress.agent_board(tenant, now, shown.limit, shown.offset),
         page=shown.page,
         pages=shown.pages,
-        error=error,
-    ), (422 if error else 200)
+        **more,
+    )
+
+
+def _board_page(tenant: Tenant, error: str | None = None):
+    etag = page_etag(tenant)  # before the board: a change meanwhile shows at the next poll
+    page = _board(tenant, "admin/agents.html", error=error, live_etag=etag)
+    return page, (422 if error else 200)
 
 
 @bp.get("/tenants/<int:tenant_id>/agents")
 def agents(tenant_id: int):
     """The tenant's agents: state as delivery sees it, for how long, queues, task held."""
     return _board_page(tenant_or_404(tenant_id))
+
+
+@bp.get("/tenants/<int:tenant_id>/agents/live")
+def agents_live(tenant_id: int):
+    """The Agents page's board alone (the page asks for it again every second), or 304
+    when nothing changed since the viewer's ETag."""
+    tenant = tenant_or_404(tenant_id)
+    return live_answer(tenant, lambda _token: _board(tenant, "admin/_agents_board.html"))
 
 
 def release(task: Task, page, target: str):

@@ -11,6 +11,7 @@ from app.admin.forms import BLANK_ROWS, CampaignForm, IntakeForm, NewTaskForm, S
 from app.admin.items import item_inputs
 from app.admin.prg import form_post
 from app.admin.search_args import STATE_KEY, STATES, SearchRow, read_search
+from app.admin.wallboard import live_answer, page_etag
 from app.models import Campaign, Tenant
 from app.services.campaigns import dialing
 from app.services.campaigns import setup as campaign_service
@@ -119,6 +120,7 @@ def campaign(tenant_id: int, campaign_id: int):
     """Search a campaign's tasks with the API's power; every page of the results."""
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
+    live_etag = page_etag(tenant)  # before the counts: a change meanwhile shows next
     search = read_search(request.args)
     page, size = _page(), current_app.config["PAGE_SIZE"]
     found, total, group = [], 0, None
@@ -162,20 +164,25 @@ def campaign(tenant_id: int, campaign_id: int):
         intake_form=IntakeForm(),
         loads=recent_loads(campaign),
         progress=campaign_progress(campaign),
+        live_etag=live_etag,
         refused=search.error is not None,  # said at the rows, not atop the page
     ), (422 if search.error else 200)
 
 
 @bp.get("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/progress")
 def campaign_progress_panel(tenant_id: int, campaign_id: int):
-    """The campaign page's Progress panel alone, as it is now (the page fetches it again)."""
+    """The campaign page's Progress panel alone, as it is now (the page asks for it again
+    every second), or 304 when nothing changed since the viewer's ETag."""
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
-    return render_template(
-        "admin/_progress.html",
-        tenant=tenant,
-        campaign=campaign,
-        progress=campaign_progress(campaign),
+    return live_answer(
+        tenant,
+        lambda _token: render_template(
+            "admin/_progress.html",
+            tenant=tenant,
+            campaign=campaign,
+            progress=campaign_progress(campaign),
+        ),
     )
 
 

@@ -1,7 +1,7 @@
 """The supervisors' side of the desk in Chromium against a real gunicorn: at a phone's width
 (390 px) the Agents page shows each agent as a card, never scrolls sideways, and releases a
-task; the campaign's Progress panel refreshes itself every 10 seconds (the page's clock run
-forward, no waiting)."""
+task; the campaign's Progress panel refreshes itself every second once something changed
+(the page's clock run forward, no waiting)."""
 
 from __future__ import annotations
 
@@ -98,8 +98,6 @@ def test_the_progress_panel_refreshes_itself_and_fits_a_phone(tab: Tab, seed: Se
 
     add(db.session.get(Campaign, seed.campaign_id), "R-1003")
     db.session.rollback()
-    page.clock.run_for(9_000)
-    expect(panel.locator("dd[data-count='deliverable']")).to_have_text("1")
     page.clock.run_for(1_500)
     expect(panel.locator("dd[data-count='deliverable']")).to_have_text("2")
     expect(panel.locator("dd[data-count='NOTWORKED']")).to_have_text("3")

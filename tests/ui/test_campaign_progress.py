@@ -63,7 +63,7 @@ def test_the_campaign_page_shows_the_counts_and_loads_the_refresh_script(signed_
     html = page(signed_in, url)
     panel = html.find("section", class_="progress")
     assert panel.find("h2").get_text() == "Progress"
-    assert panel["data-progress-url"] == f"{url}/progress"
+    assert panel["data-live-url"] == f"{url}/progress"
     assert counts(panel) == {
         "NOTWORKED": "4",
         "WORKED": "0",
@@ -76,7 +76,7 @@ def test_the_campaign_page_shows_the_counts_and_loads_the_refresh_script(signed_
         "kept_back": "0",
     }
     scripts = [script["src"] for script in html.find_all("script", src=True)]
-    assert "/static/progress.js" in scripts
+    assert "/static/live.js" in scripts
 
 
 def test_the_fragment_is_the_panels_counts_alone_as_they_are_now(signed_in, acme, busy):
@@ -100,11 +100,11 @@ def test_the_panel_says_what_the_service_counts(signed_in, acme, busy):
 
 
 def test_the_script_is_served_by_the_app(signed_in):
-    response = signed_in.get("/static/progress.js")
+    response = signed_in.get("/static/live.js")
     assert response.status_code == 200
     script = response.get_data(as_text=True)
     response.close()
-    assert "visibilitychange" in script and "10000" in script
+    assert "visibilitychange" in script and "If-None-Match" in script
 
 
 @CSRF_ON

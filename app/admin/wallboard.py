@@ -1,0 +1,128 @@
+"""The live wallboard, and the live answers the Agents page and the Progress panel poll.
+
+Each live fragment is answered with an ETag signed from the tenant's change token. A viewer
+that sends it back in If-None-Match while nothing changed gets 304 Not Modified from
+`UnchangedFirst`, before Flask loads a session or a supervisor: the current ETag of each
+tenant is read at most every LIVE_TOKEN_SECONDS per process (one index probe), whatever
+the number of viewers. Any other poll reaches the view, which checks who asks as every page
+does (docs/decisions.md says why polling, not a stream).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import threading
+import time
+from collections.abc import Callable
+
+from flask import Flask, current_app, make_response, render_template, request
+
+from app.admin.access import tenant_or_404
+from app.admin.blueprint import bp
+from app.extensions import db
+from app.models import Tenant
+from app.models.types import utcnow
+from app.services.reports import live
+
+# How often the pages ask, in milliseconds: within the 2 seconds a change must show in.
+POLL_MS = 1000
+# How long a process trusts the tenant's change token it read last, by default.
+TOKEN_SECONDS = 0.5
+LIVE_PATH = re.compile(r"/tenants/(\d+)/(?:wallboard/live|agents/live|campaigns/\d+/progress)")
+
+
+def etag_of(token: str, secret: str) -> str:
+    """The ETag of a change token: signed, so that it cannot be guessed from the outside
+    (a 304 tells only whoever already holds the ETag that nothing changed)."""
+    return hmac.new(secret.encode(), token.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def live_answer(tenant: Tenant, render: Callable[[str], str]):
+    """304 when the viewer's ETag is the tenant's current one; else `render(token)`,
+    tagged with it."""
+    token = live.change_token(tenant, utcnow())
+    etag = etag_of(token, current_app.config["SECRET_KEY"])
+    if etag in request.if_none_match:
+        response = make_response("", 304)
+    else:
+        response = make_response(render(token))
+    response.headers["ETag"] = f'"{etag}"'
+    return response
+
+
+def page_etag(tenant: Tenant) -> str:
+    """The ETag a page starts its polls with (read before its figures: a change meanwhile
+    shows at the first poll)."""
+    return f'"{etag_of(live.change_token(tenant, utcnow()), current_app.config["SECRET_KEY"])}"'
+
+
+class UnchangedFirst:
+    """WSGI middleware: a live poll whose ETag is the tenant's current one is answered 304
+    at once; every other request goes on to the app."""
+
+    def __init__(self, app: Flask, wsgi_app) -> None:
+        self.app, self.wsgi_app = app, wsgi_app
+        self.lock = threading.Lock()
+        self.known: dict[int, tuple[float, str | None]] = {}
+
+    def __call__(self, request_env, start_response):
+        sent = request_env.get("HTTP_IF_NONE_MATCH", "")
+        found = LIVE_PATH.fullmatch(request_env.get("PATH_INFO", "")) if sent else None
+        if found and request_env.get("REQUEST_METHOD") == "GET":
+            etag = self.current(int(found.group(1)))
+            if etag is not None and sent.strip() == f'"{etag}"':
+                headers = [("ETag", f'"{etag}"'), ("Cache-Control", "no-store")]
+                start_response("304 Not Modified", headers)
+                return [b""]
+        return self.wsgi_app(request_env, start_response)
+
+    def current(self, tenant_id: int) -> str | None:
+        """The tenant's current ETag, read again when older than LIVE_TOKEN_SECONDS."""
+        fresh_for = self.app.config.get("LIVE_TOKEN_SECONDS", TOKEN_SECONDS)
+        now = time.monotonic()
+        with self.lock:
+            known = self.known.get(tenant_id)
+        if known is not None and now - known[0] < fresh_for:
+            return known[1]
+        with self.app.app_context():
+            try:
+                token = live.change_token(tenant_id) if db.session.get(Tenant, tenant_id) else None
+            finally:
+                db.session.remove()
+        etag = None if token is None else etag_of(token, self.app.config["SECRET_KEY"])
+        with self.lock:
+            self.known[tenant_id] = (now, etag)
+        return etag
+
+
+@bp.record_once
+def _answer_unchanged_first(state) -> None:
+    state.app.wsgi_app = UnchangedFirst(state.app, state.app.wsgi_app)
+
+
+@bp.get("/tenants/<int:tenant_id>/wallboard")
+def wallboard(tenant_id: int):
+    """Agents by state, each queue's open tasks, attempts and contacts: for a wall screen."""
+    tenant = tenant_or_404(tenant_id)
+    etag = page_etag(tenant)
+    return render_template(
+        "admin/wallboard.html",
+        tenant=tenant,
+        board=live.wallboard(tenant),
+        poll_ms=POLL_MS,
+        live_etag=etag,
+    )
+
+
+@bp.get("/tenants/<int:tenant_id>/wallboard/live")
+def wallboard_live(tenant_id: int):
+    """The wallboard's figures alone, or 304 when nothing changed since the viewer's ETag."""
+    tenant = tenant_or_404(tenant_id)
+    return live_answer(
+        tenant,
+        lambda token: render_template(
+            "admin/_wallboard.html", tenant=tenant, board=live.wallboard(tenant, token=token)
+        ),
+    )

@@ -1,0 +1,132 @@
+"""The live wallboard: agents by state, each queue's open tasks, attempts and contacts now.
+
+Its counts reuse the Progress panel's buckets (`progress.buckets`) and the Agents page's
+board (`progress.agent_board`), so the three never disagree. A wall screen asks again every
+second; `change_token` answers "has anything changed?" from one index probe (the newest
+audit record of the tenant: every change writes one in its own transaction) and the
+current minute (times in state, the 15-minute window and the day move on by themselves),
+so a viewer with nothing new costs no recount.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import case, func, select
+
+from app.extensions import db
+from app.models import Campaign, Task, Tenant
+from app.models.attempts import Attempt
+from app.models.campaigns import SkillQueue
+from app.models.history import AuditRecord
+from app.models.types import utcnow
+from app.services.delivery import progress
+
+WINDOW = timedelta(minutes=15)
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    """One skill queue's open tasks now: deliverable, waiting for their time, in work."""
+
+    name: str
+    deliverable: int
+    waiting: int
+    in_work: int
+
+
+@dataclass(frozen=True)
+class Activity:
+    """Attempts made (delivered) in a stretch of time, and how many reached a person."""
+
+    attempts: int
+    contacts: int
+
+
+@dataclass(frozen=True)
+class Wallboard:
+    now: datetime
+    token: str
+    agents: list[progress.AgentRow]
+    queues: list[QueueRow]
+    last_15_minutes: Activity
+    today: Activity
+
+    @property
+    def by_state(self) -> dict[str, int]:
+        """How many agents are in each state, the states in the board's order."""
+        counts: dict[str, int] = {}
+        for row in self.agents:
+            counts[row.state] = counts.get(row.state, 0) + 1
+        return counts
+
+
+def change_token(tenant: Tenant | int, now: datetime | None = None) -> str:
+    """Changes whenever the wallboard could read differently: a change recorded for the
+    tenant (its newest audit record, found by the index on tenant and id) or a new minute."""
+    now = now or utcnow()
+    tenant_id = tenant if isinstance(tenant, int) else tenant.id
+    newest = db.session.scalar(
+        select(func.max(AuditRecord.id)).where(AuditRecord.tenant_id == tenant_id)
+    )
+    minute = int(now.timestamp()) // 60
+    return f"{tenant_id}-{newest or 0}-{minute}"
+
+
+def queue_rows(tenant: Tenant, now: datetime) -> list[QueueRow]:
+    """Each queue of the tenant with its deliverable, waiting and in-work tasks now, by the
+    Progress panel's rules, in one aggregate query over the tenant's tasks."""
+    conditions = progress.buckets(tenant.id, now)
+    wanted = ("deliverable", "waiting", "in_work")
+    campaigns = select(Campaign.id).where(Campaign.tenant_id == tenant.id)
+    counted = {
+        row[0]: row[1:]
+        for row in db.session.execute(
+            select(
+                Task.skill_queue_id,
+                *(func.count(case((conditions[name], 1))) for name in wanted),
+            )
+            .where(Task.campaign_id.in_(campaigns))
+            .group_by(Task.skill_queue_id)
+        )
+    }
+    queues = db.session.scalars(
+        select(SkillQueue).where(SkillQueue.tenant_id == tenant.id).order_by(SkillQueue.name)
+    )
+    return [
+        QueueRow(queue.name, *counted.get(queue.id, (0, 0, 0)))  # type: ignore[arg-type]
+        for queue in queues
+    ]
+
+
+def activity(tenant: Tenant, start: datetime, end: datetime) -> Activity:
+    """Attempts delivered in [start, end) in the tenant's campaigns, and their contacts."""
+    campaigns = select(Campaign.id).where(Campaign.tenant_id == tenant.id)
+    attempts, contacts = db.session.execute(
+        select(func.count(Attempt.id), func.count(case((Attempt.contact, 1)))).where(
+            Attempt.campaign_id.in_(campaigns),
+            Attempt.delivered_at >= start,
+            Attempt.delivered_at < end,
+        )
+    ).one()
+    return Activity(attempts, contacts)
+
+
+def start_of_day(now: datetime) -> datetime:
+    """Midnight UTC of `now`'s day: "today" on the wallboard is the UTC day."""
+    return datetime(now.year, now.month, now.day, tzinfo=UTC)
+
+
+def wallboard(tenant: Tenant, now: datetime | None = None, token: str | None = None) -> Wallboard:
+    """The tenant's wallboard at `now`."""
+    now = now or utcnow()
+    end = now + timedelta(microseconds=1)  # an attempt made at `now` counts
+    return Wallboard(
+        now=now,
+        token=token or change_token(tenant, now),
+        agents=progress.agent_board(tenant, now),
+        queues=queue_rows(tenant, now),
+        last_15_minutes=activity(tenant, now - WINDOW, end),
+        today=activity(tenant, start_of_day(now), end),
+    )
