@@ -1,0 +1,28 @@
+"""Reports: figures counted from the attempt ledger and the agents' state spans.
+
+Every report reads a `ReportScope` (the tenant, a UTC range, the zone its days are read in,
+and optionally one campaign, queue or agent) and counts with aggregate SQL over the
+attempts delivered in the range (the (campaign_id, delivered_at) index). Every door (the
+report pages, the Reports API, the CLI) calls these functions.
+"""
+
+from app.services.reports.agents import AgentRow, agent_summary
+from app.services.reports.hours import HourCell, best_hours
+from app.services.reports.intervals import INTERVAL_MINUTES, Interval, attempts_by_interval
+from app.services.reports.scope import MAX_DAYS, ReportScope, report_scope
+from app.services.reports.summary import CampaignSummary, campaign_summary
+
+__all__ = [
+    "INTERVAL_MINUTES",
+    "MAX_DAYS",
+    "AgentRow",
+    "CampaignSummary",
+    "HourCell",
+    "Interval",
+    "ReportScope",
+    "agent_summary",
+    "attempts_by_interval",
+    "best_hours",
+    "campaign_summary",
+    "report_scope",
+]

@@ -1,0 +1,156 @@
+"""Per agent: attempts, contacts, successes, closings per hour signed in, average preview,
+talk and wrap-up time (from the attempts), and time Available, Away and in work (from the
+agents' state spans, clipped to the range)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import case, func, literal, select
+
+from app.extensions import db
+from app.models import AgentStateSpan, Attempt
+from app.models.attempts import EndedHow
+from app.models.types import UTCDateTime
+from app.services.reports.scope import ReportScope
+from app.services.reports.sql import epoch
+
+SIGNED_OUT = "OFFLINE"
+
+
+@dataclass(frozen=True)
+class AgentRow:
+    agent: str  # loginUserId
+    attempts: int
+    contacts: int
+    successes: int
+    closed: int
+    closed_per_hour: float | None  # per hour signed in (not OFFLINE); None when never in
+    avg_preview_seconds: float | None
+    avg_talk_seconds: float | None
+    avg_wrap_up_seconds: float | None
+    available_seconds: int
+    away_seconds: int
+    in_work_seconds: int  # holding a task: its attempts' delivery to end, within the range
+
+
+def _average(total, count) -> float | None:
+    return round(float(total) / count, 1) if count else None
+
+
+def _duration(since, until):
+    """Sum and count of (until - since) in seconds over the rows where both are known."""
+    known = since.is_not(None) & until.is_not(None)
+    seconds = epoch(until) - epoch(since)
+    return (
+        func.coalesce(func.sum(case((known, seconds), else_=0)), 0),
+        func.coalesce(func.sum(case((known, 1), else_=0)), 0),
+    )
+
+
+def agent_summary(scope: ReportScope, *, now: datetime | None = None) -> list[AgentRow]:
+    """One row per agent with attempts in scope (or, unless a campaign or queue narrows the
+    scope, with time signed in during the range), by loginUserId. An open attempt or span
+    counts until `now` (default: the clock), never past the range's end."""
+    now = now or datetime.now(UTC)
+    until = min(now, scope.end)
+    preview_end = func.coalesce(Attempt.call_started_at, Attempt.ended_at)
+    until_value = literal(until, UTCDateTime())
+    end_value = literal(scope.end, UTCDateTime())
+    held_until = case(
+        (Attempt.ended_at.is_(None), until_value),
+        (Attempt.ended_at > end_value, end_value),
+        else_=Attempt.ended_at,
+    )
+    rows = db.session.execute(
+        select(
+            Attempt.agent_login,
+            func.count(),
+            func.coalesce(func.sum(case((Attempt.contact, 1), else_=0)), 0),
+            func.coalesce(func.sum(case((Attempt.success, 1), else_=0)), 0),
+            func.coalesce(
+                func.sum(case((Attempt.ended_how == EndedHow.CLOSED.value, 1), else_=0)), 0
+            ),
+            *_duration(Attempt.delivered_at, preview_end),
+            *_duration(Attempt.connected_at, Attempt.call_ended_at),
+            *_duration(Attempt.call_ended_at, Attempt.closed_at),
+            func.coalesce(
+                func.sum(
+                    case(
+                        (
+                            held_until > Attempt.delivered_at,
+                            epoch(held_until) - epoch(Attempt.delivered_at),
+                        ),
+                        else_=0,
+                    )
+                ),
+                0,
+            ),
+        )
+        .where(*scope.attempt_filters())
+        .group_by(Attempt.agent_login)
+    ).all()
+    spans = _span_seconds(scope, until)
+    logins = {row[0] for row in rows}
+    if scope.campaign is None and scope.queue is None:
+        logins |= {login for login, states in spans.items() if _signed_in(states)}
+    by_login = {row[0]: row for row in rows}
+    result = []
+    for login in sorted(logins):
+        row = by_login.get(login)
+        attempts, contacts, successes, closed = (int(v) for v in row[1:5]) if row else (0, 0, 0, 0)
+        preview, previews, talk, talks, wrap, wraps, in_work = (
+            (int(v) for v in row[5:]) if row else (0,) * 7
+        )
+        states = spans.get(login, {})
+        signed_in = _signed_in(states)
+        result.append(
+            AgentRow(
+                agent=login,
+                attempts=attempts,
+                contacts=contacts,
+                successes=successes,
+                closed=closed,
+                closed_per_hour=round(closed * 3600 / signed_in, 2) if signed_in else None,
+                avg_preview_seconds=_average(preview, previews),
+                avg_talk_seconds=_average(talk, talks),
+                avg_wrap_up_seconds=_average(wrap, wraps),
+                available_seconds=states.get("AVAILABLE", 0),
+                away_seconds=states.get("AWAY", 0),
+                in_work_seconds=in_work,
+            )
+        )
+    return result
+
+
+def _signed_in(states: dict[str, int]) -> int:
+    return sum(seconds for state, seconds in states.items() if state != SIGNED_OUT)
+
+
+def _span_seconds(scope: ReportScope, until: datetime) -> dict[str, dict[str, int]]:
+    """Whole seconds per agent and state of the spans overlapping the range, clipped to
+    it; an open span runs until `until`."""
+    query = select(
+        AgentStateSpan.agent_login,
+        AgentStateSpan.state,
+        AgentStateSpan.started_at,
+        AgentStateSpan.ended_at,
+    ).where(
+        AgentStateSpan.tenant_id == scope.tenant.id,
+        AgentStateSpan.started_at < scope.end,
+        (AgentStateSpan.ended_at.is_(None)) | (AgentStateSpan.ended_at > scope.start),
+    )
+    if scope.agent is not None:
+        query = query.where(AgentStateSpan.agent_login == scope.agent)
+    seconds: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for login, state, started, ended in db.session.execute(query):
+        begin = max(started, scope.start)
+        finish = min(ended or until, scope.end)
+        if finish > begin:
+            seconds[login][state] += (finish - begin).total_seconds()
+    return {
+        login: {state: int(total) for state, total in states.items()}
+        for login, states in seconds.items()
+    }

@@ -1,0 +1,78 @@
+"""Attempts per interval of 15, 30 or 60 minutes, on a grid read in the scope's zone."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import case, func, select
+
+from app.extensions import db
+from app.models import Attempt
+from app.services.errors import InvalidInput
+from app.services.reports.scope import ReportScope
+from app.services.reports.sql import BUCKET_SECONDS, bucket
+
+INTERVAL_MINUTES = (15, 30, 60)
+STEP = timedelta(seconds=BUCKET_SECONDS)
+
+
+@dataclass(frozen=True)
+class Interval:
+    start: datetime  # UTC
+    attempts: int
+    contacts: int
+    successes: int
+
+
+def interval_grid(scope: ReportScope, minutes: int) -> list[datetime]:
+    """The UTC starts of the intervals covering [start, end): each begins where the zone's
+    wall clock reads a multiple of `minutes`, so across a DST change an interval stays
+    `minutes` long in real time and the repeated (or skipped) wall-clock hour shows as
+    such. The first interval may begin before the range, the last end after it."""
+    zone = ZoneInfo(scope.zone)
+
+    def on_grid(moment: datetime) -> bool:
+        local = moment.astimezone(zone)
+        return (local.hour * 60 + local.minute) % minutes == 0
+
+    seconds = int(scope.start.timestamp()) // BUCKET_SECONDS * BUCKET_SECONDS
+    moment = datetime.fromtimestamp(seconds, UTC)
+    while not on_grid(moment):
+        moment -= STEP
+    starts = [moment]
+    moment += STEP
+    while moment < scope.end:
+        if on_grid(moment):
+            starts.append(moment)
+        moment += STEP
+    return starts
+
+
+def attempts_by_interval(scope: ReportScope, minutes: int) -> list[Interval]:
+    """Attempts, contacts and successes per interval, empty intervals as zeros."""
+    if minutes not in INTERVAL_MINUTES:
+        raise InvalidInput("intervalMinutes must be 15, 30 or 60", field="intervalMinutes")
+    starts = interval_grid(scope, minutes)
+    key = bucket(Attempt.delivered_at).label("bucket")
+    rows = db.session.execute(
+        select(
+            key,
+            func.count(),
+            func.sum(case((Attempt.contact, 1), else_=0)),
+            func.sum(case((Attempt.success, 1), else_=0)),
+        )
+        .where(*scope.attempt_filters())
+        .group_by(key)
+    ).all()
+    totals = [[0, 0, 0] for _ in starts]
+    for number, attempts, contacts, successes in rows:
+        moment = datetime.fromtimestamp(int(number) * BUCKET_SECONDS, UTC)
+        index = bisect_right(starts, moment) - 1
+        cell = totals[max(index, 0)]
+        cell[0] += int(attempts)
+        cell[1] += int(contacts or 0)
+        cell[2] += int(successes or 0)
+    return [Interval(start, *cell) for start, cell in zip(starts, totals, strict=True)]

@@ -1,0 +1,121 @@
+"""What a report reads: the tenant, a UTC range, a zone, and optional filters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import ColumnElement, exists, select
+
+from app.extensions import db
+from app.models import Attempt, Campaign, SkillQueue, Tenant
+from app.services.errors import InvalidInput
+from app.services.people.users import find_user
+from app.services.values import require_time_zone
+
+# The longest range a report reads.
+MAX_DAYS = 366
+
+
+@dataclass(frozen=True)
+class ReportScope:
+    """What every report reads: attempts delivered in [start, end) (UTC) of the tenant's
+    campaigns, narrowed to one campaign, queue or agent (a loginUserId) when given; days and
+    intervals are read in `zone`."""
+
+    tenant: Tenant
+    start: datetime
+    end: datetime
+    zone: str
+    campaign: Campaign | None = None
+    queue: SkillQueue | None = None
+    agent: str | None = None
+
+    def attempt_filters(self) -> list[ColumnElement[bool]]:
+        """The WHERE clauses that select the scope's attempts."""
+        filters: list[ColumnElement[bool]] = [
+            Attempt.delivered_at >= self.start,
+            Attempt.delivered_at < self.end,
+        ]
+        if self.campaign is not None:
+            filters.append(Attempt.campaign_id == self.campaign.id)
+        else:
+            filters.append(Attempt.campaign_id.in_(tenant_campaign_ids(self.tenant)))
+        if self.queue is not None:
+            filters.append(Attempt.skill_queue_id == self.queue.id)
+        if self.agent is not None:
+            filters.append(Attempt.agent_login == self.agent)
+        return filters
+
+
+def tenant_campaign_ids(tenant: Tenant):
+    return select(Campaign.id).where(Campaign.tenant_id == tenant.id).scalar_subquery()
+
+
+def _aware(moment: datetime, field: str) -> datetime:
+    if moment.tzinfo is None:
+        raise InvalidInput(f"{field} needs a time zone", field=field)
+    return moment.astimezone(UTC)
+
+
+def report_scope(
+    tenant: Tenant,
+    start: datetime,
+    end: datetime,
+    *,
+    zone: str | None = None,
+    campaign_name: str | None = None,
+    queue_name: str | None = None,
+    agent: str | None = None,
+) -> ReportScope:
+    """The scope of a report, checked: `to` after `from` and at most 366 days later; a
+    named campaign, queue and agent must be the tenant's; a zone must be an IANA name. The
+    zone defaults to the campaign's default zone, else UTC."""
+    start, end = _aware(start, "from"), _aware(end, "to")
+    if end <= start:
+        raise InvalidInput("to must be after from", field="to")
+    if end - start > timedelta(days=MAX_DAYS):
+        raise InvalidInput(f"to must be at most {MAX_DAYS} days after from", field="to")
+    campaign = None
+    if campaign_name:
+        campaign = db.session.scalar(
+            select(Campaign).filter_by(tenant_id=tenant.id, name=campaign_name)
+        )
+        if campaign is None:
+            raise InvalidInput(
+                f"campaignName '{campaign_name}' is not a campaign of this environment",
+                field="campaignName",
+            )
+    queue = None
+    if queue_name:
+        queue = db.session.scalar(
+            select(SkillQueue).filter_by(tenant_id=tenant.id, name=queue_name)
+        )
+        if queue is None:
+            raise InvalidInput(
+                f"skillQueue '{queue_name}' is not a skill queue of this environment",
+                field="skillQueue",
+            )
+    if agent and not _known_agent(tenant, agent):
+        raise InvalidInput(f"agent '{agent}' is not a user of this environment", field="agent")
+    if zone:
+        require_time_zone(zone, "zone")
+    else:
+        zone = campaign.default_time_zone if campaign is not None else "UTC"
+    return ReportScope(tenant, start, end, zone, campaign, queue, agent or None)
+
+
+def _known_agent(tenant: Tenant, login: str) -> bool:
+    """A user of the tenant, or a deleted one whose attempts stay."""
+    if find_user(tenant, login) is not None:
+        return True
+    return bool(
+        db.session.scalar(
+            select(
+                exists().where(
+                    Attempt.agent_login == login,
+                    Attempt.campaign_id.in_(tenant_campaign_ids(tenant)),
+                )
+            )
+        )
+    )
