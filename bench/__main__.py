@@ -18,10 +18,22 @@ import sys
 import time
 import traceback
 
-from bench import api, bulk, calls, delivery, document, export, intake, search, soak, webhooks
+from bench import (
+    api,
+    bulk,
+    calls,
+    delivery,
+    document,
+    export,
+    intake,
+    reports,
+    search,
+    soak,
+    webhooks,
+)
 
 PARTS = {part.__name__.rsplit(".", 1)[1]: part for part in (
-    api, search, intake, bulk, export, webhooks, delivery, calls, soak
+    api, search, intake, bulk, export, webhooks, delivery, calls, reports, soak
 )}  # fmt: skip
 
 
