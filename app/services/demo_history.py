@@ -139,8 +139,18 @@ def seed_history(tenant: Tenant, now: datetime, rng: random.Random) -> int:
 
 
 def _tasks(campaign: Campaign) -> list[Task]:
+    """The campaign's plain tasks: the work waiting for an agent (held for one, or due soon
+    after an agent's reschedule) keeps the story the desk tells of it."""
     return list(
-        db.session.scalars(select(Task).filter_by(campaign_id=campaign.id).order_by(Task.id))
+        db.session.scalars(
+            select(Task)
+            .where(
+                Task.campaign_id == campaign.id,
+                Task.preferred_agent.is_(None),
+                Task.next_earliest_work_at.is_(None),
+            )
+            .order_by(Task.id)
+        )
     )
 
 
