@@ -26,6 +26,7 @@ from bench import (
     document,
     export,
     intake,
+    reports,
     search,
     soak,
     wallboard,
@@ -33,7 +34,7 @@ from bench import (
 )
 
 PARTS = {part.__name__.rsplit(".", 1)[1]: part for part in (
-    api, search, intake, bulk, export, webhooks, delivery, calls, wallboard, soak
+    api, search, intake, bulk, export, webhooks, delivery, calls, reports, wallboard, soak
 )}  # fmt: skip
 
 

@@ -99,6 +99,8 @@ def _group_page(
                 "sort_order": editing.sort_order,
                 "adds_to_dnc": editing.adds_to_dnc,
                 "suggested_for": editing.suggested_for or "",
+                "contact": editing.contact,
+                "success": editing.success,
             },
         )
     return render_template(

@@ -68,6 +68,8 @@ class CodeForm(FlaskForm):
     suggested_for = SelectField(
         "Suggested after the call result (the desk preselects it)", choices=SUGGESTED_CHOICES
     )
+    contact = BooleanField("Counts as a contact in the reports (a person was reached)")
+    success = BooleanField("Counts as a success in the reports (the campaign's goal was met)")
 
     def settings(self) -> work_codes.CodeSettings:
         return work_codes.CodeSettings(
@@ -77,6 +79,8 @@ class CodeForm(FlaskForm):
             reschedule_minutes=self.delay_minutes.data,
             adds_to_dnc=self.adds_to_dnc.data,
             suggested_for=self.suggested_for.data or None,
+            contact=self.contact.data,
+            success=self.success.data,
         )
 
 

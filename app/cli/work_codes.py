@@ -54,6 +54,8 @@ def group_create(company: str, environment: str, name: str, required: bool, mult
     type=click.Choice(work_codes.CALL_RESULTS),
     help="The call result after which the desk preselects the code (e.g. BUSY).",
 )
+@click.option("--contact", is_flag=True, help="Reports: a person was reached.")
+@click.option("--success", is_flag=True, help="Reports: the campaign's goal was met.")
 @transactional
 def add(
     company: str,
@@ -66,6 +68,8 @@ def add(
     adds_to_dnc: bool,
     order: int,
     suggested_for: str | None,
+    contact: bool,
+    success: bool,
 ):
     """Add a code to a group."""
     found = work_codes.get_group(tenant_of(company, environment), group)
@@ -76,6 +80,8 @@ def add(
         reschedule_minutes=delay_minutes,
         adds_to_dnc=adds_to_dnc,
         suggested_for=suggested_for,
+        contact=contact,
+        success=success,
     )
     added = work_codes.add_code(found, code, settings, actor=Actor.operator())
     return f"Added work code '{added.name}' to group '{found.name}'{_effect(added)}."
@@ -102,6 +108,43 @@ def suggest(
     if result is None:
         return f"Work code '{choice.name}' of group '{found.name}' is suggested after no result."
     return f"Work code '{choice.name}' of group '{found.name}' is suggested after {result} calls."
+
+
+@work_codes_group.command("flag")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("group")
+@click.argument("code")
+@click.option("--contact/--no-contact", default=None, help="Reports: a person was reached.")
+@click.option("--success/--no-success", default=None, help="Reports: the goal was met.")
+@transactional
+def flag(
+    company: str,
+    environment: str,
+    group: str,
+    code: str,
+    contact: bool | None,
+    success: bool | None,
+) -> str:
+    """Set or clear a code's report flags (attempts already made keep how they counted)."""
+    if contact is None and success is None:
+        raise click.UsageError("give --contact/--no-contact or --success/--no-success")
+    found = work_codes.get_group(tenant_of(company, environment), group)
+    choice = work_codes.get_code(found, code)
+    settings = work_codes.code_settings(choice)
+    settings = replace(
+        settings,
+        contact=settings.contact if contact is None else contact,
+        success=settings.success if success is None else success,
+    )
+    work_codes.change_code(choice, choice.name, settings, actor=Actor.operator())
+    flags = _flags(choice) or "no report flag"
+    return f"Work code '{choice.name}' of group '{found.name}' counts as: {flags}."
+
+
+def _flags(code) -> str:
+    flags = (("contact", code.contact), ("success", code.success))
+    return " and ".join(name for name, on in flags if on)
 
 
 def _switch(company: str, environment: str, group: str, code: str, enabled: bool) -> str:
@@ -189,4 +232,6 @@ def _effect(code) -> str:
         effects.append("adds to DNC")
     if code.suggested_for:
         effects.append(f"suggested after {code.suggested_for}")
+    if code.contact or code.success:
+        effects.append(f"counts as {_flags(code)}")
     return f" → {', '.join(effects)}" if effects else ""

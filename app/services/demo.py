@@ -1,6 +1,6 @@
 """Demo data for a fresh install: one tenant, queues, campaigns (one of them paused, one
 dialled progressively), a few dozen tasks, a supervisor and two agents with work waiting at
-the desk.
+the desk, and a few days of the agents' past attempts (app/services/demo_history.py).
 
 Running it again changes nothing. The demo key and passwords are kept in the instance folder
 so that every run can print them, while the database holds only their hashes.
@@ -24,6 +24,7 @@ from app.services.actors import Actor
 from app.services.campaigns import dialing
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns import setup as campaigns
+from app.services.demo_history import seed_history
 from app.services.dnc import numbers as dnc
 from app.services.people import agents, supervisors
 from app.services.people.passwords import password_matches
@@ -234,23 +235,27 @@ def _when_worked(tenant: Tenant, actor: Actor) -> None:
         dnc.add_numbers(tenant, [DNC_NUMBER], "demo: asked not to be called", actor=actor)
 
 
-# Each code: name, description, outcome, default delay, adds to DNC, call result suggesting it.
+# Each code: name, description, outcome, default delay, adds to DNC, call result suggesting
+# it, and the reports' flags: counts as a contact, as a success.
 WORK_CODES = (
     ("Outcome", True, False, (
-        ("Renewed", "The customer renewed or bought.", "COMPLETE", None, False, None),
-        ("Call back", "The customer asks to be called later.", "RESCHEDULE", None, False, None),
+        ("Renewed", "The customer renewed or bought.", "COMPLETE", None, False, None, True,
+         True),
+        ("Call back", "The customer asks to be called later.", "RESCHEDULE", None, False, None,
+         True, False),
         ("No answer", "Nobody picked up; try again in an hour.", "RESCHEDULE", 60, False,
-         "NO_ANSWER"),
-        ("Not interested", "The customer declined.", "COMPLETE", None, False, None),
+         "NO_ANSWER", False, False),
+        ("Not interested", "The customer declined.", "COMPLETE", None, False, None, True, False),
         ("Wrong number", "The number is not the customer's.", "REMOVE", None, False,
-         "INVALID_NUMBER"),
-        ("Do not call", "Never call again: lists the numbers.", "REMOVE", None, True, None),
+         "INVALID_NUMBER", False, False),
+        ("Do not call", "Never call again: lists the numbers.", "REMOVE", None, True, None, True,
+         False),
     )),
     ("Topics", False, True, (
-        ("Price", "The price came up.", None, None, False, None),
-        ("Coverage", "What the plan covers came up.", None, None, False, None),
+        ("Price", "The price came up.", None, None, False, None, False, False),
+        ("Coverage", "What the plan covers came up.", None, None, False, None, False, False),
         ("Competitor offer", "The customer mentioned a competitor's offer.", None, None, False,
-         None),
+         None, False, False),
     )),
 )  # fmt: skip
 # Retention asks for an outcome code; Sales keeps free labels (and the demo's quick flows).
@@ -285,15 +290,17 @@ PROGRESSIVE = ("Upgrade Calls", "Outbound", "America/Los_Angeles", "progressive"
 PROGRESSIVE_SECONDS = 20
 PROGRESSIVE_TASKS = range(101, 113)  # their numbers, +14155550101 and on: none on the DNC list
 CALL_RESULT_CODES = ("Call result", False, False, (
-    ("Sale", "The customer bought the upgrade.", "COMPLETE", None, False, "ANSWERED"),
-    ("Not interested", "The customer declined.", "COMPLETE", None, False, None),
-    ("Busy", "The line was busy; try again in 30 minutes.", "RESCHEDULE", 30, False, "BUSY"),
+    ("Sale", "The customer bought the upgrade.", "COMPLETE", None, False, "ANSWERED", True,
+     True),
+    ("Not interested", "The customer declined.", "COMPLETE", None, False, None, True, False),
+    ("Busy", "The line was busy; try again in 30 minutes.", "RESCHEDULE", 30, False, "BUSY",
+     False, False),
     ("No answer", "Nobody picked up; try again in 2 hours.", "RESCHEDULE", 120, False,
-     "NO_ANSWER"),
+     "NO_ANSWER", False, False),
     ("Left voicemail", "A message was left; try again in 4 hours.", "RESCHEDULE", 240, False,
-     "VOICEMAIL"),
+     "VOICEMAIL", False, False),
     ("Wrong number", "The number is not the customer's.", "REMOVE", None, False,
-     "INVALID_NUMBER"),
+     "INVALID_NUMBER", False, False),
 ))  # fmt: skip
 
 
@@ -348,4 +355,6 @@ def seed(platform: str, instance_path: str, *, actor: Actor) -> Seeded:
     _when_worked(tenant, actor)
     _work_codes(tenant, actor)
     passwords = {agent.login: _agent(tenant, agent, instance_path, actor) for agent in AGENTS}
+    db.session.flush()
+    seed_history(tenant, utcnow(), random.Random(2029))  # noqa: S311 - demo content
     return Seeded(key, _supervisor(instance_path, actor), passwords)

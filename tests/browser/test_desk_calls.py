@@ -89,7 +89,9 @@ def _dial_settings(campaign, seconds: int | None, can_skip: bool = True) -> None
 def _attempt(record_id: str) -> tuple:
     db.session.rollback()
     task = db.session.scalar(select(Task).filter_by(record_id=record_id))
-    attempt = db.session.scalar(select(Attempt).where(Attempt.task_id == task.id))
+    attempt = db.session.scalar(  # the newest: the demo's tasks have past attempts too
+        select(Attempt).where(Attempt.task_id == task.id).order_by(Attempt.id.desc()).limit(1)
+    )
     found = (
         attempt.phone_number,
         attempt.contact_id,

@@ -10,7 +10,19 @@ import pytest
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import AgentState, AuditRecord, LoginSession, Supervisor, Task, User, WorkedState
+from app.models import (
+    AgentState,
+    AgentStateSpan,
+    Attempt,
+    AuditRecord,
+    Campaign,
+    LoginSession,
+    Supervisor,
+    Task,
+    User,
+    WorkCodeChoice,
+    WorkedState,
+)
 from app.models.types import utcnow
 from app.services import demo
 from app.services.actors import Actor
@@ -308,3 +320,61 @@ def test_jane_works_the_progressive_campaign_and_its_busy_code_reschedules(app, 
     )
     assert task.worked_state == WorkedState.WORKED
     assert task.next_earliest_work_at == now + timedelta(minutes=30)
+
+
+def test_the_seeded_history_is_consistent(app, runner, tmp_path):
+    """Past attempts of every demo campaign by both agents: each on a task of its campaign,
+    its times in order and past, its contact and success as the codes' flags make them;
+    each agent's spans follow one another, the last one open and OFFLINE as the agent is."""
+    seed_cli(app, runner, tmp_path)
+    before = utcnow()
+    tenant = tenants.get_tenant(PLATFORM, demo.COMPANY, demo.ENVIRONMENT)
+    rows = list(db.session.scalars(select(Attempt).order_by(Attempt.id)))
+    assert len(rows) > 200
+    names = {c.id: c.name for c in db.session.scalars(select(Campaign))}
+    assert {names[row.campaign_id] for row in rows} == {
+        "Spring Renewals",
+        "Win-back",
+        "Upgrade Calls",
+    }
+    assert {row.agent_login for row in rows} == set(QUEUES)
+    flags = {(c.group.name, c.name): c for c in db.session.scalars(select(WorkCodeChoice))}
+    for row in rows:
+        task = db.session.get(Task, row.task_id)
+        assert task is not None and task.campaign_id == row.campaign_id
+        assert row.ended_how is not None and row.delivered_at < row.ended_at < before
+        if row.ended_how != "CLOSED":
+            assert row.call_id is None and not row.contact and not row.success
+            continue
+        times = [row.delivered_at, row.call_started_at, row.connected_at, row.call_ended_at]
+        times = [t for t in times if t is not None] + [row.closed_at]
+        assert times == sorted(times) and row.closed_at == row.ended_at
+        assert (row.connected_at is not None) == (row.call_result == "ANSWERED")
+        offered = {group.name for group in task.skill_queue.work_code_groups}
+        chosen = [
+            flags.get((code["key"], code["value"]))
+            for code in row.work_codes
+            if code["key"] in offered  # a queue with no group closes with free labels
+        ]
+        chosen = [c for c in chosen if c is not None]
+        assert row.contact == (row.call_result == "ANSWERED" or any(c.contact for c in chosen)), (
+            row.work_codes
+        )
+        assert row.success == any(c.success for c in chosen)
+    assert any(row.success for row in rows) and any(row.contact for row in rows)
+    assert not all(row.contact for row in rows)
+    for login in QUEUES:
+        spans = list(
+            db.session.scalars(
+                select(AgentStateSpan).filter_by(agent_login=login).order_by(AgentStateSpan.id)
+            )
+        )
+        assert {span.state for span in spans} == {"AVAILABLE", "AWAY", "OFFLINE"}
+        for span, following in zip(spans, spans[1:], strict=False):
+            assert span.started_at <= span.ended_at == following.started_at
+        assert (spans[-1].state, spans[-1].ended_at) == ("OFFLINE", None)
+        assert demo_agent(login).desk_state == AgentState.OFFLINE
+        assert tenant.id == spans[-1].tenant_id
+    counts = (count(Attempt), count(AgentStateSpan))
+    seed_cli(app, runner, tmp_path)
+    assert (count(Attempt), count(AgentStateSpan)) == counts

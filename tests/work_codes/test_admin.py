@@ -236,3 +236,26 @@ def test_the_pages_are_inline_free_and_every_form_has_its_token(signed_in, acme,
         assert_strict_csp(response)
         assert_no_inline_script_or_style(soup(response))
         assert_csrf_on_every_post_form(soup(response))
+
+
+def test_the_report_flags_are_set_shown_and_audited(signed_in, acme, groups):
+    url = group_url(acme, groups["Result"])
+    data = {"code-name": "Interested", "code-contact": "y", "code-success": None}
+    assert submit(signed_in, url, "/codes", data).status_code == 302
+    code = fresh(WorkCodeChoice, name="Interested")
+    assert (code.contact, code.success) == (True, False)
+    row = page(signed_in, url).find("tr", attrs={"data-code": "Interested"})
+    assert "contact" in row.get_text(" ", strip=True).split()
+    item = page(signed_in, base(acme)).find("li", attrs={"data-code": "Interested"})
+    assert "· contact" in item.get_text(" ", strip=True)
+    edit = f"{url}/codes/{code.id}"
+    assert page(signed_in, edit).find(id="code-contact").has_attr("checked")
+    data = {"code-contact": None, "code-success": "y"}
+    assert submit(signed_in, edit, f"/codes/{code.id}", data).status_code == 302
+    code = fresh(WorkCodeChoice, name="Interested")
+    assert (code.contact, code.success) == (False, True)
+    record = db.session.scalars(
+        select(AuditRecord).filter_by(action="work_code.changed").order_by(AuditRecord.id.desc())
+    ).first()
+    assert (record.before["contact"], record.after["contact"]) == (True, False)
+    assert (record.before["success"], record.after["success"]) == (False, True)

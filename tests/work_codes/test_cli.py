@@ -154,3 +154,41 @@ def test_bad_input_is_one_line_and_changes_nothing(work, command, args, words):
 
 def test_an_unknown_tenant_is_one_line(runner):
     assert_fails(runner.invoke(args=["work-codes", "list", "Nobody", "prod"]), "Nobody")
+
+
+@pytest.mark.parametrize(
+    ("options", "flags", "said"),
+    [
+        (("--contact",), (True, False), "counts as: contact."),
+        (("--success",), (False, True), "counts as: success."),
+        (("--contact", "--success"), (True, True), "counts as: contact and success."),
+        (("--no-contact",), (False, False), "counts as: no report flag."),
+    ],
+)
+def test_flag_sets_and_clears_the_report_flags(work, options, flags, said):
+    work("group-create", "Result")
+    assert work("add", "Result", "Sale").exit_code == 0
+    result = work("flag", "Result", "Sale", *options)
+    assert result.exit_code == 0, result.output
+    assert last_line(result).endswith(said)
+    db.session.expire_all()
+    code = db.session.scalar(select(WorkCodeChoice).filter_by(name="Sale"))
+    assert (code.contact, code.success) == flags
+    audit = db.session.scalar(select(AuditRecord).filter_by(action="work_code.changed"))
+    assert audit.after["contact"] == flags[0] and audit.actor_kind == "operator"
+
+
+def test_add_with_flags_and_the_list_shows_them(work):
+    work("group-create", "Result")
+    result = work("add", "Result", "Sale", "--outcome", "COMPLETE", "--contact", "--success")
+    assert result.exit_code == 0, result.output
+    assert "counts as contact and success" in last_line(result)
+    assert work("flag", "Result", "Sale", "--no-success").exit_code == 0
+    assert "Sale → COMPLETE, counts as contact" in work("list").output
+
+
+def test_flag_needs_a_flag(work):
+    work("group-create", "Result")
+    work("add", "Result", "Sale")
+    result = work("flag", "Result", "Sale")
+    assert result.exit_code != 0 and "--contact" in result.output

@@ -231,6 +231,7 @@ def _begin_call(attempt: Attempt, task: Task, key: str, number: str, now: dateti
     attempt.placed_by = task.campaign.call_placement or CallPlacement.DESK.value
     attempt.contact_id = None
     attempt.connected_at, attempt.call_ended_at, attempt.call_result = None, None, None
+    ledger.roll_up_call(attempt)
 
 
 def _place(task: Task, attempt: Attempt) -> str:
@@ -360,6 +361,7 @@ def _end_call(
     attempt.call_ended_at = max(now, attempt.call_started_at or now)
     attempt.call_result = result
     attempt.contact_id = attempt.contact_id or contact_id
+    ledger.roll_up_call(attempt)
     _trace(actor, "call.ended", task, attempt, now, **ended(attempt))
 
 

@@ -9,6 +9,14 @@ or a deletion through the API, a bulk job or the pages).
 A task whose reservation lapsed may still be closed by its agent (delivery's
 `ownership.task_to_close`): the lapsed attempt then ends CLOSED after all, as it was worked.
 A task delivered before the ledger existed has no attempt, and none is made up for it.
+
+The ledger keeps two rollups on the attempt for the reports, in the transaction of the
+change: `contact` (a person was reached: a chosen work code flagged contact, or a call
+that ended ANSWERED) and `success` (a chosen code flagged success). The flags only ever
+say yes, so an ANSWERED call stays a contact whatever unflagged codes the agent chose; a
+code flagged success but not contact leaves an unanswered call no contact (the flags say
+what the supervisor set, nothing is inferred). Both are read when the call ends and at
+close; a flag changed later leaves the attempts already made as they were.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from typing import Any
 from sqlalchemy import select, update
 
 from app.extensions import db
-from app.models import Attempt, EndedHow, Task, User
+from app.models import Attempt, CallResult, EndedHow, Task, User, WorkCodeChoice
 from app.services.values import format_time
 
 
@@ -53,9 +61,11 @@ def end_attempt(
     *,
     outcome: str | None = None,
     codes: Sequence[tuple[str, str]] = (),
+    chosen: Sequence[WorkCodeChoice] = (),
 ) -> Attempt | None:
-    """End the task's open attempt as `how`; a CLOSED one keeps its outcome and codes.
-    None when the task has no attempt to end (never delivered since the ledger began)."""
+    """End the task's open attempt as `how`; a CLOSED one keeps its outcome and codes
+    (`chosen`: the codes' choices, whose flags make the rollups). None when the task has
+    no attempt to end (never delivered since the ledger began)."""
     attempt = _open_of(task)
     if attempt is None and how == EndedHow.CLOSED:
         attempt = _lapsed_of(task)
@@ -65,7 +75,25 @@ def end_attempt(
     if how == EndedHow.CLOSED:
         attempt.closed_at, attempt.outcome = at, outcome
         attempt.work_codes = [{"key": key, "value": value} for key, value in codes]
+        roll_up(attempt, chosen)
     return attempt
+
+
+def roll_up(attempt: Attempt, chosen: Sequence[WorkCodeChoice] = ()) -> None:
+    """The attempt's `contact` and `success` from its call's result and the chosen codes'
+    flags (see the module's docstring)."""
+    answered = attempt.call_result == CallResult.ANSWERED.value
+    attempt.contact = answered or any(choice.contact for choice in chosen)
+    attempt.success = any(choice.success for choice in chosen)
+
+
+def roll_up_call(attempt: Attempt) -> None:
+    """The call ended (or a new one began): an ANSWERED call is a contact; a contact the
+    codes already made (a close before the call's end arrived) stays one."""
+    if attempt.call_result == CallResult.ANSWERED.value:
+        attempt.contact = True
+    elif attempt.closed_at is None:
+        attempt.contact = False
 
 
 def end_attempts(tasks: Sequence[Task], how: EndedHow, at: datetime) -> None:

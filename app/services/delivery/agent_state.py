@@ -1,11 +1,18 @@
-"""An agent's desk state (AVAILABLE, AWAY, OFFLINE) and heartbeat."""
+"""An agent's desk state (AVAILABLE, AWAY, OFFLINE), its heartbeat and its history.
+
+Every change of state ends the agent's open span (`AgentStateSpan`) and opens one for the
+new state, in the change's transaction: the agents report's time Available, Away and in
+work. An agent with no span yet (a change before the history existed) gets one from the
+change on; no earlier time is made up."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import select, update
+
 from app.extensions import db
-from app.models import User
+from app.models import AgentStateSpan, User
 from app.models.agents import AgentState
 from app.models.types import utcnow
 from app.services.actors import Actor
@@ -38,7 +45,17 @@ def set_agent_state(agent: User, state: str, *, actor: Actor, now: datetime | No
 
 
 def record_state(agent: User, before: str, after: str, *, actor: Actor, now: datetime) -> None:
-    """The audit record and the `agent.state_changed` event of a state change."""
+    """The span, the audit record and the `agent.state_changed` event of a state change."""
+    end_span(agent, now)
+    db.session.add(
+        AgentStateSpan(
+            tenant_id=agent.tenant_id,
+            agent_id=agent.id,
+            agent_login=agent.login_user_id,
+            state=after,
+            started_at=now,
+        )
+    )
     history.record(
         actor,
         history.Change(
@@ -55,3 +72,23 @@ def record_state(agent: User, before: str, after: str, *, actor: Actor, now: dat
         now,
     )
     db.session.flush()
+
+
+def end_span(agent: User, now: datetime) -> None:
+    """End the agent's open span at `now` (a change of state, the agent's deletion)."""
+    db.session.execute(
+        update(AgentStateSpan)
+        .where(AgentStateSpan.agent_id == agent.id, AgentStateSpan.ended_at.is_(None))
+        .values(ended_at=now)
+        .execution_options(synchronize_session="fetch")
+    )
+
+
+def open_span(agent: User) -> AgentStateSpan | None:
+    """The agent's current span; None before the agent's first recorded change."""
+    return db.session.scalar(
+        select(AgentStateSpan)
+        .where(AgentStateSpan.agent_id == agent.id, AgentStateSpan.ended_at.is_(None))
+        .order_by(AgentStateSpan.id.desc())
+        .limit(1)
+    )

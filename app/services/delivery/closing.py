@@ -198,7 +198,12 @@ def close_task(
     if any(code.adds_to_dnc for code in closing.chosen):
         dnc.add_task_numbers(task, actor=actor)
     attempt = end_attempt(
-        task, EndedHow.CLOSED, now, outcome=closing.outcome.value, codes=closing.work_codes
+        task,
+        EndedHow.CLOSED,
+        now,
+        outcome=closing.outcome.value,
+        codes=closing.work_codes,
+        chosen=closing.chosen,
     )
     end_reservation(task)
     touch(task, now)

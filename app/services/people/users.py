@@ -25,6 +25,7 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.contact_centre import InstanceError, InstanceUser, instance_for
+from app.services.delivery.agent_state import end_span
 from app.services.delivery.closing import release_all
 from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
 from app.services.tenants.setup import find_user_template
@@ -285,7 +286,10 @@ def delete_user(tenant: Tenant, login_user_id: str, *, actor: Actor) -> None:
     check_supported(tenant)
     user = get_user(tenant, login_user_id)
     # A task the agent holds goes back to its queue now, not when the offer times out.
-    release_all(user, actor=actor, now=utcnow(), how=EndedHow.TAKEN_BACK)
+    now = utcnow()
+    release_all(user, actor=actor, now=now, how=EndedHow.TAKEN_BACK)
+    # The agent's time so far stays in the reports; it ends with the agent.
+    end_span(user, now)
     record(actor, _change(tenant, "user.deleted", user_fields(user), added=False))
     db.session.delete(user)
     db.session.flush()

@@ -45,6 +45,8 @@ class CodeSettings:
     reschedule_minutes: int | None = None
     adds_to_dnc: bool = False
     suggested_for: str | None = None  # a CallResult
+    contact: bool = False  # the reports: choosing it means a person was reached
+    success: bool = False  # the reports: choosing it means the campaign's goal was met
 
 
 def code_settings(code: WorkCodeChoice) -> CodeSettings:
@@ -56,6 +58,8 @@ def code_settings(code: WorkCodeChoice) -> CodeSettings:
         code.reschedule_minutes,
         code.adds_to_dnc,
         code.suggested_for,
+        code.contact,
+        code.success,
     )
 
 
@@ -143,6 +147,8 @@ def _code_fields(code: WorkCodeChoice) -> dict:
         "rescheduleMinutes": code.reschedule_minutes,
         "addsToDnc": code.adds_to_dnc,
         "suggestedFor": code.suggested_for,
+        "contact": code.contact,
+        "success": code.success,
     }
 
 
