@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import statistics
-import tempfile
 import time
 from contextlib import contextmanager
 
@@ -29,7 +28,7 @@ from app.config import test_settings
 from app.extensions import db
 from app.services.delivery import closing, offers
 from bench import delivery
-from bench.databases import postgresql_url
+from bench.databases import on_both
 
 SIZES = [int(n) for n in os.environ.get("BENCH_CALLS_TASKS", "10000,1000000").split(",")]
 ROUNDS = int(os.environ.get("BENCH_CALLS_ROUNDS", 200))
@@ -189,17 +188,7 @@ def _report(name: str, url: str) -> None:
 
 
 def main() -> None:
-    started = time.perf_counter()
-    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
-    with tempfile.TemporaryDirectory() as folder:
-        _report("SQLite", f"sqlite:///{folder}/calls.db")
-    print(f"(SQLite part: {time.perf_counter() - started:.0f} s)")
-    url = postgresql_url("calls_bench")
-    if not url:
-        print("PostgreSQL: set TEST_DATABASE_URL to run it there too")
-        return
-    print()
-    _report("PostgreSQL", url)
+    on_both("calls", _report)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ own database (the test suite's) or another benchmark's.
 from __future__ import annotations
 
 import os
+import tempfile
+import time
 
 from sqlalchemy import create_engine, make_url, text
 
@@ -33,3 +35,20 @@ def postgresql_url(own: str, variable: str = "BENCH_DATABASE_URL") -> str | None
     finally:
         engine.dispose()
     return server.set(database=name).render_as_string(hide_password=False)
+
+
+def on_both(name: str, report) -> None:
+    """`report(database name, URL)` on SQLite in a temporary folder, then on PostgreSQL
+    (postgresql_url's database `<test>_<name>_bench`) when TEST_DATABASE_URL or
+    BENCH_DATABASE_URL is set."""
+    started = time.perf_counter()
+    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    with tempfile.TemporaryDirectory() as folder:
+        report("SQLite", f"sqlite:///{folder}/{name}.db")
+    print(f"(SQLite part: {time.perf_counter() - started:.0f} s)")
+    url = postgresql_url(f"{name}_bench")
+    if not url:
+        print("PostgreSQL: set TEST_DATABASE_URL to run it there too")
+        return
+    print()
+    report("PostgreSQL", url)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import statistics
-import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -33,7 +32,7 @@ from app.extensions import db
 from app.models import AgentStateSpan, User
 from app.services import reports
 from bench import delivery
-from bench.databases import postgresql_url
+from bench.databases import on_both
 
 TASKS = int(os.environ.get("BENCH_REPORTS_TASKS", 1_000_000))
 ATTEMPTS = int(os.environ.get("BENCH_REPORTS_ATTEMPTS", 3))  # per task
@@ -188,17 +187,7 @@ def _report(name: str, url: str) -> None:
 
 
 def main() -> None:
-    started = time.perf_counter()
-    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
-    with tempfile.TemporaryDirectory() as folder:
-        _report("SQLite", f"sqlite:///{folder}/reports.db")
-    print(f"(SQLite part: {time.perf_counter() - started:.0f} s)")
-    url = postgresql_url("reports_bench")
-    if not url:
-        print("PostgreSQL: set TEST_DATABASE_URL to run it there too")
-        return
-    print()
-    _report("PostgreSQL", url)
+    on_both("reports", _report)
 
 
 if __name__ == "__main__":
