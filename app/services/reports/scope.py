@@ -9,8 +9,10 @@ from sqlalchemy import ColumnElement, exists, select
 
 from app.extensions import db
 from app.models import Attempt, Campaign, SkillQueue, Tenant
+from app.services.campaigns.setup import find_campaign
 from app.services.errors import InvalidInput
 from app.services.people.users import find_user
+from app.services.tenants.setup import find_skill_queue
 from app.services.values import require_time_zone
 
 # The longest range a report reads.
@@ -78,9 +80,7 @@ def report_scope(
         raise InvalidInput(f"to must be at most {MAX_DAYS} days after from", field="to")
     campaign = None
     if campaign_name:
-        campaign = db.session.scalar(
-            select(Campaign).filter_by(tenant_id=tenant.id, name=campaign_name)
-        )
+        campaign = find_campaign(tenant, campaign_name)
         if campaign is None:
             raise InvalidInput(
                 f"campaignName '{campaign_name}' is not a campaign of this environment",
@@ -88,9 +88,7 @@ def report_scope(
             )
     queue = None
     if queue_name:
-        queue = db.session.scalar(
-            select(SkillQueue).filter_by(tenant_id=tenant.id, name=queue_name)
-        )
+        queue = find_skill_queue(tenant, queue_name)
         if queue is None:
             raise InvalidInput(
                 f"skillQueue '{queue_name}' is not a skill queue of this environment",
