@@ -46,6 +46,7 @@ from app.models import AgentState, Attempt, CallPlacement, Task, Tenant, User
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.calls import dialing
+from app.services.campaigns.dialing import dial_settings
 from app.services.delivery import agent_state, closing, offers, rules
 from app.services.delivery.presence import Presence, desk_heartbeat, keep_task, presence
 from app.services.delivery.seat import local_text
@@ -152,7 +153,7 @@ def home():
         close_form=CloseForm(),
         button_form=DeskButtonForm(),
         call=call,
-        countdown=countdown_seconds(task, call, now),
+        countdown=dialing.countdown_seconds(task, call, now),
         suggested=suggested,
         results=CALL_RESULTS,
         ccp=ccp,
@@ -163,25 +164,6 @@ def home():
     return response
 
 
-# A reload after the countdown ran out (or all but ran out) still warns before it dials.
-COUNTDOWN_GRACE_SECONDS = 3
-
-
-def countdown_seconds(task: Task | None, call: Attempt | None, now: datetime) -> int | None:
-    """Seconds left of the campaign's preview countdown, counted from the task's delivery
-    (so a reload goes on where it was), never under COUNTDOWN_GRACE_SECONDS; None when the
-    campaign has none or the attempt placed its call already."""
-    if task is None or not task.campaign.auto_dial_seconds:
-        return None
-    if call is not None and call.call_id is not None:
-        return None
-    total = task.campaign.auto_dial_seconds
-    if call is None:
-        return total
-    elapsed = (now - call.delivered_at).total_seconds()
-    return max(COUNTDOWN_GRACE_SECONDS, int(total - elapsed + 0.999))
-
-
 def ccp_settings(tenant: Tenant, task: Task | None) -> dict | None:
     """The Contact Control Panel the desk embeds (the tenant's, `tenants.ccp.ccp_origin`), with the
     task's campaign's outbound queue and who places its calls. The origin goes into the
@@ -189,12 +171,12 @@ def ccp_settings(tenant: Tenant, task: Task | None) -> dict | None:
     origin = web_origin(tenant_ccp.ccp_origin(tenant))
     if origin is None or not tenant.connect_ccp_url:
         return None
-    campaign = task.campaign if task is not None else None
+    settings = dial_settings(task.campaign) if task is not None else None
     return {
         "url": tenant.connect_ccp_url.strip(),
         "origin": origin,
-        "queueArn": campaign.connect_queue_arn if campaign else None,
-        "placement": campaign.call_placement if campaign else CallPlacement.DESK.value,
+        "queueArn": settings.queue_arn if settings else None,
+        "placement": settings.call_placement if settings else CallPlacement.DESK.value,
     }
 
 

@@ -185,6 +185,25 @@ def check_callable(
     return key, number
 
 
+# A reload after the countdown ran out (or all but ran out) still warns before it dials.
+COUNTDOWN_GRACE_SECONDS = 3
+
+
+def countdown_seconds(task: Task | None, call: Attempt | None, now: datetime) -> int | None:
+    """Seconds left of the campaign's preview countdown, counted from the task's delivery
+    (so a reload goes on where it was), never under COUNTDOWN_GRACE_SECONDS; None when the
+    campaign has none or the attempt placed its call already."""
+    if task is None or not task.campaign.auto_dial_seconds:
+        return None
+    if call is not None and call.call_id is not None:
+        return None
+    total = task.campaign.auto_dial_seconds
+    if call is None:
+        return total
+    elapsed = (now - call.delivered_at).total_seconds()
+    return max(COUNTDOWN_GRACE_SECONDS, int(total - elapsed + 0.999))
+
+
 # --- placing it -------------------------------------------------------------------------
 
 
