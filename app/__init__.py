@@ -19,6 +19,7 @@ from app.desk import api as desk_api  # noqa: F401 - the Desk API's views, on ap
 from app.desk import (
     api_bp,
     pages,  # noqa: F401 - the desk's views register themselves on bp
+    sso,  # noqa: F401 - signing agents in through their company's identity provider
 )
 from app.desk import bp as desk
 from app.extensions import csrf, db, limiter, login_manager, migrate

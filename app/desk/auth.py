@@ -24,21 +24,28 @@ from flask import (
 )
 
 from app.desk import bp
-from app.desk.forms import DeskButtonForm, DeskLoginForm, InviteForm
+from app.desk.forms import DeskButtonForm, DeskLoginForm, InviteForm, TenantLoginForm
 from app.extensions import db, limiter
-from app.models import AgentState, User
+from app.models import AgentState, ProviderKind, Tenant, User
 from app.services.actors import Actor
 from app.services.delivery import agent_state
 from app.services.errors import ServiceError
 from app.services.people import agents, sessions
 from app.services.people.sign_in_limits import AccountLocked, agent_account
+from app.services.sso.providers import provider_for
 from app.services.tenants.setup import find_tenant
 from app.web.security import local_path
 from app.web.sign_in_counts import count_sign_in, forget_sign_ins
 
 AGENT_TOKEN_KEY = "_desk_token"  # noqa: S105 - a key name, not a secret
 FAILED_LOGIN = "Invalid company, environment, login user id or password."
-PUBLIC_ENDPOINTS = frozenset({"desk.login", "desk.invite"})
+PUBLIC_ENDPOINTS = frozenset({"desk.login", "desk.tenant_login", "desk.invite"})
+# Signing in through an identity provider (app/desk/sso.py): every step is public.
+SSO_ENDPOINTS = "desk.sso_"
+# The tenant this browser signed in to last ("COMPANY/ENVIRONMENT"): the plain sign-in page
+# sends the agent on to that tenant's own page, where nobody types them again.
+TENANT_COOKIE = "desk_tenant"
+TENANT_COOKIE_DAYS = 400
 
 
 def session_limits() -> sessions.SessionLimits:
@@ -78,7 +85,10 @@ def _guard():
     for values in (request.args, request.form):
         if any("\x00" in key + value for key, value in values.items(multi=True)):
             abort(400, "A field holds a NUL character, which no field may contain.")
-    if request.endpoint not in PUBLIC_ENDPOINTS and current_agent() is None:
+    public = request.endpoint in PUBLIC_ENDPOINTS or (request.endpoint or "").startswith(
+        SSO_ENDPOINTS
+    )
+    if not public and current_agent() is None:
         return redirect(url_for("desk.login", next=request.full_path.rstrip("?")))
     return None
 
@@ -94,31 +104,125 @@ def _login_limit() -> str:
     return current_app.config["LOGIN_RATE_LIMIT"]
 
 
+def _password_sign_in(tenant: Tenant | None, company: str, environment: str, form, template):
+    """Check the login user id and password posted in `form` (the per-account limit first);
+    a response when the agent is signed in or locked out, else None with the form's error
+    set (one message for every failure)."""
+    account = agent_account(tenant, company, environment, form.login_user_id.data)
+    try:
+        count_sign_in(account)
+    except AccountLocked as locked:
+        form.password.errors.append(locked.message)
+        response = make_response(template(), 429)
+        response.headers["Retry-After"] = str(locked.retry_after)
+        return response
+    agent = agents.authenticate(tenant, form.login_user_id.data, form.password.data)
+    if agent is None:
+        form.password.errors.append(FAILED_LOGIN)
+        return None
+    _sign_in(agent)
+    db.session.commit()
+    forget_sign_ins(account)
+    return remember_tenant(redirect(safe_next(request.args.get("next"))), agent.tenant)
+
+
+def remember_tenant(response, tenant: Tenant):
+    """Remember in this browser which tenant the agent works for (not a secret: it only
+    saves typing)."""
+    response.set_cookie(
+        TENANT_COOKIE,
+        f"{tenant.company_code}/{tenant.environment}",
+        max_age=TENANT_COOKIE_DAYS * 86400,
+        secure=current_app.config["SESSION_COOKIE_SECURE"],
+        httponly=True,
+        samesite="Lax",
+        path="/desk",
+    )
+    return response
+
+
+def _remembered_tenant() -> Tenant | None:
+    company, _, environment = request.cookies.get(TENANT_COOKIE, "").partition("/")
+    if not company or not environment:
+        return None
+    return find_tenant(current_app.config["PLATFORM_CODE"], company, environment)
+
+
 @bp.route("/login", methods=["GET", "POST"])
 @limiter.limit(_login_limit, methods=["POST"])
 def login():
     """Sign in with the tenant, the login user id and the password; one message for every
-    failure."""
+    failure. A browser that signed in before goes on to its tenant's own page (`?other`
+    asks for this form all the same)."""
     form = DeskLoginForm()
+    remembered = _remembered_tenant() if request.method == "GET" else None
+    if remembered is not None and "other" not in request.args:
+        return redirect(tenant_login_url(remembered, request.args.get("next")))
     if form.validate_on_submit():
         company, environment = form.company.data, form.environment.data
         tenant = find_tenant(current_app.config["PLATFORM_CODE"], company, environment)
-        account = agent_account(tenant, company, environment, form.login_user_id.data)
-        try:
-            count_sign_in(account)
-        except AccountLocked as locked:
-            form.password.errors.append(locked.message)
-            response = make_response(render_template("desk/login.html", form=form), 429)
-            response.headers["Retry-After"] = str(locked.retry_after)
-            return response
-        agent = agents.authenticate(tenant, form.login_user_id.data, form.password.data)
-        if agent is not None:
-            _sign_in(agent)
-            db.session.commit()
-            forget_sign_ins(account)
-            return redirect(safe_next(request.args.get("next")))
-        form.password.errors.append(FAILED_LOGIN)
+        if tenant is not None and not _passwords_here(tenant):
+            # Say where this tenant signs in only to whoever already names it.
+            return redirect(tenant_login_url(tenant, request.args.get("next")))
+        page = lambda: render_template("desk/login.html", form=form)  # noqa: E731
+        done = _password_sign_in(tenant, company, environment, form, page)
+        if done is not None:
+            return done
     return render_template("desk/login.html", form=form), (422 if form.errors else 200)
+
+
+def _directory_sign_in(tenant: Tenant, provider, form, template):
+    """Sign in with the directory's own user name and password (app/services/sso/ldap)."""
+    abort(404)
+
+
+def tenant_login_url(tenant: Tenant, next_path: str | None = None) -> str:
+    return url_for(
+        "desk.tenant_login",
+        company=tenant.company_code,
+        environment=tenant.environment,
+        next=local_path(next_path, "/desk"),
+    )
+
+
+def _passwords_here(tenant: Tenant) -> bool:
+    """Whether the tenant's agents sign in with a password of ours (a directory tenant's
+    password is the directory's, checked on the tenant's own page)."""
+    provider = provider_for(tenant)
+    return tenant.local_agent_passwords and (provider is None or provider.kind != ProviderKind.LDAP)
+
+
+@bp.route("/login/<company>/<environment>", methods=["GET", "POST"])
+@limiter.limit(_login_limit, methods=["POST"])
+def tenant_login(company: str, environment: str):
+    """A tenant's own sign-in page: its identity provider's button, its directory's form,
+    or the password form, as the tenant is set up; nobody types the company again."""
+    tenant = find_tenant(current_app.config["PLATFORM_CODE"], company, environment)
+    if tenant is None:
+        return render_template("desk/tenant_unknown.html"), 404
+    provider = provider_for(tenant)
+    form = TenantLoginForm()
+
+    def page():
+        return render_template(
+            "desk/tenant_login.html",
+            tenant=tenant,
+            provider=provider,
+            form=form,
+            passwords=_passwords_here(tenant),
+            next_path=local_path(request.args.get("next"), "/desk"),
+        )
+
+    if request.method == "POST" and form.validate_on_submit():
+        done = None
+        if provider is not None and provider.kind == ProviderKind.LDAP:
+            done = _directory_sign_in(tenant, provider, form, page)
+        elif _passwords_here(tenant):
+            done = _password_sign_in(tenant, company, environment, form, page)
+        if done is not None:
+            return done
+    status = 422 if form.errors else 200
+    return remember_tenant(make_response(page(), status), tenant)
 
 
 @bp.route("/invite/<token>", methods=["GET", "POST"])

@@ -36,6 +36,21 @@ class DeskLoginForm(FlaskForm):
     )
 
 
+class TenantLoginForm(FlaskForm):
+    """Signing in on a tenant's own page: the company and environment are in its address."""
+
+    login_user_id = StringField(
+        "Login user id",
+        validators=[DataRequired(), Length(max=255)],
+        render_kw={"autocomplete": "username"},
+    )
+    password = PasswordField(
+        "Password",
+        validators=[DataRequired(), Length(max=MAX_PASSWORD)],
+        render_kw={"autocomplete": "current-password"},
+    )
+
+
 class InviteForm(FlaskForm):
     new = PasswordField(
         "Choose a password",

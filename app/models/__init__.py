@@ -17,6 +17,7 @@ from app.models.intake import IntakeLoad, LoadStatus
 from app.models.limits import RateLimitCounter
 from app.models.schedules import Schedule, ScheduleException, ScheduleHours
 from app.models.shown_once import ShownOnce
+from app.models.sso import IdentityProvider, ProviderKind, SeenAssertion
 from app.models.supervisors import LoginSession, Supervisor
 from app.models.tasks import Task, TaskItem, WorkCode, WorkedState
 from app.models.tenants import REGIONS, ApiKey, AuthMode, InstanceKind, Tenant
@@ -24,6 +25,9 @@ from app.models.users import LocalInstanceUser, PhoneType, User, UserTemplate
 from app.models.work_codes import WorkCodeChoice, WorkCodeGroup, queue_work_code_groups
 
 __all__ = [
+    "IdentityProvider",
+    "ProviderKind",
+    "SeenAssertion",
     "queue_work_code_groups",
     "WorkCodeGroup",
     "WorkCodeChoice",

@@ -27,7 +27,14 @@ class Supervisor(UserMixin, db.Model):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     email: Mapped[str] = mapped_column(String(255), unique=True)
+    # Empty for a supervisor who signs in only through the console's identity provider.
     password_hash: Mapped[str] = mapped_column(String(255))
+    # Once the console has an identity provider, only break-glass accounts sign in with a
+    # password; everyone else signs in through the provider.
+    break_glass: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Made and kept by the console's identity provider (its tenants follow the groups at
+    # each sign-in): the provider's issuer and subject.
+    sso_subject: Mapped[str | None] = mapped_column(String(512), unique=True, index=True)
     all_tenants: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 

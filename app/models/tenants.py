@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import ForeignKey, String, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -62,6 +62,9 @@ class Tenant(db.Model):
     # The Contact Control Panel embedded in the desk (Amazon Connect only): its https URL,
     # e.g. https://example.my.connect.aws/ccp-v2/; none: the desk dials with tel: links.
     connect_ccp_url: Mapped[str | None] = mapped_column(String(255))
+    # Whether agents may sign in to the desk with a password of ours; a tenant whose
+    # identity provider signs everyone in may switch it off.
+    local_agent_passwords: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     api_keys: Mapped[list[ApiKey]] = relationship(

@@ -60,6 +60,6 @@ def desk_sign_in(
         "login_user_id": login,
         "password": password,
     }
-    if token := csrf_token(soup(client.get("/desk/login"))):
+    if token := csrf_token(soup(client.get("/desk/login?other=1"))):
         data["csrf_token"] = token
     return client.post("/desk/login", query_string={"next": next_} if next_ else None, data=data)

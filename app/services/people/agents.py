@@ -114,9 +114,10 @@ def set_desk_password(agent: User, password: str, *, actor: Actor) -> None:
 
 
 def authenticate(tenant: Tenant | None, login_user_id: str, password: str) -> User | None:
-    """The agent with these credentials, or None; the same work whichever part is wrong."""
+    """The agent with these credentials, or None; the same work whichever part is wrong.
+    A tenant whose agents' own passwords are switched off signs nobody in this way."""
     agent = None
-    if tenant is not None:
+    if tenant is not None and tenant.local_agent_passwords:
         agent = db.session.scalar(
             select(User).filter_by(tenant_id=tenant.id, login_user_id=login_user_id)
         )

@@ -1,0 +1,124 @@
+"""Identity providers: one per tenant for its agents at the desk, one for the console.
+
+Settings by kind (each kind's module checks its own, `check_settings`):
+
+- `saml`: `metadata_xml` (the provider's metadata, as read from the file or URL),
+  `metadata_url` (where it was read from, or None), `idp_entity_id` (from the metadata),
+  `login_attribute` (None: the NameID; else the attribute whose value is the login).
+- `oidc`: `issuer` (its discovery document is `{issuer}/.well-known/openid-configuration`),
+  `client_id`, `login_claim` (`email` or `preferred_username`), `scopes`; the client
+  secret sealed in `sealed_secret`.
+- `ldap`: `url` (`ldaps://host:636` or `ldap://host:389` with `start_tls`),
+  `bind_dn_template` (with `{login}`, escaped as a DN value), `start_tls`,
+  `timeout_seconds`, optional `ca_file`.
+- The console's provider also has `groups_claim` (the claim or attribute carrying groups or
+  roles), `all_tenants_groups` (members supervise every tenant) and `tenant_groups`
+  (a group → the tenants, as `COMPANY/ENVIRONMENT`, its members supervise).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from app.extensions import db
+from app.models import IdentityProvider, ProviderKind, Tenant
+from app.services.actors import Actor
+from app.services.audit.trail import Change, record
+from app.services.errors import InvalidInput, NotFound
+from app.services.sso import sealing
+
+CONSOLE = "console"
+
+
+def provider_for(tenant: Tenant | None) -> IdentityProvider | None:
+    """The tenant's identity provider (None: the console's), or None when it has none."""
+    where = (
+        IdentityProvider.tenant_id.is_(None)
+        if tenant is None
+        else IdentityProvider.tenant_id == tenant.id
+    )
+    return db.session.scalar(select(IdentityProvider).where(where))
+
+
+def _subject(tenant: Tenant | None) -> str:
+    return CONSOLE if tenant is None else tenant.label
+
+
+def set_provider(
+    tenant: Tenant | None,
+    kind: ProviderKind | str,
+    settings: dict[str, Any],
+    *,
+    secret: str | None = None,
+    actor: Actor,
+) -> IdentityProvider:
+    """Give the tenant (None: the console) this identity provider, in place of any it had.
+    `settings` must already be the kind's checked settings; `secret` (when the kind needs one)
+    is sealed. The trail records the settings, never the secret."""
+    try:
+        kind = ProviderKind(kind)
+    except ValueError:
+        raise InvalidInput(f"kind must be one of {', '.join(ProviderKind)}", field="kind") from None
+    provider = provider_for(tenant)
+    before = describe(provider) if provider else None
+    if provider is None:
+        provider = IdentityProvider(tenant_id=tenant.id if tenant else None)
+        db.session.add(provider)
+    elif provider.kind != kind:
+        provider.sealed_secret = None
+    provider.kind = kind
+    provider.settings = dict(settings)
+    if secret is not None:
+        provider.sealed_secret = sealing.seal(secret)
+    db.session.flush()
+    record(
+        actor,
+        Change(
+            "identity_provider.set",
+            "identity_provider",
+            _subject(tenant),
+            tenant.id if tenant else None,
+            before=before,
+            after=describe(provider),
+        ),
+    )
+    return provider
+
+
+def remove_provider(tenant: Tenant | None, *, actor: Actor) -> None:
+    """Take the tenant's (None: the console's) identity provider away: sign-in goes back to
+    passwords (agents' own passwords are switched on again, so nobody is locked out)."""
+    provider = provider_for(tenant)
+    if provider is None:
+        raise NotFound(f"{_subject(tenant)} has no identity provider")
+    before = describe(provider)
+    db.session.delete(provider)
+    if tenant is not None:
+        tenant.local_agent_passwords = True
+    record(
+        actor,
+        Change(
+            "identity_provider.removed",
+            "identity_provider",
+            _subject(tenant),
+            tenant.id if tenant else None,
+            before=before,
+        ),
+    )
+
+
+def secret_of(provider: IdentityProvider) -> str | None:
+    return sealing.unseal(provider.sealed_secret) if provider.sealed_secret else None
+
+
+# Settings shown back: everything but the provider's whole metadata document.
+_NOT_SHOWN = frozenset({"metadata_xml"})
+
+
+def describe(provider: IdentityProvider) -> dict[str, Any]:
+    """The provider as the CLI, the settings page and the trail show it: its kind and
+    settings, whether a secret is set (never the secret)."""
+    shown = {k: v for k, v in sorted(provider.settings.items()) if k not in _NOT_SHOWN}
+    return {"kind": provider.kind, **shown, "secretSet": provider.sealed_secret is not None}

@@ -1,0 +1,50 @@
+"""The browser's side of signing in through an identity provider, shared by the desk and
+the console: where the provider sends the browser back (a `Realm`), starting a sign-in
+(`begin`), and reading the provider's answer into an `Identity` (`accept_saml`,
+`accept_oidc`). The door that asked then signs its own kind of person in.
+
+What a sign-in waits for (the SAML request's id, OpenID's state, nonce and PKCE verifier)
+is kept in the signed session cookie under `PENDING_KEY`, one sign-in at a time per
+browser, and used once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flask import Response, abort
+
+from app.models import IdentityProvider, ProviderKind, Tenant
+
+PENDING_KEY = "_sso_pending"
+# Kept in the session after a sign-in through a provider: what signing out there needs.
+LOGOUT_KEY = "_sso_logout"
+
+
+@dataclass(frozen=True)
+class Realm:
+    """Who is signing in and where the provider answers: a tenant's desk, or (no tenant)
+    the console. `url(name)` is the absolute URL of the realm's `metadata`, `acs`, `slo`
+    or `oidc_callback` endpoint; `home` where a signed-in person lands."""
+
+    tenant: Tenant | None
+    url: Callable[[str], str]
+    home: str
+
+    @property
+    def key(self) -> str:
+        return "console" if self.tenant is None else f"desk:{self.tenant.id}"
+
+
+def begin(provider: IdentityProvider, realm: Realm, next_path: str | None = None) -> Response:
+    """Send the browser to the provider (SAML or OpenID Connect)."""
+    if provider.kind == ProviderKind.SAML:
+        from app.web import saml_flow
+
+        return saml_flow.begin(provider, realm, next_path)
+    if provider.kind == ProviderKind.OIDC:
+        from app.web import oidc_flow
+
+        return oidc_flow.begin(provider, realm, next_path)
+    abort(404)

@@ -1,0 +1,9 @@
+"""Single sign-on tests run on the web UI's fixtures: the same app, client and supervisors."""
+
+from tests.ui.conftest import (  # noqa: F401
+    app,
+    boss,
+    client,
+    settings,
+    signed_in,
+)
