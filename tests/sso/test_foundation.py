@@ -28,7 +28,8 @@ def acme(app):
 
 def sign_in_on_page(client, login=AGENT, password=PASSWORD, url=PAGE):
     token = csrf_token(soup(client.get(url)))
-    return client.post(url, data={"login_user_id": login, "password": password, "csrf_token": token})
+    data = {"login_user_id": login, "password": password, "csrf_token": token}
+    return client.post(url, data=data)
 
 
 def test_the_tenant_page_signs_in_without_typing_the_company(client, acme):
@@ -102,9 +103,10 @@ def test_a_sign_in_form_without_its_csrf_token_is_refused(client, acme):
 
 
 def test_only_a_provisioned_agent_is_signed_in(app, acme):
-    said = Identity(kind="oidc", issuer="https://idp.example", subject="1", login="ANN@acme.example")
+    issuer = "https://idp.example"
+    said = Identity(kind="oidc", issuer=issuer, subject="1", login="ANN@acme.example")
     assert agent_for(acme, said).login_user_id == AGENT  # e-mail case does not matter
-    stranger = Identity(kind="oidc", issuer="https://idp.example", subject="2", login="bob@x.example")
+    stranger = Identity(kind="oidc", issuer=issuer, subject="2", login="bob@x.example")
     with pytest.raises(SignInRefused, match="has no agent 'bob@x.example'"):
         agent_for(acme, stranger)
 
