@@ -15,6 +15,7 @@ from app.admin import (  # noqa: F401 - the views register themselves on bp
     keys,
     people,
     reports,
+    sso,
     tasks,
     wallboard,
     webhooks,

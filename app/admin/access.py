@@ -18,6 +18,8 @@ from app.services.tasks.changes import find_tenant_task
 
 T = TypeVar("T")
 PUBLIC_ENDPOINTS = frozenset({"admin.login"})
+# Every step of signing in through the console's identity provider (app/admin/sso.py).
+SSO_ENDPOINTS = "admin.sso_"
 
 
 @bp.before_request
@@ -30,7 +32,10 @@ def _no_nul():
 
 @bp.before_request
 def _signed_in():
-    if request.endpoint not in PUBLIC_ENDPOINTS and not current_user.is_authenticated:
+    public = request.endpoint in PUBLIC_ENDPOINTS or (request.endpoint or "").startswith(
+        SSO_ENDPOINTS
+    )
+    if not public and not current_user.is_authenticated:
         return redirect(url_for("admin.login", next=request.full_path.rstrip("?")))
     return None
 

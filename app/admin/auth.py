@@ -22,6 +22,7 @@ from app.services.people import sessions
 from app.services.people.passwords import MAX_PASSWORD, MIN_PASSWORD
 from app.services.people.sign_in_limits import AccountLocked, supervisor_account
 from app.services.people.supervisors import authenticate, change_password
+from app.services.sso.providers import provider_for
 from app.web.security import local_path
 from app.web.sign_in_counts import count_sign_in, forget_sign_ins
 
@@ -67,7 +68,7 @@ def login():
             count_sign_in(account)
         except AccountLocked as locked:
             form.password.errors.append(locked.message)
-            response = make_response(render_template("auth/login.html", form=form), 429)
+            response = make_response(_login_page(form), 429)
             response.headers["Retry-After"] = str(locked.retry_after)
             return response
         supervisor = authenticate(form.email.data, form.password.data)
@@ -78,7 +79,13 @@ def login():
             forget_sign_ins(account)
             return redirect(safe_next(request.args.get("next")))
         form.password.errors.append(FAILED_LOGIN)
-    return render_template("auth/login.html", form=form)
+    return _login_page(form)
+
+
+def _login_page(form: LoginForm) -> str:
+    """The sign-in page: the console's identity provider first when it has one (the
+    password form is then for break-glass accounts)."""
+    return render_template("auth/login.html", form=form, sso=provider_for(None) is not None)
 
 
 @bp.post("/logout")

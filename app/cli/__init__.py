@@ -15,6 +15,7 @@ from app.cli.dnc import dnc_group
 from app.cli.hours import hours_group
 from app.cli.intake import intake_group
 from app.cli.skill_queues import queue_group
+from app.cli.sso import sso_group
 from app.cli.supervisors import supervisor_group
 from app.cli.tenants import tenant_group
 from app.cli.user_templates import template_group
@@ -28,6 +29,7 @@ COMMANDS = (
     campaign_group,
     template_group,
     supervisor_group,
+    sso_group,
     agent_group,
     hours_group,
     work_codes_group,

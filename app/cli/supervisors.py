@@ -48,3 +48,15 @@ def set_supervisor_password(email: str, password: str) -> str:
     supervisor = supervisors.find_supervisor(email)
     supervisors.set_password(supervisor, password, actor=Actor.operator())
     return f"Password of {supervisor.email} changed; every session of theirs has ended."
+
+
+@supervisor_group.command("break-glass")
+@click.argument("email")
+@click.option("--on/--off", "on", required=True)
+@transactional
+def break_glass(email: str, on: bool) -> str:
+    """Let a supervisor sign in with a password while the console has an identity provider
+    (for when the provider is down), or stop it."""
+    supervisor = supervisors.find_supervisor(email)
+    supervisors.set_break_glass(supervisor, on, actor=Actor.operator())
+    return f"{supervisor.email} {'may' if on else 'may no longer'} sign in with a password."

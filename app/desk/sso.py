@@ -4,7 +4,7 @@ provisioned agent it names, and nobody else."""
 
 from __future__ import annotations
 
-from flask import current_app, render_template, request, url_for
+from flask import current_app, redirect, render_template, request, url_for
 
 from app.desk import bp
 from app.desk.forms import DeskButtonForm
@@ -34,11 +34,14 @@ def _tenant_and_provider(company: str, environment: str):
     return tenant, provider
 
 
-@bp.post("/sso/<company>/<environment>/start")
-@limiter.limit(lambda: current_app.config["LOGIN_RATE_LIMIT"])
+@bp.route("/sso/<company>/<environment>/start", methods=["GET", "POST"])
+@limiter.limit(lambda: current_app.config["LOGIN_RATE_LIMIT"], methods=["POST"])
 def sso_start(company: str, environment: str):
-    """Send the agent to the tenant's identity provider (a POST with its CSRF token)."""
+    """Send the agent to the tenant's identity provider (a POST with its CSRF token; a GET,
+    such as a reload, goes back to the tenant's sign-in page)."""
     tenant, provider = _tenant_and_provider(company, environment)
-    if tenant is None or provider is None or not DeskButtonForm().validate_on_submit():
+    if tenant is None:
         return render_template("desk/tenant_unknown.html"), 404
+    if request.method == "GET" or provider is None or not DeskButtonForm().validate_on_submit():
+        return redirect(url_for("desk.tenant_login", company=company, environment=environment))
     return sso_flow.begin(provider, realm_of(tenant), local_path(request.args.get("next"), "/desk"))

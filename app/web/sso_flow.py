@@ -48,3 +48,14 @@ def begin(provider: IdentityProvider, realm: Realm, next_path: str | None = None
 
         return oidc_flow.begin(provider, realm, next_path)
     abort(404)
+
+
+def logout_state(identity) -> dict:
+    """What the session keeps for a later sign-out at the provider (no secret)."""
+    return {
+        "kind": identity.kind,
+        "issuer": identity.issuer,
+        "subject": identity.subject,
+        "session_index": identity.session_index,
+        "logout_url": identity.logout_url,
+    }

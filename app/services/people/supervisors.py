@@ -8,14 +8,14 @@ import re
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Supervisor, Tenant
+from app.models import IdentityProvider, Supervisor, Tenant
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput, NotFound
 from app.services.people import sessions
 from app.services.people.passwords import check_password, hash_password, password_matches
 
-_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
 def _record(actor: Actor, action: str, email: str, after: dict | None = None) -> None:
@@ -28,7 +28,7 @@ def create_supervisor(
 ) -> Supervisor:
     """Create a supervisor who sees every tenant, or only `tenants` when given."""
     email = email.strip().lower()
-    if not _EMAIL.fullmatch(email) or len(email) > 255:
+    if not EMAIL.fullmatch(email) or len(email) > 255:
         raise InvalidInput(f"'{email}' is not an e-mail address")
     check_password(password)
     if db.session.scalar(select(Supervisor).filter_by(email=email)):
@@ -72,10 +72,29 @@ def change_password(supervisor: Supervisor, current: str, new: str, *, actor: Ac
 
 
 def authenticate(email: str, password: str) -> Supervisor | None:
-    """The supervisor with these credentials, or None; the same work either way."""
+    """The supervisor with these credentials, or None; the same work either way. Once the
+    console has an identity provider, only break-glass accounts sign in with a password."""
     supervisor = db.session.scalar(select(Supervisor).filter_by(email=email.strip().lower()))
     valid = password_matches(supervisor.password_hash if supervisor else None, password)
+    if supervisor is not None and not supervisor.break_glass and _console_has_provider():
+        return None
     return supervisor if supervisor and valid else None
+
+
+def _console_has_provider() -> bool:
+    return (
+        db.session.scalar(select(IdentityProvider.id).where(IdentityProvider.tenant_id.is_(None)))
+        is not None
+    )
+
+
+def set_break_glass(supervisor: Supervisor, on: bool, *, actor: Actor) -> None:
+    """Let (or stop) the supervisor sign in with a password while the console has an
+    identity provider: an account for when the provider is down."""
+    if on and not supervisor.password_hash:
+        raise InvalidInput(f"supervisor {supervisor.email} has no password: set one first")
+    supervisor.break_glass = on
+    _record(actor, "supervisor.break_glass", supervisor.email, {"breakGlass": on})
 
 
 def visible_tenants(supervisor: Supervisor) -> list[Tenant]:

@@ -7,8 +7,11 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Tenant, User
+from app.models import IdentityProvider, Supervisor, Tenant, User
+from app.services.actors import Actor, ActorKind
+from app.services.audit.trail import Change, record
 from app.services.errors import ServiceError
+from app.services.people.supervisors import EMAIL
 
 
 class SignInRefused(ServiceError):
@@ -62,3 +65,84 @@ def agent_for(tenant: Tenant, identity: Identity) -> User:
             )
         )
     return agent
+
+
+NOT_A_SUPERVISOR = (
+    "Your identity provider signed you in, but none of your groups makes you a supervisor "
+    "here. Ask your administrator for access."
+)
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What the console provider's groups give a person: every tenant, or these."""
+
+    all_tenants: bool
+    tenants: tuple[Tenant, ...]
+
+
+def grant_of(provider: IdentityProvider, groups: tuple[str, ...]) -> Grant:
+    """Every tenant when a group is among `all_tenants_groups`; else the tenants that
+    `tenant_groups` gives the groups (tenants named there that no longer exist give none)."""
+    settings = provider.settings
+    held = set(groups)
+    if held & set(settings.get("all_tenants_groups", [])):
+        return Grant(True, ())
+    labels = {
+        label
+        for group, named in settings.get("tenant_groups", {}).items()
+        if group in held
+        for label in named
+    }
+    found = []
+    for label in sorted(labels):
+        company, _, environment = label.partition("/")
+        tenant = db.session.scalar(
+            select(Tenant).filter_by(company_code=company, environment=environment)
+        )
+        if tenant is not None:
+            found.append(tenant)
+    return Grant(False, tuple(found))
+
+
+def supervisor_for(provider: IdentityProvider, identity: Identity) -> Supervisor:
+    """The supervisor the console's provider signed in, made or brought up to date from the
+    groups at each sign-in (the provider is the authority: a group taken away there takes
+    the tenants away here at the next sign-in). Found by the provider's subject, else by
+    e-mail address (an account made before the provider, now linked to it); nobody whose
+    groups grant nothing is signed in, and a break-glass account keeps its own tenants."""
+    grant = grant_of(provider, identity.groups)
+    if not grant.all_tenants and not grant.tenants:
+        raise SignInRefused(NOT_A_SUPERVISOR)
+    subject = f"{identity.issuer}|{identity.subject}"[:512]
+    email = identity.login.strip().lower()
+    supervisor = db.session.scalar(select(Supervisor).filter_by(sso_subject=subject))
+    if supervisor is None:
+        supervisor = db.session.scalar(select(Supervisor).filter_by(email=email))
+    if supervisor is None:
+        if not EMAIL.fullmatch(email) or len(email) > 255:
+            raise SignInRefused(
+                "Your identity provider gave no e-mail address to sign you in with."
+            )
+        supervisor = Supervisor(email=email, password_hash="", all_tenants=False, tenants=[])
+        db.session.add(supervisor)
+        before = None
+    else:
+        before = _access(supervisor)
+    supervisor.sso_subject = subject
+    if not supervisor.break_glass:
+        supervisor.all_tenants = grant.all_tenants
+        supervisor.tenants = list(grant.tenants)
+    after = _access(supervisor)
+    if after != before:
+        action = "supervisor.added" if before is None else "supervisor.access_changed"
+        record(
+            Actor(ActorKind.SYSTEM, "identity-provider", via=identity.issuer),
+            Change(action, "supervisor", supervisor.email, None, before=before, after=after),
+        )
+    return supervisor
+
+
+def _access(supervisor: Supervisor) -> dict:
+    sees = sorted(t.label for t in supervisor.tenants)
+    return {"email": supervisor.email, "tenants": "all" if supervisor.all_tenants else sees}

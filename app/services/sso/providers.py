@@ -122,3 +122,27 @@ def describe(provider: IdentityProvider) -> dict[str, Any]:
     settings, whether a secret is set (never the secret)."""
     shown = {k: v for k, v in sorted(provider.settings.items()) if k not in _NOT_SHOWN}
     return {"kind": provider.kind, **shown, "secretSet": provider.sealed_secret is not None}
+
+
+def set_local_agent_passwords(tenant: Tenant, allowed: bool, *, actor: Actor) -> None:
+    """Let the tenant's agents sign in with a password of the desk, or not. Off needs an
+    identity provider to sign them in instead; existing desk sessions carry on."""
+    if not allowed and provider_for(tenant) is None:
+        raise InvalidInput(
+            "agents' own passwords can be switched off only once the tenant has an identity "
+            "provider",
+            field="localAgentPasswords",
+        )
+    before = tenant.local_agent_passwords
+    tenant.local_agent_passwords = allowed
+    record(
+        actor,
+        Change(
+            "tenant.agent_passwords_set",
+            "tenant",
+            str(tenant.id),
+            tenant.id,
+            before={"localAgentPasswords": before},
+            after={"localAgentPasswords": allowed},
+        ),
+    )
