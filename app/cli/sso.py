@@ -70,3 +70,58 @@ def passwords(company: str, environment: str, allowed: bool) -> str:
     tenant = tenant_of(company, environment)
     providers.set_local_agent_passwords(tenant, allowed, actor=Actor.operator())
     return f"Agents' own passwords {'on' if allowed else 'off'} for {tenant.label}."
+
+
+def console_options(command):
+    """The options that map the console provider's groups to supervisors' tenants."""
+    command = click.option(
+        "--tenant-group",
+        "tenant_groups",
+        multiple=True,
+        metavar="GROUP=COMPANY/ENVIRONMENT",
+        help="(--console) Members of GROUP supervise that tenant; repeat for more.",
+    )(command)
+    command = click.option(
+        "--all-tenants-group",
+        "all_tenants_groups",
+        multiple=True,
+        metavar="GROUP",
+        help="(--console) Members of GROUP supervise every tenant; repeat for more.",
+    )(command)
+    return click.option(
+        "--groups-claim",
+        default="groups",
+        show_default=True,
+        help="(--console) The claim or attribute that carries the person's groups or roles.",
+    )(command)
+
+
+def console_settings(
+    tenant: Tenant | None,
+    groups_claim: str,
+    all_tenants_groups: tuple[str, ...],
+    tenant_groups: tuple[str, ...],
+) -> dict:
+    """The console's group mapping from the options (nothing for a tenant's provider, which
+    signs agents in by their login alone)."""
+    if tenant is not None:
+        if all_tenants_groups or tenant_groups:
+            raise click.UsageError("group options are for --console only")
+        return {}
+    mapping: dict[str, list[str]] = {}
+    for pair in tenant_groups:
+        group, equals, label = pair.partition("=")
+        company, slash, environment = label.partition("/")
+        if not (equals and group and slash and company and environment):
+            raise click.UsageError(f"--tenant-group '{pair}' is not GROUP=COMPANY/ENVIRONMENT")
+        tenant_of(company, environment)  # a tenant that exists
+        mapping.setdefault(group, []).append(label)
+    if not all_tenants_groups and not mapping:
+        raise click.UsageError(
+            "--console needs --all-tenants-group or --tenant-group: else nobody may sign in"
+        )
+    return {
+        "groups_claim": groups_claim,
+        "all_tenants_groups": list(all_tenants_groups),
+        "tenant_groups": mapping,
+    }

@@ -59,3 +59,20 @@ def logout_state(identity) -> dict:
         "session_index": identity.session_index,
         "logout_url": identity.logout_url,
     }
+
+
+def provider_logout(provider: IdentityProvider | None, realm: Realm, state: dict | None):
+    """Where to send the browser to sign out at the provider too, when the person signed in
+    through it and it offers a sign-out (SAML single logout, OpenID's end-session
+    endpoint); None otherwise. The session here has already ended."""
+    if provider is None or not state or state.get("kind") != provider.kind:
+        return None
+    if provider.kind == ProviderKind.SAML:
+        from app.web import saml_flow
+
+        return saml_flow.logout(provider, realm, state)
+    if provider.kind == ProviderKind.OIDC:
+        from app.web import oidc_flow
+
+        return oidc_flow.logout(provider, realm, state)
+    return None
