@@ -6,7 +6,16 @@ so a copy of the cookie taken before opens nothing afterwards.
 
 from __future__ import annotations
 
-from flask import current_app, flash, make_response, redirect, render_template, request, url_for
+from flask import (
+    current_app,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_login import current_user, logout_user
 from flask_wtf import FlaskForm
 from wtforms import PasswordField
@@ -23,6 +32,7 @@ from app.services.people.passwords import MAX_PASSWORD, MIN_PASSWORD
 from app.services.people.sign_in_limits import AccountLocked, supervisor_account
 from app.services.people.supervisors import authenticate, change_password
 from app.services.sso.providers import provider_for
+from app.web import sso_flow
 from app.web.security import local_path
 from app.web.sign_in_counts import count_sign_in, forget_sign_ins
 
@@ -94,9 +104,14 @@ def logout():
     session ends on the server too."""
     if ConfirmForm().validate_on_submit():
         sessions.end_session(current_token())
+        at_provider = sso_flow.provider_logout(
+            provider_for(None), console_realm(), session.pop(sso_flow.LOGOUT_KEY, None)
+        )
         db.session.commit()
         logout_user()
         flash("You are signed out.")
+        if at_provider is not None:
+            return at_provider
     return redirect(url_for("admin.login"))
 
 
@@ -134,3 +149,12 @@ def password():
 def _password_page(form: PasswordChangeForm, error: str | None = None):
     status = 422 if error else 200
     return render_template("auth/password.html", form=form, error=error), status
+
+
+def console_realm() -> sso_flow.Realm:
+    """Where the console's identity provider answers (app/admin/sso.py)."""
+    return sso_flow.Realm(
+        tenant=None,
+        url=lambda name: url_for(f"admin.sso_{name}", _external=True),
+        home=url_for("admin.tenants"),
+    )

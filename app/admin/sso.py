@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from flask import current_app, redirect, render_template, request, session, url_for
 
-from app.admin.auth import safe_next
+from app.admin.auth import console_realm, safe_next
 from app.admin.blueprint import bp
 from app.admin.forms import ConfirmForm
 from app.admin.sessions import current_token, sign_in
@@ -16,14 +16,6 @@ from app.services.people import sessions
 from app.services.sso.identity import Identity, SignInRefused, supervisor_for
 from app.services.sso.providers import provider_for
 from app.web import sso_flow
-
-
-def console_realm() -> sso_flow.Realm:
-    return sso_flow.Realm(
-        tenant=None,
-        url=lambda name: url_for(f"admin.sso_{name}", _external=True),
-        home=url_for("admin.tenants"),
-    )
 
 
 @bp.route("/sso/start", methods=["GET", "POST"])

@@ -34,6 +34,7 @@ from app.services.people import agents, sessions
 from app.services.people.sign_in_limits import AccountLocked, agent_account
 from app.services.sso.providers import provider_for
 from app.services.tenants.setup import find_tenant
+from app.web import sso_flow
 from app.web.security import local_path
 from app.web.sign_in_counts import count_sign_in, forget_sign_ins
 
@@ -67,7 +68,7 @@ def current_agent() -> User | None:
     return g.desk_agent
 
 
-def _sign_in(agent: User) -> None:
+def sign_in(agent: User) -> None:
     """Start a desk session for this browser (the caller commits), ending the one it had."""
     sessions.end_session(session.get(AGENT_TOKEN_KEY), sessions.AGENTS)
     session[AGENT_TOKEN_KEY] = sessions.start_session(agent, session_limits(), sessions.AGENTS)
@@ -120,7 +121,7 @@ def _password_sign_in(tenant: Tenant | None, company: str, environment: str, for
     if agent is None:
         form.password.errors.append(FAILED_LOGIN)
         return None
-    _sign_in(agent)
+    sign_in(agent)
     db.session.commit()
     forget_sign_ins(account)
     return remember_tenant(redirect(safe_next(request.args.get("next"))), agent.tenant)
@@ -236,7 +237,7 @@ def invite(token: str):
     if form.validate_on_submit():
         try:
             agent = agents.accept_invite(token, form.new.data)
-            _sign_in(agent)
+            sign_in(agent)
             db.session.commit()
         except ServiceError as refused:
             db.session.rollback()
@@ -264,7 +265,26 @@ def logout():
             agent, AgentState.OFFLINE, actor=Actor.agent(agent.login_user_id)
         )
         sessions.end_session(session.pop(AGENT_TOKEN_KEY, None), sessions.AGENTS)
+        at_provider = sso_flow.provider_logout(
+            provider_for(agent.tenant),
+            sso_realm(agent.tenant),
+            session.pop(sso_flow.LOGOUT_KEY, None),
+        )
         db.session.commit()
         flash("You are signed out.")
-        return redirect(url_for("desk.login"))
+        return at_provider or redirect(tenant_login_url(agent.tenant))
     return redirect(url_for("desk.home"))
+
+
+def sso_realm(tenant: Tenant) -> sso_flow.Realm:
+    """Where the tenant's identity provider answers for the desk (app/desk/sso.py)."""
+
+    def url(name: str) -> str:
+        return url_for(
+            f"desk.sso_{name}",
+            company=tenant.company_code,
+            environment=tenant.environment,
+            _external=True,
+        )
+
+    return sso_flow.Realm(tenant=tenant, url=url, home=url_for("desk.home"))

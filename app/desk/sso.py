@@ -4,28 +4,19 @@ provisioned agent it names, and nobody else."""
 
 from __future__ import annotations
 
-from flask import current_app, redirect, render_template, request, url_for
+from flask import current_app, redirect, render_template, request, session, url_for
 
-from app.desk import bp
+from app.desk import auth, bp
 from app.desk.forms import DeskButtonForm
-from app.extensions import limiter
+from app.extensions import db, limiter
 from app.models import Tenant
+from app.services.sso.identity import Identity, SignInRefused, agent_for
 from app.services.sso.providers import provider_for
 from app.services.tenants.setup import find_tenant
 from app.web import sso_flow
 from app.web.security import local_path
 
-
-def realm_of(tenant: Tenant) -> sso_flow.Realm:
-    def url(name: str) -> str:
-        return url_for(
-            f"desk.sso_{name}",
-            company=tenant.company_code,
-            environment=tenant.environment,
-            _external=True,
-        )
-
-    return sso_flow.Realm(tenant=tenant, url=url, home=url_for("desk.home"))
+realm_of = auth.sso_realm
 
 
 def _tenant_and_provider(company: str, environment: str):
@@ -45,3 +36,19 @@ def sso_start(company: str, environment: str):
     if request.method == "GET" or provider is None or not DeskButtonForm().validate_on_submit():
         return redirect(url_for("desk.tenant_login", company=company, environment=environment))
     return sso_flow.begin(provider, realm_of(tenant), local_path(request.args.get("next"), "/desk"))
+
+
+def finish(tenant: Tenant, identity: Identity, next_path: str | None):
+    """Sign in the tenant's provisioned agent the provider vouched for, or say clearly why
+    not (nothing is created for anyone else)."""
+    try:
+        agent = agent_for(tenant, identity)
+    except SignInRefused as refused:
+        db.session.rollback()
+        page = render_template("desk/sso_refused.html", tenant=tenant, message=refused.message)
+        return page, 403
+    auth.sign_in(agent)
+    session[sso_flow.LOGOUT_KEY] = sso_flow.logout_state(identity)
+    db.session.commit()
+    response = redirect(local_path(next_path, "/desk") or url_for("desk.home"))
+    return auth.remember_tenant(response, tenant)

@@ -162,7 +162,8 @@ def test_signing_out_ends_the_session_and_sets_offline(desk, agent):
     assert sessions_of(agent) == 1
     token = csrf_token(page(desk, "/desk"))
     response = desk.post("/desk/logout", data={"csrf_token": token})
-    assert response.status_code == 302 and response.location.endswith("/desk/login")
+    # Back to the tenant's own sign-in page.
+    assert response.status_code == 302 and response.location.endswith("/desk/login/Acme/prod")
     assert sessions_of(agent) == 0
     assert state_of(agent) == AgentState.OFFLINE
     assert "/desk/login" in desk.get("/desk").location
