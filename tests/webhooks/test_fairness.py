@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from datetime import timedelta
 
 from app.services.webhooks.delivery import Policy, claim_due, deliver_due
@@ -48,48 +47,73 @@ def test_a_round_takes_each_endpoints_oldest_first_round_robin(acme, clock):
     assert taken == ["rec-0"] * 3 + ["rec-1"] * 3
 
 
-class SlowReceiver:
-    """Answers `slow_url` after `delay` seconds (or fails), everything else at once; keeps
-    when each request started and ended."""
-
-    def __init__(self, delay: float, answer: Attempt = OK) -> None:
-        self.delay, self.answer = delay, answer
-        self.log: list[tuple[str, float, float, int]] = []
-        self.lock = threading.Lock()
-
-    def __call__(self, url: str, body: bytes, headers: dict[str, str]) -> Attempt:
-        begun = time.monotonic()
-        if url == SLOW_URL:
-            time.sleep(self.delay)
-        with self.lock:
-            self.log.append((url, begun, time.monotonic(), json.loads(body)["data"].get("n")))
-        return self.answer if url == SLOW_URL else OK
-
-
 def _statuses(endpoint) -> list[tuple[str, int]]:
     return [(d.status, d.attempts) for d in deliveries() if d.endpoint_id == endpoint.id]
+
+
+class LaneClock:
+    """A controlled monotonic clock for `deliver_due`'s lanes: each thread (each lane) has
+    its own time, which moves only when its receiver spends some; lanes that run side by
+    side each see their own sends' time, as on a real clock, without any sleep."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+
+    def __call__(self) -> float:
+        return getattr(self.local, "now", 0.0)
+
+    def spend(self, seconds: float) -> None:
+        self.local.now = self() + seconds
+
+
+class SlowReceiver:
+    """Answers `SLOW_URL` after `delay` seconds of the lane's clock (or fails), everything
+    else at once. Its first slow answer waits (at most 10 real seconds) until the quick
+    endpoint has had `quick_first` events: which it can only get meanwhile when the two
+    lanes run side by side."""
+
+    def __init__(self, clock: LaneClock, delay: float, answer: Attempt = OK, quick_first=0):
+        self.clock, self.delay, self.answer = clock, delay, answer
+        self.log: list[tuple[str, float, int]] = []
+        self.lock = threading.Lock()
+        self.quick_done = threading.Event()
+        self.quick_first = quick_first
+        self.quick_before_slow: bool | None = None
+        if quick_first == 0:
+            self.quick_done.set()
+
+    def __call__(self, url: str, body: bytes, headers: dict[str, str]) -> Attempt:
+        n = json.loads(body)["data"].get("n")
+        if url == SLOW_URL:
+            if self.quick_before_slow is None:
+                self.quick_before_slow = self.quick_done.wait(timeout=10)
+            self.clock.spend(self.delay)
+        with self.lock:
+            self.log.append((url, self.clock(), n))
+            if sum(1 for u, _t, _n in self.log if u == QUICK_URL) >= self.quick_first:
+                self.quick_done.set()
+        return self.answer if url == SLOW_URL else OK
 
 
 def test_a_slow_receiver_holds_back_only_its_own_lane(acme, globex, clock):
     slow = _backlog(acme, SLOW_URL, 20)
     quick = _backlog(globex, QUICK_URL, 3)
     dispatch_events(clock.now)
-    receiver = SlowReceiver(delay=0.3)
+    lanes = LaneClock()
+    receiver = SlowReceiver(lanes, delay=0.3, quick_first=3)
     policy = Policy(lane_seconds=0.6, per_endpoint=10)
-    started = time.monotonic()
-    sent = deliver_due(clock.now, 50, sender=receiver, policy=policy, rand=NO_JITTER)
-    took = time.monotonic() - started
-    quick_ends = [end - started for url, _b, end, _n in receiver.log if url == QUICK_URL]
-    slow_sent = [n for url, _b, _e, n in receiver.log if url == SLOW_URL]
-    # The quick endpoint's three went out side by side with the slow one's first.
-    assert len(quick_ends) == 3 and max(quick_ends) < 0.3
-    # The slow lane stopped taking more once the round was 0.6 s old (about 2 sends)...
-    assert 1 <= len(slow_sent) <= 4 and slow_sent == list(range(len(slow_sent)))
-    assert sent == 3 + len(slow_sent) and took < 0.6 + 0.3 + 0.5
+    sent = deliver_due(clock.now, 50, sender=receiver, policy=policy, rand=NO_JITTER, ticker=lanes)
+    quick_at = [at for url, at, _n in receiver.log if url == QUICK_URL]
+    slow_sent = [n for url, _at, n in receiver.log if url == SLOW_URL]
+    # The quick endpoint's three went out while the slow one's first was still on its way.
+    assert receiver.quick_before_slow is True
+    assert quick_at == [0.0, 0.0, 0.0]
+    # The slow lane took no more once its round was 0.6 s old: two sends of 0.3 s...
+    assert slow_sent == [0, 1] and sent == 3 + 2
     # ...and what it did not reach is back as it was: pending, not counted as an attempt.
     statuses = _statuses(slow)
-    assert statuses[: len(slow_sent)] == [("delivered", 1)] * len(slow_sent)
-    assert statuses[len(slow_sent) :] == [("pending", 0)] * (20 - len(slow_sent))
+    assert statuses[:2] == [("delivered", 1)] * 2
+    assert statuses[2:] == [("pending", 0)] * 18
     assert _statuses(quick) == [("delivered", 1)] * 3
     assert {d.next_attempt_at for d in deliveries() if d.status == "pending"} == {clock.now}
 
@@ -98,10 +122,14 @@ def test_a_failing_receiver_holds_back_only_its_own_lane(acme, globex, clock):
     failing = _backlog(acme, SLOW_URL, 5)
     _backlog(globex, QUICK_URL, 1)
     dispatch_events(clock.now)
-    receiver = SlowReceiver(delay=1.0, answer=Attempt(error="timeout: read timed out"))
-    deliver_due(clock.now, 50, sender=receiver, policy=Policy(lane_seconds=0.5), rand=NO_JITTER)
-    quick = [end - begun for url, begun, end, _n in receiver.log if url == QUICK_URL]
-    assert len(quick) == 1 and quick[0] < 0.5
+    lanes = LaneClock()
+    receiver = SlowReceiver(
+        lanes, delay=1.0, answer=Attempt(error="timeout: read timed out"), quick_first=1
+    )
+    policy = Policy(lane_seconds=0.5)
+    deliver_due(clock.now, 50, sender=receiver, policy=policy, rand=NO_JITTER, ticker=lanes)
+    assert receiver.quick_before_slow is True
+    assert [at for url, at, _n in receiver.log if url == QUICK_URL] == [0.0]
     # One attempt at the failing receiver, the rest handed back untried.
     assert [s for s, _a in _statuses(failing)] == ["pending"] * 5
     assert [a for _s, a in _statuses(failing)] == [1, 0, 0, 0, 0]
@@ -111,13 +139,15 @@ def test_each_endpoint_gets_its_events_in_order_over_the_rounds(acme, globex, cl
     _backlog(acme, SLOW_URL, 12)
     _backlog(globex, QUICK_URL, 12)
     dispatch_events(clock.now)
-    receiver = SlowReceiver(delay=0.01)
+    lanes = LaneClock()
+    receiver = SlowReceiver(lanes, delay=0.02)
     policy = Policy(lane_seconds=0.05, per_endpoint=5)
-    for _ in range(30):
-        if not deliver_due(clock.now, 8, sender=receiver, policy=policy, rand=NO_JITTER):
-            break
+    rounds = 0
+    while deliver_due(clock.now, 8, sender=receiver, policy=policy, rand=NO_JITTER, ticker=lanes):
+        rounds += 1
+        assert rounds < 30
     for url in (SLOW_URL, QUICK_URL):
-        assert [n for u, _b, _e, n in receiver.log if u == url] == list(range(12))
+        assert [n for u, _at, n in receiver.log if u == url] == list(range(12))
     # Handed back and taken again, each was still sent once: one attempt each.
     assert {(d.status, d.attempts) for d in deliveries()} == {("delivered", 1)}
 
