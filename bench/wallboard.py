@@ -168,6 +168,7 @@ async def _streams(port: int, path: str, cookies, master: int, workers, change):
     rest = time.monotonic() - rest_started
     after = servers.cpu_by_process(master, None)
     spent = sum(after.get(pid, 0.0) - before.get(pid, 0.0) for pid in workers)
+    resident = sum(_resident_mib(pid) for pid in workers)
     counts = [len(got) for got in events]
     await asyncio.get_running_loop().run_in_executor(None, change)
     changed = time.monotonic()
@@ -183,13 +184,24 @@ async def _streams(port: int, path: str, cookies, master: int, workers, change):
     for writer in opened:
         writer.close()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return statuses, connected, spent, rest, delays
+    return statuses, connected, resident, spent, rest, delays
 
 
-def _print_streams(statuses, connected, spent, rest, delays) -> None:
+def _resident_mib(pid: int) -> float:
+    """A process's resident size in MiB (Linux's /proc; 0 elsewhere)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    found = re.search(r"VmRSS:\s+(\d+) kB", status)
+    return int(found.group(1)) / 1024 if found else 0.0
+
+
+def _print_streams(statuses, connected, resident, spent, rest, delays) -> None:
     share = 100 * spent / rest
     print(f"  streams: {VIEWERS} opened, by status {dict(sorted(statuses.items()))}, all with"
-          f" their figures in {connected:.1f} s")  # fmt: skip
+          f" their figures in {connected:.1f} s; the worker's resident size"
+          f" {resident:.0f} MiB")  # fmt: skip
     verdict = "within" if share < CEILING else "OVER"
     print(f"  streams at rest, worker CPU: {spent:.2f} s over {rest:.1f} s, {share:.1f}% of a"
           f" core; ceiling {CEILING:.0f}% -> {verdict}")  # fmt: skip
