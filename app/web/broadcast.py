@@ -142,7 +142,7 @@ class Hub:
     def _watch(self, channel: Channel) -> None:
         """The channel's thread: probe, render on a change, hand out; ends with the last
         viewer (or when the channel's part is gone, or the process stops)."""
-        etag = None
+        etag, failing = None, False
         while True:
             with self.lock:
                 if channel.viewers <= 0 or channel.gone or self.closing.is_set():
@@ -155,8 +155,13 @@ class Hub:
                         html = channel.render() if current is not None else None
                         channel.publish(None if html is None else Part(current, html))
                         etag = current
+                failing = False
             except Exception:
-                log.exception("live part %s: probing or rendering failed", channel.key)
+                # Tried again at the next check; said once, not twice a second (a database
+                # restarting); the viewers keep what they show meanwhile.
+                if not failing:
+                    log.exception("live part %s: probing or rendering failed", channel.key)
+                failing = True
             self.closing.wait(self.check_seconds)
 
     def close(self, wait: float = 0.0) -> None:

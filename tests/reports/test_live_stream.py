@@ -7,6 +7,7 @@ The streams run on the app's own threads in real time, every wait bounded."""
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Iterator
 
@@ -269,3 +270,35 @@ def test_the_progress_stream_sends_the_panel_and_its_changes(app, hub, signed_in
         assert count.get_text(strip=True) == "1"
     finally:
         stream.close()
+
+
+def test_a_part_that_failed_to_render_is_rendered_at_the_next_check(
+    app, hub, signed_in, acme, monkeypatch
+):
+    real, failures = live.wallboard, []
+
+    def failing_once(tenant, *args, **kwargs):
+        if not failures:
+            failures.append(tenant.id)
+            raise RuntimeError("the database went away for a moment")
+        return real(tenant, *args, **kwargs)
+
+    monkeypatch.setattr(live, "wallboard", failing_once)
+    stream = open_stream(signed_in, f"/tenants/{acme.id}/wallboard/stream")
+    try:
+        assert stream.next_event() is not None
+        assert failures == [acme.id]
+    finally:
+        stream.close()
+
+
+def test_a_worker_has_a_thread_for_each_stream_besides_the_ordinary_requests(monkeypatch):
+    monkeypatch.setenv("GUNICORN_THREADS", "16")
+    monkeypatch.setenv("LIVE_STREAMS_MAX", "300")
+    from app.web import serving
+
+    try:
+        assert importlib.reload(serving).threads == 316
+    finally:
+        monkeypatch.undo()
+        importlib.reload(serving)
