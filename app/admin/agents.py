@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from flask import render_template, url_for
+from flask import render_template, request, url_for
 from flask_wtf import FlaskForm
 
 from app.admin.access import submit, supervisor, task_or_404, tenant_or_404
@@ -76,10 +76,11 @@ def agents_live(tenant_id: int):
 def agents_stream(tenant_id: int):
     """The Agents page's board (of `?page=`) as server-sent events: sent again whenever it
     changes."""
+    page = max(request.args.get("page", 1, type=int), 1)
     return live_stream(
         tenant_or_404(tenant_id),
-        "agents",
         lambda tenant: _board(tenant, "admin/_agents_board.html", csrf_token=no_csrf_token),
+        {"page": str(page)},
     )
 
 

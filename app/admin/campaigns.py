@@ -204,7 +204,7 @@ def campaign_progress_stream(tenant_id: int, campaign_id: int):
             progress=campaign_progress(campaign),
         )
 
-    return live_stream(tenant, "progress", render)
+    return live_stream(tenant, render)
 
 
 def _name(items) -> str:

@@ -127,14 +127,16 @@ def no_csrf_token() -> str:
     return ""
 
 
-def live_stream(tenant: Tenant, part: str, render: Callable[[Tenant], str | None]) -> Response:
-    """The stream of a live part of `tenant` (named `part`, with this request's query) for
-    the supervisor who asks, already authorized: `render(tenant)` renders it once per change
-    for every viewer of the process, in a request context of its own (None: it is gone).
-    503 when the process serves its most streams: the page then polls."""
+def live_stream(
+    tenant: Tenant, render: Callable[[Tenant], str | None], query: dict[str, str] | None = None
+) -> Response:
+    """The stream of the live part at this request's path (and `query`, the only arguments
+    it depends on) of `tenant`, for the supervisor who asks, already authorized:
+    `render(tenant)` renders it once per change for every viewer of the process, in a
+    request context of its own (None: it is gone). 503 when the process serves its most
+    streams: the page then polls."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]
-    secret, tenant_id = app.config["SECRET_KEY"], tenant.id
-    query = {k: v for k, v in request.args.items() if k != "since"}
+    secret, tenant_id, query = app.config["SECRET_KEY"], tenant.id, query or {}
     base_url, path = request.host_url + request.script_root.lstrip("/"), request.path
 
     def probe() -> str | None:
@@ -147,7 +149,7 @@ def live_stream(tenant: Tenant, part: str, render: Callable[[Tenant], str | None
             found = db.session.get(Tenant, tenant_id)
             return render(found) if found is not None else None
 
-    key = (part, tenant_id, tuple(sorted(query.items())))
+    key = (path, tuple(sorted(query.items())))  # the path names the tenant and the part
     channel = app.extensions["live_hub"].open(key, probe, rendered)
     # A stream waits holding no transaction, hence no connection (back to the pool); the
     # session itself is removed when the request's context ends, before the stream starts.
@@ -194,7 +196,6 @@ def wallboard_stream(tenant_id: int):
     """The wallboard's figures as server-sent events: sent again whenever they change."""
     return live_stream(
         tenant_or_404(tenant_id),
-        "wallboard",
         lambda tenant: render_template(
             "admin/_wallboard.html", tenant=tenant, board=live.wallboard(tenant)
         ),

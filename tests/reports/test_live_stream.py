@@ -302,3 +302,30 @@ def test_a_worker_has_a_thread_for_each_stream_besides_the_ordinary_requests(mon
     finally:
         monkeypatch.undo()
         importlib.reload(serving)
+
+
+def test_each_campaign_and_each_agents_page_has_a_stream_of_its_own(
+    app, hub, signed_in, acme, renewals, winback
+):
+    add(renewals, "r-1")
+    add(renewals, "r-2")
+    add(winback, "w-1")
+    base = f"/tenants/{acme.id}"
+    urls = [f"{base}/campaigns/{campaign.id}/progress/stream" for campaign in (renewals, winback)]
+    urls += [f"{base}/agents/stream?page=1", f"{base}/agents/stream?page=2&x=1"]
+    streams = [open_stream(signed_in, url) for url in urls]
+    try:
+        panels = [stream.next_event()[1] for stream in streams[:2]]
+        counts = [
+            BeautifulSoup(html, "html.parser").select_one("span.progress-total").get_text()
+            for html in panels
+        ]
+        assert counts == ["2", "1"]
+        for stream in streams[2:]:
+            stream.next_event()
+        # Two panels, two pages of the board (what else a query says makes no other).
+        assert len(hub.channels) == 4
+        assert (f"{base}/agents/stream", (("page", "2"),)) in hub.channels
+    finally:
+        for stream in streams:
+            stream.close()
