@@ -128,3 +128,15 @@ def test_with_the_streams_all_taken_the_page_polls(browser, database_uri, seed, 
             assert all("503" in problem for problem in tab.problems), tab.problems
         finally:
             tab.page.context.close()
+
+
+def test_the_progress_panel_follows_its_stream(tab: Tab, seed):
+    page = tab.page
+    wall.sign_in(tab, f"/tenants/{seed.tenant_id}/campaigns/{seed.campaign_id}")
+    panel = page.locator("section.progress")
+    expect(panel).to_have_attribute("data-live-mode", "stream")
+    total = panel.locator(".progress-total")
+    expect(total).to_have_text("3")
+    add_task(seed, "R-1004")
+    expect(total).to_have_text("4", timeout=WITHIN_MS)
+    tab.assert_no_problems()
