@@ -118,6 +118,12 @@ def rate_limit_storage_options(uri: str, env: Mapping[str, str]) -> dict[str, An
     return {"socket_connect_timeout": timeout, "socket_timeout": timeout}
 
 
+def live_streams_max(env: Mapping[str, str]) -> int:
+    """How many live streams (server-sent events of the wallboard, the Agents page and the
+    Progress panel) one gunicorn worker serves at once; each holds one of its threads."""
+    return int(env.get("LIVE_STREAMS_MAX", 500))
+
+
 def worker_settings(env: Mapping[str, str]) -> dict[str, Any]:
     """The background worker's queue: SQLite in the instance folder, or Redis at REDIS_URL."""
     return {
@@ -195,6 +201,10 @@ def defaults() -> dict[str, Any]:
         "SESSION_MAX_HOURS": int(env.get("SESSION_MAX_HOURS", 12)),
         "RATELIMIT_HEADERS_ENABLED": True,
         "PAGE_SIZE": int(env.get("PAGE_SIZE", 50)),
+        # Live parts: streams a process serves at most (beyond, pages poll), and how long
+        # one lasts before the browser connects again (and is authorized again).
+        "LIVE_STREAMS_MAX": live_streams_max(env),
+        "LIVE_STREAM_SECONDS": float(env.get("LIVE_STREAM_SECONDS", 300)),
         "TRUST_PROXY": env.get("TRUST_PROXY", "") == "1",
         "INTAKE_DROP_FOLDER": env.get("INTAKE_DROP_FOLDER"),
         "INTAKE_MAX_UPLOAD_BYTES": int(env.get("INTAKE_MAX_UPLOAD_BYTES", 512 * 1024 * 1024)),

@@ -1,10 +1,21 @@
-// Live figures: each element with data-live-url has its [data-live] part asked for again
-// every second (data-live-every, in ms) while the page is visible. The server answers
-// 304 Not Modified, at the cost of one index probe, while the ETag it sent last (its change
-// token) is still current; otherwise the fresh part, put in place. A failed request (the
-// server restarting, a worker replaced, the network gone) is tried again, waiting longer
-// each time up to 10 seconds, and the figures come back once the server answers.
-// Without this script the figures are those of the page's load.
+// Live figures: each element with data-live-url has its [data-live] part kept up to date
+// while the page is open.
+//
+// First by a stream of server-sent events (data-live-stream): the server sends the part
+// whenever it changes, rendered once for every viewer, each event's id its ETag. The stream
+// ends every few minutes (the browser connects again and is authorized again) and after a
+// server or worker restart; EventSource connects again by itself, saying the ETag it shows,
+// and gets the part at once if it changed meanwhile.
+//
+// Else by polling data-live-url every second (data-live-every, in ms) while the page is
+// visible: without EventSource, when the stream is refused (the server's streams all taken,
+// a proxy in the way) or fails again and again. The server answers 304 Not Modified, at the
+// cost of one index probe, while the ETag it sent last is still current; otherwise the fresh
+// part. A failed request is tried again, waiting longer each time up to 10 seconds. Polling
+// that works again after failures tries the stream again.
+//
+// A part rendered once for every viewer holds no one's CSRF token: the page's own is put in
+// its forms. Without this script the figures are those of the page's load.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -14,24 +25,79 @@ document.addEventListener("DOMContentLoaded", () => {
   }
 });
 
+function pageCsrfToken(part) {
+  for (const input of document.querySelectorAll("input[name=csrf_token]")) {
+    if (input.value && !part.contains(input)) return input.value;
+  }
+  return "";
+}
+
 function watch(panel, part) {
   const url = panel.dataset.liveUrl;
+  const streamUrl = panel.dataset.liveStream;
   const every = Number(panel.dataset.liveEvery) || 1000;
   const MOST_MS = 10000;
+  const STREAM_FAILURES = 3; // failed connections in a row before polling instead
+  const STREAM_AGAIN_MS = 30000; // polling after failures: try the stream again after this
   let etag = panel.dataset.liveEtag || "";
   let wait = every;
   let timer = null;
   let asking = false;
   let stopped = false;
+  let source = null;
+  let failures = 0;
+  let streamAgainAt = 0;
+
+  function show(html, tag) {
+    const fresh = new DOMParser().parseFromString(html, "text/html");
+    const token = pageCsrfToken(part);
+    for (const input of fresh.querySelectorAll("input[name=csrf_token]")) {
+      if (!input.value) input.value = token;
+    }
+    part.replaceChildren(...fresh.body.childNodes);
+    etag = tag || "";
+    panel.dataset.liveEtag = etag;
+  }
+
+  function stream() {
+    const address = new URL(streamUrl, window.location.href);
+    address.searchParams.set("since", etag);
+    source = new EventSource(address);
+    panel.dataset.liveMode = "stream";
+    source.onopen = () => {
+      failures = 0;
+    };
+    source.onmessage = (message) => {
+      failures = 0;
+      show(message.data, message.lastEventId);
+    };
+    source.onerror = () => {
+      // CLOSED: refused (503, signed out, gone) and not to be tried again by the browser;
+      // CONNECTING: the browser tries again by itself, unless it keeps failing.
+      failures += 1;
+      if (source.readyState === EventSource.CLOSED || failures >= STREAM_FAILURES) {
+        source.close();
+        source = null;
+        streamAgainAt = Date.now() + STREAM_AGAIN_MS;
+        poll();
+      }
+    };
+  }
+
+  function poll() {
+    panel.dataset.liveMode = "poll";
+    wait = every;
+    schedule();
+  }
 
   function schedule() {
-    if (stopped || document.hidden || timer !== null || asking) return;
+    if (stopped || source || document.hidden || timer !== null || asking) return;
     timer = window.setTimeout(refresh, wait);
   }
 
   async function refresh() {
     timer = null;
-    if (stopped || asking) return;
+    if (stopped || asking || source) return;
     asking = true;
     try {
       const headers = etag ? { "If-None-Match": etag } : {};
@@ -45,11 +111,12 @@ function watch(panel, part) {
       } else if (!response.ok) {
         wait = Math.min(wait * 2, MOST_MS); // the server is restarting or overloaded
       } else {
-        const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
-        part.replaceChildren(...fresh.body.childNodes);
-        etag = response.headers.get("ETag") || "";
-        panel.dataset.liveEtag = etag;
+        show(await response.text(), response.headers.get("ETag"));
         wait = every;
+      }
+      const answered = response.ok || response.status === 304;
+      if (!stopped && answered && streamUrl && window.EventSource && Date.now() >= streamAgainAt) {
+        stream(); // the server answers again: back to its stream
       }
     } catch (error) {
       wait = Math.min(wait * 2, MOST_MS); // no answer: try again, less often
@@ -60,6 +127,7 @@ function watch(panel, part) {
   }
 
   document.addEventListener("visibilitychange", () => {
+    if (source) return; // a stream keeps the part current, seen or not
     if (document.hidden) {
       window.clearTimeout(timer);
       timer = null;
@@ -67,5 +135,9 @@ function watch(panel, part) {
       refresh(); // back in view: bring the figures up to date at once
     }
   });
-  schedule();
+  if (streamUrl && window.EventSource) {
+    stream();
+  } else {
+    poll();
+  }
 }

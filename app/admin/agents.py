@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from flask import render_template, url_for
+from flask import render_template, request, url_for
 from flask_wtf import FlaskForm
 
 from app.admin.access import submit, supervisor, task_or_404, tenant_or_404
@@ -12,7 +12,7 @@ from app.admin.blueprint import bp
 from app.admin.forms import TaskVersion
 from app.admin.paging import window
 from app.admin.prg import form_post
-from app.admin.wallboard import live_answer, page_etag
+from app.admin.wallboard import live_answer, live_stream, no_csrf_token, page_etag
 from app.models import Task, Tenant
 from app.models.types import utcnow
 from app.services.delivery import progress
@@ -70,6 +70,18 @@ def agents_live(tenant_id: int):
     when nothing changed since the viewer's ETag."""
     tenant = tenant_or_404(tenant_id)
     return live_answer(tenant, lambda _token: _board(tenant, "admin/_agents_board.html"))
+
+
+@bp.get("/tenants/<int:tenant_id>/agents/stream")
+def agents_stream(tenant_id: int):
+    """The Agents page's board (of `?page=`) as server-sent events: sent again whenever it
+    changes."""
+    page = max(request.args.get("page", 1, type=int), 1)
+    return live_stream(
+        tenant_or_404(tenant_id),
+        lambda tenant: _board(tenant, "admin/_agents_board.html", csrf_token=no_csrf_token),
+        {"page": str(page)},
+    )
 
 
 def release(task: Task, page, target: str):

@@ -11,7 +11,8 @@ from app.admin.forms import BLANK_ROWS, CampaignForm, IntakeForm, NewTaskForm, S
 from app.admin.items import item_inputs
 from app.admin.prg import form_post
 from app.admin.search_args import STATE_KEY, STATES, SearchRow, read_search
-from app.admin.wallboard import live_answer, page_etag
+from app.admin.wallboard import live_answer, live_stream, page_etag
+from app.extensions import db
 from app.models import Campaign, Tenant
 from app.services.campaigns import dialing
 from app.services.campaigns import setup as campaign_service
@@ -184,6 +185,26 @@ def campaign_progress_panel(tenant_id: int, campaign_id: int):
             progress=campaign_progress(campaign),
         ),
     )
+
+
+@bp.get("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/progress/stream")
+def campaign_progress_stream(tenant_id: int, campaign_id: int):
+    """The Progress panel as server-sent events: sent again whenever its counts change."""
+    tenant = tenant_or_404(tenant_id)
+    campaign_id = campaign_or_404(tenant, campaign_id).id
+
+    def render(tenant: Tenant) -> str | None:
+        campaign = db.session.get(Campaign, campaign_id)
+        if campaign is None or campaign.tenant_id != tenant.id:
+            return None
+        return render_template(
+            "admin/_progress.html",
+            tenant=tenant,
+            campaign=campaign,
+            progress=campaign_progress(campaign),
+        )
+
+    return live_stream(tenant, render)
 
 
 def _name(items) -> str:

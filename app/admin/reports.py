@@ -3,7 +3,9 @@ over a date range, each table also a chart (static/reports.js) and a CSV downloa
 
 The filter form is a GET form, so a report's URL can be shared. Every table is built here once
 as a `Table` (caption, headers, rows of shown values): the page renders it and the CSV
-download writes the same rows, so the file always equals the table.
+download writes the same rows, so the file always equals the table. The intervals table alone
+can grow long (a year at 15 minutes is 35,040 rows): the page shows it a week of intervals at a
+time (`?intervals_page=`), its CSV every row.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from sqlalchemy import select
 from app.admin.access import tenant_or_404
 from app.admin.blueprint import bp
 from app.extensions import db
-from app.models import Campaign, SkillQueue, Tenant
+from app.models import Campaign, SkillQueue, Tenant, User
 from app.models.types import utcnow
 from app.services import reports
 from app.services.csv_files import GuardedWriter
+from app.services.delivery.progress import is_agent
 from app.services.errors import InvalidInput
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -36,14 +39,38 @@ FORM_FIELDS = {
     "agent": "agent",
 }
 TABLES = ("summary", "outcomes", "work-codes", "intervals", "hours", "agents")
+# The intervals table shows this many days of intervals a page (its CSV holds them all).
+INTERVAL_DAYS_A_PAGE = 7
 
 
 @dataclass
 class Table:
+    """A table of the report: every row (the CSV's), and the page of them the report shows
+    (`page` of `pages`, `per_page` rows each; 0: all on one)."""
+
     name: str
     caption: str
     headers: list[str]
     rows: list[list[object]] = field(default_factory=list)
+    page: int = 1
+    pages: int = 1
+    per_page: int = 0
+
+    @property
+    def first(self) -> int:
+        """The index of the first row shown."""
+        return (self.page - 1) * self.per_page
+
+    @property
+    def shown(self) -> list[list[object]]:
+        """The rows the page shows."""
+        return self.rows[self.first : self.first + self.per_page] if self.per_page else self.rows
+
+
+def paged(table: Table, per_page: int, asked: int) -> Table:
+    """The table showing page `asked` of `per_page` rows (kept within the pages there are)."""
+    pages = max(1, -(-len(table.rows) // per_page))
+    return replace(table, page=min(max(asked, 1), pages), pages=pages, per_page=per_page)
 
 
 @dataclass
@@ -264,8 +291,20 @@ def heat_level(value: object) -> int:
     return 1 + min(4, int(float(value[:-1]) // 20))
 
 
-def _choices(tenant: Tenant) -> dict[str, list[str]]:
+def _choices(tenant: Tenant, chosen: Filters) -> dict[str, list[str]]:
+    agents = list(
+        db.session.scalars(
+            select(User.login_user_id)
+            .where(User.tenant_id == tenant.id, is_agent())
+            .order_by(User.login_user_id)
+        )
+    )
+    if chosen.agent and chosen.agent not in agents:
+        # A deleted agent's attempts stay (the field accepts any login): a shared report
+        # keeps its agent, and one refused keeps what was asked.
+        agents.append(chosen.agent)
     return {
+        "agents": agents,
         "campaigns": list(
             db.session.scalars(
                 select(Campaign.name).filter_by(tenant_id=tenant.id).order_by(Campaign.name)
@@ -313,6 +352,10 @@ def _report(tenant: Tenant, csv_table: str | None):
         if not tables:
             return Response(" ".join(chosen.errors.values()) + "\n", 422, mimetype="text/plain")
         return _csv(tables[csv_table], f"{csv_table}-{chosen.start}-{chosen.end}.csv")
+    if tables:
+        per_page = INTERVAL_DAYS_A_PAGE * 24 * 60 // chosen.interval
+        asked = request.args.get("intervals_page", 1, type=int)
+        tables["intervals"] = paged(tables["intervals"], per_page, asked)
     return render_template(
         "admin/reports/report.html",
         tenant=tenant,
@@ -320,7 +363,7 @@ def _report(tenant: Tenant, csv_table: str | None):
         scope=scope,
         tables=tables,
         has_data=has_data,
-        query=request.args.to_dict(),
+        query={k: v for k, v in request.args.items() if k != "intervals_page"},
         intervals=reports.INTERVAL_MINUTES,
-        **_choices(tenant),
+        **_choices(tenant, chosen),
     ), (422 if chosen.errors else 200)

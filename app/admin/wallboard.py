@@ -1,11 +1,14 @@
-"""The live wallboard, and the live answers the Agents page and the Progress panel poll.
+"""The live wallboard, and the live parts of the Agents page and the Progress panel.
 
-Each live fragment is answered with an ETag signed from the tenant's change token. A viewer
-that sends it back in If-None-Match while nothing changed gets 304 Not Modified from
-`UnchangedFirst`, before Flask loads a session or a supervisor: the current ETag of each
-tenant is read at most every LIVE_TOKEN_SECONDS per process (one index probe), whatever
-the number of viewers. Any other poll reaches the view, which checks who asks as every page
-does (docs/decisions.md says why polling, not a stream).
+A page follows its live part by a stream of server-sent events (`live_stream`): the part is
+rendered once per change for all the viewers of a process (app/web/broadcast.py) and sent
+tagged with an ETag signed from the tenant's change token. Where a stream cannot be had (no
+EventSource, a proxy in the way, the process's streams all taken) the page polls instead:
+a viewer that sends its ETag back in If-None-Match while nothing changed gets 304 Not
+Modified from `UnchangedFirst`, before Flask loads a session or a supervisor, the current
+ETag of each tenant being read at most every LIVE_TOKEN_SECONDS per process (one index
+probe). Any other poll, and every stream's start, reaches a view, which checks who asks as
+every page does (docs/decisions.md says why).
 """
 
 from __future__ import annotations
@@ -17,7 +20,14 @@ import threading
 import time
 from collections.abc import Callable
 
-from flask import Flask, current_app, make_response, render_template, request
+from flask import (
+    Flask,
+    Response,
+    current_app,
+    make_response,
+    render_template,
+    request,
+)
 
 from app.admin.access import tenant_or_404
 from app.admin.blueprint import bp
@@ -25,11 +35,14 @@ from app.extensions import db
 from app.models import Tenant
 from app.models.types import utcnow
 from app.services.reports import live
+from app.web.broadcast import Hub
 
 # How often the pages ask, in milliseconds: within the 2 seconds a change must show in.
 POLL_MS = 1000
 # How long a process trusts the tenant's change token it read last, by default.
 TOKEN_SECONDS = 0.5
+# Headers of a stream: never cached, never held back by a proxy that buffers answers.
+STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 LIVE_PATH = re.compile(r"/tenants/(\d+)/(?:wallboard/live|agents/live|campaigns/\d+/progress)")
 
 
@@ -100,6 +113,56 @@ class UnchangedFirst:
 @bp.record_once
 def _answer_unchanged_first(state) -> None:
     state.app.wsgi_app = UnchangedFirst(state.app, state.app.wsgi_app)
+    state.app.extensions["live_hub"] = Hub(
+        state.app,
+        most=state.app.config["LIVE_STREAMS_MAX"],
+        check_seconds=state.app.config.get("LIVE_TOKEN_SECONDS", TOKEN_SECONDS),
+        lifetime_seconds=state.app.config["LIVE_STREAM_SECONDS"],
+    )
+
+
+def no_csrf_token() -> str:
+    """A part rendered once for every viewer holds no one's CSRF token: static/live.js puts
+    the page's own in its forms."""
+    return ""
+
+
+def live_stream(
+    tenant: Tenant, render: Callable[[Tenant], str | None], query: dict[str, str] | None = None
+) -> Response:
+    """The stream of the live part at this request's path (and `query`, the only arguments
+    it depends on) of `tenant`, for the supervisor who asks, already authorized:
+    `render(tenant)` renders it once per change for every viewer of the process, in a
+    request context of its own (None: it is gone). 503 when the process serves its most
+    streams: the page then polls."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    secret, tenant_id, query = app.config["SECRET_KEY"], tenant.id, query or {}
+    base_url, path = request.host_url + request.script_root.lstrip("/"), request.path
+
+    def probe() -> str | None:
+        if db.session.get(Tenant, tenant_id) is None:
+            return None
+        return f'"{etag_of(live.change_token(tenant_id, utcnow()), secret)}"'
+
+    def rendered() -> str | None:
+        with app.test_request_context(path, base_url=base_url, query_string=query):
+            found = db.session.get(Tenant, tenant_id)
+            return render(found) if found is not None else None
+
+    key = (path, tuple(sorted(query.items())))  # the path names the tenant and the part
+    channel = app.extensions["live_hub"].open(key, probe, rendered)
+    # A stream waits holding no transaction, hence no connection (back to the pool); the
+    # session itself is removed when the request's context ends, before the stream starts.
+    db.session.rollback()
+    if channel is None:
+        return Response(
+            "This server's live streams are all taken: the page asks every second instead.\n",
+            503,
+            {"Retry-After": "60", "Content-Type": "text/plain; charset=utf-8"},
+        )
+    since = request.headers.get("Last-Event-ID") or request.args.get("since", "")
+    stream = app.extensions["live_hub"].stream(channel, since)
+    return Response(stream, mimetype="text/event-stream", headers=STREAM_HEADERS)
 
 
 @bp.get("/tenants/<int:tenant_id>/wallboard")
@@ -124,5 +187,16 @@ def wallboard_live(tenant_id: int):
         tenant,
         lambda token: render_template(
             "admin/_wallboard.html", tenant=tenant, board=live.wallboard(tenant, token=token)
+        ),
+    )
+
+
+@bp.get("/tenants/<int:tenant_id>/wallboard/stream")
+def wallboard_stream(tenant_id: int):
+    """The wallboard's figures as server-sent events: sent again whenever they change."""
+    return live_stream(
+        tenant_or_404(tenant_id),
+        lambda tenant: render_template(
+            "admin/_wallboard.html", tenant=tenant, board=live.wallboard(tenant)
         ),
     )

@@ -24,6 +24,8 @@ import socket
 from gunicorn.glogging import Logger
 from gunicorn.util import write_error
 
+from app.config import live_streams_max
+from app.web import broadcast
 from app.web.api_paths import is_api_path
 from app.web.errors import error_body
 from app.web.redaction import redact
@@ -31,8 +33,11 @@ from app.web.serving_heads import HeadFirstWorker
 
 workers = int(os.environ.get("WEB_CONCURRENCY", 2))
 worker_class = "app.web.serving.ApiThreadWorker"
-# Requests in progress per worker; a slow client holds one until CLIENT_IDLE_SECONDS.
-threads = int(os.environ.get("GUNICORN_THREADS", 16))
+# Requests in progress per worker; a slow client holds one until CLIENT_IDLE_SECONDS. Each
+# live stream (server-sent events) holds one too, blocked while nothing changes: the pool
+# has a thread for each of the LIVE_STREAMS_MAX streams a worker accepts, and
+# GUNICORN_THREADS more for every other request.
+threads = int(os.environ.get("GUNICORN_THREADS", 16)) + live_streams_max(os.environ)
 # Open connections per worker, kept-alive ones included (they hold no thread).
 worker_connections = 1000
 # The arbiter restarts a worker whose main loop is stuck this long (not a request limit).
@@ -116,6 +121,12 @@ class ApiThreadWorker(HeadFirstWorker):
         # limit; bound each wait, so a stalled client cannot keep a thread for ever.
         conn.sock.settimeout(CLIENT_IDLE_SECONDS)
         return super().handle_request(req, conn)
+
+    def handle_exit(self, sig, frame):
+        """Stopping: end the live streams now (their browsers connect to another worker)
+        instead of letting them hold the graceful shutdown for its whole timeout."""
+        super().handle_exit(sig, frame)
+        broadcast.close_all()
 
     def handle_error(self, req, client, addr, exc):
         """gunicorn's answer to a request it could not serve (431, 414, 400, ...), as JSON

@@ -129,7 +129,7 @@ def test_the_board_counts_agents_by_state_and_queues_as_the_progress_panel_does(
 
 
 def test_the_page_shows_the_figures_in_large_type_with_its_live_script(
-    app, signed_in, acme, renewals, floor
+    app, signed_in, acme, renewals, floor, clock
 ):
     attempt(renewals, floor - MIN, contact=True)
     response = signed_in.get(f"/tenants/{acme.id}/wallboard")
@@ -154,7 +154,8 @@ def test_the_page_shows_the_figures_in_large_type_with_its_live_script(
     assert "/static/live.js" in scripts
     board = html.select_one("[data-live-url]")
     assert board["data-live-url"] == f"/tenants/{acme.id}/wallboard/live"
-    token = live.change_token(acme)
+    assert board["data-live-stream"] == f"/tenants/{acme.id}/wallboard/stream"
+    token = live.change_token(acme)  # the page's clock: no new minute in between
     assert board["data-live-etag"] == f'"{wallboard_door.etag_of(token, app.config["SECRET_KEY"])}"'
 
 
