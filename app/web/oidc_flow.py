@@ -13,7 +13,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from flask import Response, redirect, render_template, request, session, url_for
+from flask import Response, render_template, request, session, url_for
 
 from app.extensions import db
 from app.models import IdentityProvider
@@ -58,7 +58,7 @@ def begin(provider: IdentityProvider, realm: Realm, next_path: str | None = None
         "next": next_path,
         "started": utcnow().isoformat(),
     }
-    return redirect(url, 303)
+    return onward(url, "Signing you in")
 
 
 def accept(provider: IdentityProvider, realm: Realm) -> Accepted | Response:
@@ -70,6 +70,9 @@ def accept(provider: IdentityProvider, realm: Realm) -> Accepted | Response:
     state = request.args.get("state", "")
     if not secrets.compare_digest(state.encode(), pending["state"].encode()):
         return _refused(realm, START_AGAIN, 400)
+    # RFC 9207: a provider that names itself in its answer must name the one asked.
+    if request.args.get("iss", provider.settings["issuer"]) != provider.settings["issuer"]:
+        return _refused(realm, "The answer came from another identity provider.")
     if error := request.args.get("error"):
         described = request.args.get("error_description") or error
         return _refused(realm, f"Your identity provider did not sign you in: {described}")
@@ -107,9 +110,20 @@ def logout(provider: IdentityProvider, realm: Realm, state: dict) -> Response | 
     logout_url = state.get("logout_url")
     if not logout_url or state.get("issuer") != provider.settings.get("issuer"):
         return None
-    return redirect(
-        oidc.end_session_url(logout_url, provider.settings["client_id"], signed_out_url(realm))
+    after = signed_out_url(realm)
+    return onward(
+        oidc.end_session_url(logout_url, provider.settings["client_id"], after), "Signing out"
     )
+
+
+def onward(url: str, title: str) -> Response:
+    """A page that sends the browser on to the provider at once. Not a redirect: the
+    buttons that lead here are forms, and a form may lead only to this site (the pages'
+    form-action 'self'), through redirects too."""
+    response = Response(render_template("sso/continue.html", url=url, title=title))
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
 
 
 def signed_out_url(realm: Realm) -> str:

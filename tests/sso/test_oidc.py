@@ -75,8 +75,16 @@ def start(client, page=PAGE, start_path="/desk/sso/Acme/prod/start"):
     """Press the page's provider button: the provider's authorization URL."""
     token = csrf_token(soup(client.get(page)))
     answer = client.post(start_path, data={"csrf_token": token} if token else {})
-    assert answer.status_code == 303, answer.text
-    return answer.location
+    return onward(answer)
+
+
+def onward(answer) -> str:
+    """Where a page sending the browser on to the provider leads."""
+    assert answer.status_code == 200, answer.text
+    page = soup(answer)
+    url = page.select_one("a[data-continue]")["href"]
+    assert page.find("meta", attrs={"http-equiv": "refresh"})["content"] == f"0; url={url}"
+    return url
 
 
 def at_provider(authorize_url: str, login: str) -> str:
@@ -214,6 +222,15 @@ def test_the_providers_error_is_shown_clearly(client, acme):
     )
     assert answer.status_code == 403
     assert "did not sign you in: &lt;b&gt;User said no&lt;/b&gt;" in answer.text
+
+
+def test_an_answer_naming_another_issuer_is_refused(client, acme):
+    callback = local(at_provider(start(client), "alice"))
+    before = counts()
+    answer = client.get(callback.replace("iss=", "iss=x"))
+    assert answer.status_code == 403 and "another identity provider" in answer.text
+    assert counts() == before
+    assert client.get("/desk").status_code == 302
 
 
 def test_a_sign_in_past_its_time_is_refused(client, acme, monkeypatch):
@@ -425,8 +442,7 @@ def test_signing_out_of_the_desk_signs_out_at_the_provider(client, acme, openid_
     sign_in(client)
     token = csrf_token(soup(client.get("/desk")))
     answer = client.post("/desk/logout", data={"csrf_token": token} if token else {})
-    assert answer.status_code == 302
-    location = urlsplit(answer.location)
+    location = urlsplit(onward(answer))
     assert f"{location.scheme}://{location.netloc}{location.path}" == (
         openid_provider.issuer + "/session/end"
     )
@@ -435,5 +451,5 @@ def test_signing_out_of_the_desk_signs_out_at_the_provider(client, acme, openid_
         "post_logout_redirect_uri": ["http://localhost" + PAGE],
     }
     # The provider takes it: its sign-out page asks to confirm.
-    assert requests.get(answer.location, timeout=5).status_code == 200
+    assert requests.get(onward(answer), timeout=5).status_code == 200
     assert client.get("/desk").status_code == 302
