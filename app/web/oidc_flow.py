@@ -21,7 +21,7 @@ from app.models.types import utcnow
 from app.services.errors import ServiceError
 from app.services.sso import oidc, providers
 from app.services.sso.identity import Identity, SignInRefused
-from app.web.sso_flow import PENDING_KEY, Realm
+from app.web.sso_realm import PENDING_KEY, Realm
 
 # How long a started sign-in waits for the provider's answer.
 PENDING_FOR = timedelta(minutes=10)
