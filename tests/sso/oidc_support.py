@@ -7,6 +7,7 @@ the provider would have signed it, and change one claim at a time."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -57,6 +58,13 @@ def _client(client: tuple[str, str], path: str) -> dict:
 
 
 def _install() -> None:
+    # Test processes (pytest-xdist) start their providers at once: one installs at a time.
+    with (HERE / ".install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install_missing()
+
+
+def _install_missing() -> None:
     if shutil.which("node") is None or shutil.which("npm") is None:
         subprocess.run(["apt-get", "update", "-qq"], check=True)
         subprocess.run(
@@ -104,7 +112,7 @@ def start_provider(folder: Path) -> OpenIdProvider:
 
 
 def running_provider(tmp_path_factory):
-    """The body of a test module's session fixture: the provider, running until the end."""
+    """The body of a test module's fixture: the provider, running until the module's end."""
     if os.environ.get("SKIP_SSO_PROVIDERS"):
         pytest.skip("SKIP_SSO_PROVIDERS is set")
     provider = start_provider(tmp_path_factory.mktemp("oidc"))

@@ -32,7 +32,7 @@ CALLBACK = "/desk/sso/Acme/prod/oidc/callback"
 ALICE = "alice@acme.example"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def openid_provider(tmp_path_factory):
     yield from running_provider(tmp_path_factory)
 
@@ -91,20 +91,21 @@ def onward(answer) -> str:
 def at_provider(authorize_url: str, login: str) -> str:
     """Sign in at the provider as a browser would (its login form, any password): the
     callback URL it sends the browser back to."""
-    browser = requests.Session()
     url, method, data = authorize_url, "GET", None
-    for _ in range(10):
-        answer = browser.request(method, url, data=data, allow_redirects=False, timeout=5)
-        if answer.is_redirect:
-            url, method, data = urljoin(url, answer.headers["Location"]), "GET", None
-            if url.startswith("http://localhost/"):
-                return url
-            continue
-        assert answer.status_code == 200, answer.text
-        form = BeautifulSoup(answer.text, "html.parser").find("form")
-        data = {i["name"]: i.get("value", "") for i in form.find_all("input") if i.get("name")}
-        data.update(login=login, password="any password")
-        url, method = urljoin(url, form["action"]), "POST"
+    with requests.Session() as browser:
+        for _ in range(10):
+            answer = browser.request(method, url, data=data, allow_redirects=False, timeout=5)
+            if answer.is_redirect:
+                url, method, data = urljoin(url, answer.headers["Location"]), "GET", None
+                if url.startswith("http://localhost/"):
+                    return url
+                continue
+            assert answer.status_code == 200, answer.text
+            form = BeautifulSoup(answer.text, "html.parser").find("form")
+            fields = form.find_all("input")
+            data = {i["name"]: i.get("value", "") for i in fields if i.get("name")}
+            data.update(login=login, password="any password")
+            url, method = urljoin(url, form["action"]), "POST"
     raise AssertionError("the provider never sent the browser back")
 
 

@@ -27,7 +27,7 @@ from tests.sso.oidc_support import DESK_CLIENT, running_provider
 pytestmark = pytest.mark.server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def openid_provider(tmp_path_factory):
     yield from running_provider(tmp_path_factory)
 

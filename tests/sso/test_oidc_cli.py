@@ -13,7 +13,7 @@ from tests.conftest import make_tenant
 from tests.sso.oidc_support import DESK_CLIENT, running_provider
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def openid_provider(tmp_path_factory):
     yield from running_provider(tmp_path_factory)
 

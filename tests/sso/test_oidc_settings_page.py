@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def openid_provider(tmp_path_factory):
     yield from running_provider(tmp_path_factory)
 
