@@ -74,7 +74,7 @@ def accept(provider: IdentityProvider, realm: Realm) -> Accepted | Response:
     if request.args.get("iss", provider.settings["issuer"]) != provider.settings["issuer"]:
         return _refused(realm, "The answer came from another identity provider.")
     if error := request.args.get("error"):
-        described = request.args.get("error_description") or error
+        described = (request.args.get("error_description") or error)[:300]
         return _refused(realm, f"Your identity provider did not sign you in: {described}")
     code = request.args.get("code")
     if not code:

@@ -9,6 +9,8 @@ import hashlib
 import hmac
 import json
 import re
+import socket
+import time
 from datetime import timedelta
 from urllib.parse import parse_qs, urljoin, urlsplit
 
@@ -350,6 +352,28 @@ def test_tokens_not_signed_by_the_providers_keys_are_refused(
         check(desk_settings, unsigned)
 
 
+def keep_keys(issuer: str, *, fetched_ago: float) -> None:
+    """The service keeps a key set without the provider's current key, fetched so long ago."""
+    from joserfc.jwk import KeySet, RSAKey
+
+    old = RSAKey.generate_key(2048, parameters={"kid": "retired"}, private=False)
+    now = time.monotonic()
+    oidc._key_sets[issuer] = oidc._Kept(KeySet([old]), now + 3600, now - fetched_ago)
+
+
+def test_keys_the_provider_rotated_in_are_fetched_again(desk_settings, openid_provider, claims):
+    keep_keys(openid_provider.issuer, fetched_ago=oidc.REFETCH_SECONDS + 1)
+    assert check(desk_settings, openid_provider.sign(claims))["sub"] == "alice"
+
+
+def test_unknown_key_ids_fetch_the_keys_at_most_once_a_minute(
+    desk_settings, openid_provider, claims
+):
+    keep_keys(openid_provider.issuer, fetched_ago=1)
+    with pytest.raises(oidc.SignInRefused, match="not signed with its keys"):
+        check(desk_settings, openid_provider.sign(claims))
+
+
 def test_a_real_token_for_the_console_is_refused_at_the_desk(client, acme, console):
     """A token the provider issued to another client (audience) does not sign in here."""
     authorize = start(client, page="/login", start_path="/sso/start")
@@ -368,9 +392,6 @@ def test_a_real_token_for_the_console_is_refused_at_the_desk(client, acme, conso
 
 
 def test_a_provider_that_does_not_answer_gets_a_clear_page_in_time(client, acme):
-    import socket
-    import time
-
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen()  # accepts connections, never answers
@@ -459,3 +480,29 @@ def test_signing_out_of_the_desk_signs_out_at_the_provider(client, acme, openid_
     # The provider takes it: its sign-out page asks to confirm.
     assert requests.get(onward(answer), timeout=5).status_code == 200
     assert client.get("/desk").status_code == 302
+
+
+def test_signing_out_of_the_console_signs_out_at_the_provider(client, console, openid_provider):
+    sign_in(client, "sam", page="/login", start_path="/sso/start")
+    token = csrf_token(soup(client.get("/logout")))
+    answer = client.post("/logout", data={"csrf_token": token} if token else {})
+    location = urlsplit(onward(answer))
+    assert location.path == "/session/end"
+    assert parse_qs(location.query) == {
+        "client_id": [CONSOLE_CLIENT[0]],
+        "post_logout_redirect_uri": ["http://localhost/login"],
+    }
+    assert client.get("/tenants").status_code == 302
+
+
+def test_a_password_sign_in_signs_out_here_only(client, console):
+    from app.services.people.supervisors import set_break_glass
+    from tests.ui.conftest import sign_in as password_sign_in
+
+    boss = make_supervisor("boss@example.com")
+    set_break_glass(boss, True, actor=SETUP)
+    db.session.commit()
+    password_sign_in(client, "boss@example.com")
+    token = csrf_token(soup(client.get("/logout")))
+    answer = client.post("/logout", data={"csrf_token": token} if token else {})
+    assert answer.status_code == 302 and answer.location == "/login"

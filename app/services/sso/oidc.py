@@ -32,6 +32,9 @@ from app.services.sso.identity import Identity, SignInRefused
 
 TIMEOUT = (3, 5)  # seconds: connect, read
 CACHE_SECONDS = 3600
+# An unknown key id fetches the keys again, but not more often than this: tokens with made-up
+# key ids cannot turn the service into a flood of requests to the provider.
+REFETCH_SECONDS = 60
 SKEW = timedelta(seconds=60)
 LOGIN_CLAIMS = ("email", "preferred_username")
 # Signatures by the provider's published (public) keys only: never `none`, never an HMAC
@@ -50,6 +53,7 @@ class ProviderUnavailable(SignInRefused):
 class _Kept:
     value: Any
     until: float
+    fetched: float = 0.0
 
 
 _discovered: dict[str, _Kept] = {}
@@ -101,8 +105,15 @@ def _key_set(issuer: str, *, fresh: bool = False) -> KeySet:
             keys = KeySet.import_key_set(_get_json(jwks_uri))
         except (JoseError, ValueError, TypeError, KeyError) as failure:
             raise ProviderUnavailable("Your identity provider's keys are unreadable.") from failure
-        kept = _key_sets[issuer] = _Kept(keys, time.monotonic() + CACHE_SECONDS)
+        now = time.monotonic()
+        kept = _key_sets[issuer] = _Kept(keys, now + CACHE_SECONDS, now)
     return kept.value
+
+
+def _rotated(issuer: str) -> bool:
+    """Whether the kept key set is old enough to be fetched again for an unknown key id."""
+    kept = _key_sets.get(issuer)
+    return kept is None or kept.fetched + REFETCH_SECONDS < time.monotonic()
 
 
 # --- settings ----------------------------------------------------------------------------
@@ -248,7 +259,7 @@ def _decode(token: str, issuer: str) -> dict:
         raise SignInRefused("The identity provider's ID token is not signed with its keys.")
     keys = _key_set(issuer)
     kid = header.get("kid")
-    if kid is not None and not any(k.kid == kid for k in keys.keys):
+    if kid is not None and not any(k.kid == kid for k in keys.keys) and _rotated(issuer):
         keys = _key_set(issuer, fresh=True)  # the provider rotated its keys
     try:
         return dict(jwt.decode(token, keys, algorithms=list(ALGORITHMS)).claims)
