@@ -22,7 +22,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AuditRecord, SeenAssertion, Supervisor, User
 from app.models.types import utcnow
-from app.services.sso import oidc, providers
+from app.services.sso import oidc, oidc_published, providers
 from app.web import oidc_flow
 from tests.conftest import SETUP, make_tenant
 from tests.desk.desk_support import make_agent
@@ -41,9 +41,9 @@ def openid_provider(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    oidc.forget_cached()
+    oidc_published.forget_cached()
     yield
-    oidc.forget_cached()
+    oidc_published.forget_cached()
 
 
 @pytest.fixture
@@ -358,11 +358,13 @@ def keep_keys(issuer: str, *, fetched_ago: float) -> None:
 
     old = RSAKey.generate_key(2048, parameters={"kid": "retired"}, private=False)
     now = time.monotonic()
-    oidc._key_sets[issuer] = oidc._Kept(KeySet([old]), now + 3600, now - fetched_ago)
+    oidc_published._key_sets[issuer] = oidc_published._Kept(
+        KeySet([old]), now + 3600, now - fetched_ago
+    )
 
 
 def test_keys_the_provider_rotated_in_are_fetched_again(desk_settings, openid_provider, claims):
-    keep_keys(openid_provider.issuer, fetched_ago=oidc.REFETCH_SECONDS + 1)
+    keep_keys(openid_provider.issuer, fetched_ago=oidc_published.REFETCH_SECONDS + 1)
     assert check(desk_settings, openid_provider.sign(claims))["sub"] == "alice"
 
 
@@ -408,7 +410,7 @@ def test_a_provider_that_does_not_answer_gets_a_clear_page_in_time(client, acme)
     finally:
         silent.close()
     assert answer.status_code == 424 and "did not answer" in answer.text
-    assert took < sum(oidc.TIMEOUT) + 1
+    assert took < sum(oidc_published.TIMEOUT) + 1
 
 
 def test_a_provider_gone_before_its_answer_gets_a_clear_page(client, acme):
@@ -419,7 +421,7 @@ def test_a_provider_gone_before_its_answer_gets_a_clear_page(client, acme):
     provider = providers.provider_for(acme)
     provider.settings = {**provider.settings, "issuer": "http://127.0.0.1:9"}
     db.session.commit()
-    oidc.forget_cached()
+    oidc_published.forget_cached()
     before = counts()
     answer = client.get(callback)
     assert answer.status_code == 424 and "did not answer" in answer.text

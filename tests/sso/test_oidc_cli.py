@@ -8,7 +8,7 @@ import json
 import pytest
 
 from app.extensions import db
-from app.services.sso import oidc, providers
+from app.services.sso import oidc_published, providers
 from tests.conftest import make_tenant
 from tests.sso.oidc_support import DESK_CLIENT, running_provider
 
@@ -99,4 +99,4 @@ def test_a_wrong_issuer_is_refused_and_nothing_is_set(runner, openid_provider, s
     assert "issuer" in result.output
     db.session.rollback()
     assert providers.provider_for(tenant) is None
-    oidc.forget_cached()
+    oidc_published.forget_cached()

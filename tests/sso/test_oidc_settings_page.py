@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import AuditRecord
-from app.services.sso import oidc, providers
+from app.services.sso import oidc, oidc_published, providers
 from tests.conftest import SETUP, make_tenant
 from tests.sso.oidc_support import DESK_CLIENT, running_provider
 from tests.ui.conftest import csrf_token, page
@@ -111,4 +111,4 @@ def test_a_refused_section_changes_nothing(signed_in, acme, openid_provider):
     assert answer.status_code == 422 and "issuer" in answer.text
     assert "s3cret-value" not in answer.text
     assert providers.provider_for(acme) is None and audit_count() == before
-    oidc.forget_cached()
+    oidc_published.forget_cached()

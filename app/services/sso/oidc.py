@@ -3,9 +3,8 @@ document, the authorization request (code flow, PKCE S256, state, nonce), and th
 answer (the code exchanged at its token endpoint, the ID token's signature and claims
 checked) turned into an `Identity`.
 
-Discovery documents and key sets are kept per process for an hour; a token signed with a
-key id the kept set lacks fetches the set once more (the provider rotated its keys). Every
-call to a provider has short timeouts: one that does not answer never holds a worker.
+What the provider publishes (its discovery document, its keys) comes from `oidc_published`.
+Every call to a provider has short timeouts: one that does not answer never holds a worker.
 """
 
 from __future__ import annotations
@@ -13,8 +12,6 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-import time
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -24,17 +21,18 @@ from authlib.integrations.requests_client import OAuth2Session
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
 from joserfc.errors import JoseError
-from joserfc.jwk import KeySet
 
 from app.services.errors import InvalidInput
 from app.services.sso import replays
 from app.services.sso.identity import Identity, SignInRefused
+from app.services.sso.oidc_published import (
+    TIMEOUT,
+    ProviderUnavailable,
+    discovery,
+    discovery_url,
+    key_set,
+)
 
-TIMEOUT = (3, 5)  # seconds: connect, read
-CACHE_SECONDS = 3600
-# An unknown key id fetches the keys again, but not more often than this: tokens with made-up
-# key ids cannot turn the service into a flood of requests to the provider.
-REFETCH_SECONDS = 60
 SKEW = timedelta(seconds=60)
 LOGIN_CLAIMS = ("email", "preferred_username")
 # Signatures by the provider's published (public) keys only: never `none`, never an HMAC
@@ -43,77 +41,6 @@ ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES
               "EdDSA")  # fmt: skip
 SCOPES = ("openid", "email", "profile")
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
-
-
-class ProviderUnavailable(SignInRefused):
-    """The identity provider did not answer, or not with what the protocol asks for."""
-
-
-@dataclass
-class _Kept:
-    value: Any
-    until: float
-    fetched: float = 0.0
-
-
-_discovered: dict[str, _Kept] = {}
-_key_sets: dict[str, _Kept] = {}
-
-
-def forget_cached() -> None:
-    """Drop every kept discovery document and key set (a changed provider, or tests)."""
-    _discovered.clear()
-    _key_sets.clear()
-
-
-def _get_json(url: str) -> dict:
-    try:
-        answer = requests.get(url, timeout=TIMEOUT, headers={"Accept": "application/json"})
-        answer.raise_for_status()
-        document = answer.json()
-    except (requests.RequestException, ValueError) as failure:
-        raise ProviderUnavailable(
-            "Your identity provider did not answer. Try again in a moment."
-        ) from failure
-    if not isinstance(document, dict):
-        raise ProviderUnavailable("Your identity provider's answer was not understood.")
-    return document
-
-
-def _discovery_url(issuer: str) -> str:
-    return issuer.rstrip("/") + "/.well-known/openid-configuration"
-
-
-def discovery(issuer: str, *, fresh: bool = False) -> dict:
-    """The issuer's discovery document, kept for an hour (`fresh`: fetched now)."""
-    kept = _discovered.get(issuer)
-    if kept is None or fresh or kept.until < time.monotonic():
-        document = _get_json(_discovery_url(issuer))
-        if document.get("issuer") != issuer:
-            raise ProviderUnavailable("Your identity provider names another issuer than its own.")
-        kept = _discovered[issuer] = _Kept(document, time.monotonic() + CACHE_SECONDS)
-    return kept.value
-
-
-def _key_set(issuer: str, *, fresh: bool = False) -> KeySet:
-    kept = _key_sets.get(issuer)
-    if kept is None or fresh or kept.until < time.monotonic():
-        jwks_uri = discovery(issuer).get("jwks_uri")
-        if not jwks_uri:
-            raise ProviderUnavailable("Your identity provider publishes no signing keys.")
-        try:
-            keys = KeySet.import_key_set(_get_json(jwks_uri))
-        except (JoseError, ValueError, TypeError, KeyError) as failure:
-            raise ProviderUnavailable("Your identity provider's keys are unreadable.") from failure
-        now = time.monotonic()
-        kept = _key_sets[issuer] = _Kept(keys, now + CACHE_SECONDS, now)
-    return kept.value
-
-
-def _rotated(issuer: str) -> bool:
-    """Whether the kept key set is old enough to be fetched again for an unknown key id."""
-    kept = _key_sets.get(issuer)
-    return kept is None or kept.fetched + REFETCH_SECONDS < time.monotonic()
 
 
 # --- settings ----------------------------------------------------------------------------
@@ -151,7 +78,7 @@ def settings_from(
         document = discovery(issuer, fresh=True)
     except ProviderUnavailable as failure:
         raise InvalidInput(
-            f"issuer: {failure.message} ({_discovery_url(issuer)})",
+            f"issuer: {failure.message} ({discovery_url(issuer)})",
             field="issuer",
         ) from None
     for needed in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
@@ -257,10 +184,7 @@ def _decode(token: str, issuer: str) -> dict:
         raise SignInRefused("The identity provider's ID token is unreadable.") from None
     if header.get("alg") not in ALGORITHMS:
         raise SignInRefused("The identity provider's ID token is not signed with its keys.")
-    keys = _key_set(issuer)
-    kid = header.get("kid")
-    if kid is not None and not any(k.kid == kid for k in keys.keys) and _rotated(issuer):
-        keys = _key_set(issuer, fresh=True)  # the provider rotated its keys
+    keys = key_set(issuer, header.get("kid"))
     try:
         return dict(jwt.decode(token, keys, algorithms=list(ALGORITHMS)).claims)
     except (JoseError, ValueError) as failure:
