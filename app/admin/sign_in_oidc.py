@@ -37,7 +37,7 @@ def _set(tenant: Tenant, form) -> None:
     secret = form.get("client_secret", "").strip() or None
     keeps = current is not None and current.kind == ProviderKind.OIDC and current.sealed_secret
     if secret is None and not keeps:
-        raise InvalidInput("the client secret is required", field="clientSecret")
+        raise InvalidInput("the client secret is required", field="client_secret")
     settings = oidc.settings_from(
         form.get("issuer", ""), form.get("client_id", ""), form.get("login_claim", "email")
     )

@@ -155,7 +155,7 @@ def test_the_settings_are_checked_against_the_discovery_document(app, openid_pro
     assert str(refused.value.field) == "issuer"
     with pytest.raises(oidc.InvalidInput) as refused:
         oidc.settings_from(openid_provider.issuer, "desk-app", "name")
-    assert str(refused.value.field) == "loginClaim"
+    assert str(refused.value.field) == "login_claim"
 
 
 def test_an_unprovisioned_person_is_refused_and_nothing_is_made(client, acme):
@@ -309,6 +309,23 @@ def test_a_token_with_a_wrong_claim_is_refused(desk_settings, openid_provider, c
     forged = {k: v for k, v in {**claims, **change}.items() if v is not None}
     with pytest.raises(oidc.SignInRefused, match=message):
         check(desk_settings, openid_provider.sign(forged))
+
+
+@pytest.mark.parametrize("token", ["garbage", "WzFd.e30.x", "eyJhbGciOiJSUzI1NiJ9.%%%.x"])
+def test_an_unreadable_token_is_refused(desk_settings, token):
+    with pytest.raises(oidc.SignInRefused):
+        check(desk_settings, token)
+
+
+def test_a_wrong_client_secret_is_refused_by_the_provider_and_changes_nothing(client, acme):
+    provider = providers.provider_for(acme)
+    providers.set_provider(acme, "oidc", provider.settings, secret="not-the-secret", actor=SETUP)
+    db.session.commit()
+    callback = local(at_provider(start(client), "alice"))
+    before = counts()
+    answer = client.get(callback)
+    assert answer.status_code == 403 and "refused the sign-in (invalid_client)" in answer.text
+    assert counts() == before
 
 
 def test_several_audiences_with_ours_as_authorized_party_are_accepted(

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import requests
+from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.requests_client import OAuth2Session
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
@@ -69,10 +70,10 @@ def settings_from(
     issuer = _checked_issuer(issuer)
     client_id = (client_id or "").strip()
     if not client_id or len(client_id) > 255:
-        raise InvalidInput("clientId must be 1 to 255 characters", field="clientId")
+        raise InvalidInput("client_id must be 1 to 255 characters", field="client_id")
     if login_claim not in LOGIN_CLAIMS:
         raise InvalidInput(
-            f"loginClaim must be one of {', '.join(LOGIN_CLAIMS)}", field="loginClaim"
+            f"login_claim must be one of {', '.join(LOGIN_CLAIMS)}", field="login_claim"
         )
     try:
         document = discovery(issuer, fresh=True)
@@ -167,7 +168,7 @@ def exchange_code(settings: dict, secret: str | None, code: str, pending: dict) 
         raise ProviderUnavailable(
             "Your identity provider did not answer. Try again in a moment."
         ) from failure
-    except Exception as failure:  # authlib's OAuthError and answers it cannot read
+    except (AuthlibBaseError, ValueError) as failure:  # an error answer, or an unreadable one
         error = getattr(failure, "error", None) or "an unreadable answer"
         raise SignInRefused(f"Your identity provider refused the sign-in ({error}).") from None
     finally:
@@ -180,8 +181,10 @@ def exchange_code(settings: dict, secret: str | None, code: str, pending: dict) 
 def _decode(token: str, issuer: str) -> dict:
     try:
         header = json.loads(_b64(token.split(".")[0]))
-    except (ValueError, IndexError):
-        raise SignInRefused("The identity provider's ID token is unreadable.") from None
+    except ValueError:
+        header = None
+    if not isinstance(header, dict):
+        raise SignInRefused("The identity provider's ID token is unreadable.")
     if header.get("alg") not in ALGORITHMS:
         raise SignInRefused("The identity provider's ID token is not signed with its keys.")
     keys = key_set(issuer, header.get("kid"))
