@@ -525,3 +525,20 @@ def test_a_password_sign_in_signs_out_here_only(client, console):
     token = csrf_token(soup(client.get("/logout")))
     answer = client.post("/logout", data={"csrf_token": token} if token else {})
     assert answer.status_code == 302 and answer.location == "/login"
+
+
+def test_a_callback_where_no_openid_provider_is_set_goes_to_the_sign_in_page(client, app):
+    make_tenant()
+    answer = client.get(CALLBACK + "?code=x&state=y")
+    assert answer.status_code == 302 and answer.location == PAGE
+    assert client.get("/desk/sso/Nobody/prod/oidc/callback").status_code == 404
+    console = client.get("/sso/oidc/callback?code=x&state=y")
+    assert console.status_code == 302 and console.location == "/login"
+
+
+def test_a_desk_sign_in_cannot_be_finished_at_the_console(client, console):
+    callback = urlsplit(at_provider(start(client), "alice"))
+    before = counts()
+    answer = client.get(f"/sso/oidc/callback?{callback.query}")
+    assert answer.status_code == 400
+    assert counts() == before
