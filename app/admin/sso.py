@@ -11,11 +11,11 @@ from app.admin.blueprint import bp
 from app.admin.forms import ConfirmForm
 from app.admin.sessions import current_token, sign_in
 from app.extensions import db, limiter
-from app.models import IdentityProvider
+from app.models import IdentityProvider, ProviderKind
 from app.services.people import sessions
 from app.services.sso.identity import Identity, SignInRefused, supervisor_for
 from app.services.sso.providers import provider_for
-from app.web import sso_flow
+from app.web import oidc_flow, sso_flow
 
 
 @bp.route("/sso/start", methods=["GET", "POST"])
@@ -42,3 +42,16 @@ def finish(provider: IdentityProvider, identity: Identity, next_path: str | None
     session[sso_flow.LOGOUT_KEY] = sso_flow.logout_state(identity)
     db.session.commit()
     return redirect(safe_next(next_path))
+
+
+@bp.get("/sso/oidc/callback")
+def sso_oidc_callback():
+    """The OpenID provider's answer (app/web/oidc_flow): the supervisor its groups make is
+    signed in, or a clear page says why not."""
+    provider = provider_for(None)
+    if provider is None or provider.kind != ProviderKind.OIDC:
+        return redirect(url_for("admin.login"))
+    answer = oidc_flow.accept(provider, console_realm())
+    if not isinstance(answer, oidc_flow.Accepted):
+        return answer
+    return finish(provider, answer.identity, answer.next_path)

@@ -13,7 +13,7 @@ import click
 from app.cli.common import tenant_of, transactional
 from app.models import Tenant
 from app.services.actors import Actor
-from app.services.sso import providers
+from app.services.sso import oidc, providers
 
 sso_group = click.Group("sso", help="Identity providers: sign-in for agents and supervisors.")
 
@@ -125,3 +125,45 @@ def console_settings(
         "all_tenants_groups": list(all_tenants_groups),
         "tenant_groups": mapping,
     }
+
+
+@sso_group.command("oidc")
+@realm_arguments
+@click.option("--issuer", required=True, help="The provider's issuer URL (exactly as it says).")
+@click.option("--client-id", required=True, help="This service's client id at the provider.")
+@click.option(
+    "--client-secret-file",
+    required=True,
+    type=click.File("r"),
+    help="A file holding the client secret (never on the command line); '-' reads stdin.",
+)
+@click.option(
+    "--login-claim",
+    type=click.Choice(oidc.LOGIN_CLAIMS),
+    default="email",
+    show_default=True,
+    help="The claim whose value is the agent's loginUserId (or the supervisor's e-mail).",
+)
+@console_options
+@transactional
+def oidc_command(
+    company: str | None,
+    environment: str | None,
+    console: bool,
+    issuer: str,
+    client_id: str,
+    client_secret_file,
+    login_claim: str,
+    groups_claim: str,
+    all_tenants_groups: tuple[str, ...],
+    tenant_groups: tuple[str, ...],
+) -> str:
+    """Sign in through an OpenID Connect provider (its discovery document is checked now)."""
+    tenant = realm_tenant(company, environment, console)
+    mapping = console_settings(tenant, groups_claim, all_tenants_groups, tenant_groups)
+    secret = client_secret_file.read().strip()
+    if not secret:
+        raise click.UsageError("the client secret file is empty")
+    settings = oidc.settings_from(issuer, client_id, login_claim, console=mapping or None)
+    providers.set_provider(tenant, "oidc", settings, secret=secret, actor=Actor.operator())
+    return json.dumps(providers.describe(providers.provider_for(tenant)), indent=2, sort_keys=True)

@@ -9,11 +9,11 @@ from flask import current_app, redirect, render_template, request, session, url_
 from app.desk import auth, bp
 from app.desk.forms import DeskButtonForm
 from app.extensions import db, limiter
-from app.models import Tenant
+from app.models import ProviderKind, Tenant
 from app.services.sso.identity import Identity, SignInRefused, agent_for
 from app.services.sso.providers import provider_for
 from app.services.tenants.setup import find_tenant
-from app.web import sso_flow
+from app.web import oidc_flow, sso_flow
 from app.web.security import local_path
 
 realm_of = auth.sso_realm
@@ -52,3 +52,18 @@ def finish(tenant: Tenant, identity: Identity, next_path: str | None):
     db.session.commit()
     response = redirect(local_path(next_path, "/desk") or url_for("desk.home"))
     return auth.remember_tenant(response, tenant)
+
+
+@bp.get("/sso/<company>/<environment>/oidc/callback")
+def sso_oidc_callback(company: str, environment: str):
+    """The OpenID provider's answer (app/web/oidc_flow): the agent it vouches for is signed
+    in, or a clear page says why not."""
+    tenant, provider = _tenant_and_provider(company, environment)
+    if tenant is None:
+        return render_template("desk/tenant_unknown.html"), 404
+    if provider is None or provider.kind != ProviderKind.OIDC:
+        return redirect(url_for("desk.tenant_login", company=company, environment=environment))
+    answer = oidc_flow.accept(provider, realm_of(tenant))
+    if not isinstance(answer, oidc_flow.Accepted):
+        return answer
+    return finish(tenant, answer.identity, answer.next_path)

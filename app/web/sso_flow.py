@@ -10,31 +10,13 @@ browser, and used once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from flask import Response, abort
 
-from app.models import IdentityProvider, ProviderKind, Tenant
+from app.models import IdentityProvider, ProviderKind
+from app.web.sso_realm import LOGOUT_KEY, PENDING_KEY, Realm
 
-PENDING_KEY = "_sso_pending"
-# Kept in the session after a sign-in through a provider: what signing out there needs.
-LOGOUT_KEY = "_sso_logout"
-
-
-@dataclass(frozen=True)
-class Realm:
-    """Who is signing in and where the provider answers: a tenant's desk, or (no tenant)
-    the console. `url(name)` is the absolute URL of the realm's `metadata`, `acs`, `slo`
-    or `oidc_callback` endpoint; `home` where a signed-in person lands."""
-
-    tenant: Tenant | None
-    url: Callable[[str], str]
-    home: str
-
-    @property
-    def key(self) -> str:
-        return "console" if self.tenant is None else f"desk:{self.tenant.id}"
+# The protocols' flows import these from app.web.sso_realm (this module dispatches to them).
+__all__ = ["LOGOUT_KEY", "PENDING_KEY", "Realm", "begin", "logout_state", "provider_logout"]
 
 
 def begin(provider: IdentityProvider, realm: Realm, next_path: str | None = None) -> Response:

@@ -6,6 +6,7 @@
   into a provisioned agent (`agent_for`) or a supervisor (`supervisor_for`).
 - `saml`, `oidc`, `ldap`: the three protocols (SAML 2.0 service provider, OpenID Connect
   relying party, directory bind), each from plain values to an `Identity`.
+- `oidc_published`: what an OpenID provider publishes (discovery document, keys), kept.
 - `sealing`: secrets the service must show a provider, sealed at rest.
 - `replays`: assertions and tokens already accepted, refused a second time.
 """

@@ -6,8 +6,9 @@ Settings by kind (each kind's module checks its own, `check_settings`):
   `metadata_url` (where it was read from, or None), `idp_entity_id` (from the metadata),
   `login_attribute` (None: the NameID; else the attribute whose value is the login).
 - `oidc`: `issuer` (its discovery document is `{issuer}/.well-known/openid-configuration`),
-  `client_id`, `login_claim` (`email` or `preferred_username`), `scopes`; the client
-  secret sealed in `sealed_secret`.
+  `client_id`, `login_claim` (`email` or `preferred_username`), `scopes`,
+  `token_auth_method` (`client_secret_basic` or `client_secret_post`, as the provider
+  advertises); the client secret sealed in `sealed_secret`.
 - `ldap`: `url` (`ldaps://host:636` or `ldap://host:389` with `start_tls`),
   `bind_dn_template` (with `{login}`, escaped as a DN value), `start_tls`,
   `timeout_seconds`, optional `ca_file`.
