@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 
-from flask import Response, current_app, redirect, request
+from flask import Response, current_app, make_response, render_template, request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from app.models import IdentityProvider
@@ -39,7 +39,8 @@ def begin(provider: IdentityProvider, realm: Realm, next_path: str | None) -> Re
     """Send the browser to the provider with our AuthnRequest (HTTP-Redirect)."""
     request_id = _request_id()
     relay = _relay().dumps([SIGN_IN, request_id, realm.key, next_path or ""])
-    return redirect(saml.sign_in_url(provider.settings, endpoints(realm), request_id, relay))
+    address = saml.sign_in_url(provider.settings, endpoints(realm), request_id, relay)
+    return _onward(address, "Signing you in")
 
 
 def metadata(realm: Realm) -> Response:
@@ -86,7 +87,15 @@ def logout(provider: IdentityProvider, realm: Realm, state: dict) -> Response | 
         request_id,
         relay,
     )
-    return redirect(address) if address else None
+    return _onward(address, "Signing you out") if address else None
+
+
+def _onward(address: str, heading: str) -> Response:
+    """A page that sends the browser on to the provider at once (templates/sso/continue)."""
+    page = make_response(render_template("sso/continue.html", address=address, heading=heading))
+    page.headers["Cache-Control"] = "no-store"
+    page.headers["Referrer-Policy"] = "no-referrer"
+    return page
 
 
 def signed_out(provider: IdentityProvider, realm: Realm) -> bool:
