@@ -178,7 +178,8 @@ class IdentityProvider:
             for name in ("SAMLRequest", "RelayState")
         )
         return (
-            "<!DOCTYPE html><html><head><title>Test identity provider</title></head><body>"
+            "<!DOCTYPE html><html><head><title>Test identity provider</title>"
+            '<link rel="icon" href="data:,"></head><body>'
             f"<h1>Sign in</h1><p role='alert'>{html.escape(error)}</p>"
             f'<form method="post" action="/sso">{hidden}'
             '<label>User name <input name="username"></label>'
@@ -215,7 +216,8 @@ class IdentityProvider:
 def _post_form(acs: str, encoded: str, relay_state: str) -> str:
     """The page that posts the answer to the service provider (as the IdP's own)."""
     return (
-        "<!DOCTYPE html><html><body onload='document.forms[0].submit()'>"
+        "<!DOCTYPE html><html><head><link rel='icon' href='data:,'></head>"
+        "<body onload='document.forms[0].submit()'>"
         f'<form method="post" action="{html.escape(acs)}">'
         f'<input type="hidden" name="SAMLResponse" value="{encoded}">'
         f'<input type="hidden" name="RelayState" value="{html.escape(relay_state)}">'
