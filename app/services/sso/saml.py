@@ -64,7 +64,7 @@ def settings_from(
     metadata_url = (metadata_url or "").strip() or None
     if bool(metadata_xml) == bool(metadata_url):
         raise InvalidInput(
-            "metadata: give the provider's metadata, as a file or a URL", field="metadata"
+            "metadata is missing: give the provider's metadata as a file or a URL", field="metadata"
         )
     if metadata_url:
         metadata_xml = read_metadata(metadata_url)
