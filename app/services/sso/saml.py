@@ -16,9 +16,10 @@ import shutil
 from calendar import timegm
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import NoReturn
 
 import urllib3
-from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT, SAMLError
+from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT
 from saml2.client import Saml2Client
 from saml2.config import SPConfig
 from saml2.mdstore import MetadataStore
@@ -39,6 +40,7 @@ SIGNATURE_FAILED = "The identity provider's answer could not be trusted ({reason
 
 # pysaml2 reports every refused answer at ERROR with parts of the answer: we say why ourselves.
 logging.getLogger("saml2").setLevel(logging.CRITICAL)
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -187,12 +189,19 @@ def identity_from(
         answer = client.parse_authn_request_response(
             saml_response, BINDING_HTTP_POST, outstanding={request_id: endpoints.acs}
         )
-    except (SAMLError, Exception) as failed:  # noqa: BLE001 - pysaml2 raises plain Exception too
-        raise SignInRefused(SIGNATURE_FAILED.format(reason=_reason(failed))) from None
+    except Exception as failed:  # noqa: BLE001 - pysaml2 raises plain Exception too
+        _refuse(_reason(failed), f"{type(failed).__name__}")
     if answer is None or answer.assertion is None:
-        raise SignInRefused(SIGNATURE_FAILED.format(reason="not an answer to our request"))
+        _refuse("not an answer to our request")
     _check(answer, settings, endpoints, request_id)
     return _identity(answer, settings)
+
+
+def _refuse(reason: str, detail: str = "") -> NoReturn:
+    """Refuse the answer, saying why on the page and in the log (never the answer itself:
+    it names the person)."""
+    log.info("SAML answer refused: %s %s", reason, detail)
+    raise SignInRefused(SIGNATURE_FAILED.format(reason=reason))
 
 
 def _reason(failed: Exception) -> str:
@@ -217,11 +226,11 @@ def _check(answer, settings: dict, endpoints: Endpoints, request_id: str) -> Non
     assertion = answer.assertion
     issuers = {answer.issuer(), (assertion.issuer.text or "").strip() if assertion.issuer else ""}
     if issuers != {settings["idp_entity_id"]}:
-        raise SignInRefused(SIGNATURE_FAILED.format(reason="it comes from another provider"))
+        _refuse("it comes from another provider")
     if answer.in_response_to != request_id:
-        raise SignInRefused(SIGNATURE_FAILED.format(reason="not an answer to our request"))
+        _refuse("not an answer to our request")
     if answer.response.destination not in (None, endpoints.acs):
-        raise SignInRefused(SIGNATURE_FAILED.format(reason="it was sent elsewhere"))
+        _refuse("it was sent elsewhere")
     conditions = assertion.conditions
     audiences = {
         (audience.text or "").strip()
@@ -229,14 +238,14 @@ def _check(answer, settings: dict, endpoints: Endpoints, request_id: str) -> Non
         for audience in restriction.audience
     }
     if endpoints.metadata not in audiences:
-        raise SignInRefused(SIGNATURE_FAILED.format(reason="it is meant for another service"))
+        _refuse("it is meant for another service")
     bearer = [
         confirmation.subject_confirmation_data
         for confirmation in assertion.subject.subject_confirmation
         if confirmation.subject_confirmation_data is not None
     ]
     if not bearer or any(data.recipient != endpoints.acs for data in bearer):
-        raise SignInRefused(SIGNATURE_FAILED.format(reason="it was sent elsewhere"))
+        _refuse("it was sent elsewhere")
     now = utcnow()
     expires = min(
         _instant(value)
@@ -246,9 +255,9 @@ def _check(answer, settings: dict, endpoints: Endpoints, request_id: str) -> Non
     )
     starts = [_instant(conditions.not_before)] if conditions and conditions.not_before else []
     if now >= expires + SKEW or any(now < start - SKEW for start in starts):
-        raise SignInRefused(SIGNATURE_FAILED.format(reason="it is out of date"))
+        _refuse("it is out of date")
     if not replays.first_use(settings["idp_entity_id"], assertion.id, expires + SKEW, now):
-        raise SignInRefused(SIGNATURE_FAILED.format(reason="it was already used"))
+        _refuse("it was already used")
 
 
 def _instant(value: str) -> datetime:
