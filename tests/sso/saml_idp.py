@@ -129,8 +129,10 @@ class IdentityProvider:
         signed: bool = True,
         audience: str | None = None,
         in_response_to: str | None = None,
+        name_id: str | None = None,
     ) -> tuple[str, str]:
-        """(ACS URL, SAMLResponse) answering the request for `login`, faults as asked."""
+        """(ACS URL, SAMLResponse) answering the request for `login` (its `mail` attribute,
+        and its NameID unless `name_id` is given), faults as asked."""
         request = self.request_of(saml_request)
         server = {"provider": self.server, "forger": self.forger, "stranger": self.stranger}[by]
         person = self.people.get(login, Person(""))
@@ -140,7 +142,7 @@ class IdentityProvider:
             in_response_to or request.id,
             request.assertion_consumer_service_url,
             audience or request.issuer.text,
-            name_id=NameID(format=NAMEID_FORMAT_EMAILADDRESS, text=login),
+            name_id=NameID(format=NAMEID_FORMAT_EMAILADDRESS, text=name_id or login),
             authn={"class_ref": "urn:oasis:names:tc:SAML:2.0:ac:classes:Password"},
             sign_assertion=signed,
             sign_response=False,

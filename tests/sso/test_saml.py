@@ -4,12 +4,15 @@ an agent through the whole redirect and POST, every answer that must not sign an
 
 from __future__ import annotations
 
+import socket
+import time
 from datetime import timedelta
 from urllib.parse import urlsplit
 from xml.etree import ElementTree
 
 import pytest
 import requests
+import urllib3
 from bs4 import BeautifulSoup
 from click.testing import CliRunner
 from sqlalchemy import func, select
@@ -175,6 +178,28 @@ def test_a_person_the_tenant_has_no_agent_for_is_refused_and_nothing_is_made(cli
     assert db.session.scalar(select(func.count()).select_from(SeenAssertion)) == 0
 
 
+def test_the_login_attribute_names_the_agent_in_place_of_the_name_id(client, acme, idp):
+    query = start(client)
+    opaque = idp.answer(query["SAMLRequest"], AGENT, name_id="u-93c1f0")
+    answer = post_answer(client, query, opaque)
+    assert answer.status_code == 403 and "has no agent &#39;u-93c1f0&#39;" in answer.text
+    settings = {**providers.provider_for(acme).settings, "login_attribute": "mail"}
+    providers.set_provider(acme, ProviderKind.SAML, settings, actor=SETUP)
+    db.session.commit()
+    query = start(client)
+    answer = post_answer(client, query, idp.answer(query["SAMLRequest"], AGENT, name_id="u-93c1f0"))
+    assert answer.status_code == 302 and client.get("/desk").status_code == 200
+
+
+def test_a_provider_that_does_not_answer_is_given_up_on_quickly(app, monkeypatch):
+    listener = socket.create_server(("127.0.0.1", 0))  # accepts, never answers
+    monkeypatch.setattr(saml, "TIMEOUT", urllib3.Timeout(connect=0.5, read=0.5))
+    started = time.monotonic()
+    with listener, pytest.raises(InvalidInput, match="could not be read"):
+        saml.settings_from(None, f"http://127.0.0.1:{listener.getsockname()[1]}/metadata")
+    assert time.monotonic() - started < 3
+
+
 def test_a_get_on_the_answer_address_goes_back_to_the_sign_in_page(client, acme):
     answer = client.get(ACS)
     assert answer.status_code == 302 and answer.headers["Location"].startswith(PAGE)
@@ -292,3 +317,18 @@ def test_the_cli_sets_a_tenants_provider_from_its_metadata_url(app, idp):
     assert "/desk/sso/Acme/prod/saml/metadata" in result.output
     shown = providers.describe(providers.provider_for(tenant))
     assert shown["idp_entity_id"] == idp.entity_id and shown["login_attribute"] == "mail"
+
+
+def test_a_supervisor_signing_out_signs_out_at_the_provider_too(client, console, idp):
+    idp.people["sue@example.com"] = Person(PASSWORD, groups=("acme-sup",))
+    through_the_provider(client, idp, login="sue@example.com", page="/login", url="/sso/start")
+    token = csrf_token(soup(client.get("/logout")))
+    at_provider = onward(client.post("/logout", data={"csrf_token": token}))
+    back = requests.get(at_provider, allow_redirects=False, timeout=5)
+    assert idp.signed_out == ["sue@example.com"]
+    slo = urlsplit(back.headers["Location"])
+    assert slo.path == "/sso/saml/slo"
+    returned = client.get(f"{slo.path}?{slo.query}")
+    assert returned.status_code == 302 and returned.headers["Location"] == "/login"
+    assert "signed out at your identity provider too" in client.get("/login").text
+    assert client.get("/tenants").status_code == 302
