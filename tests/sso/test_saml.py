@@ -161,12 +161,19 @@ def test_a_tampered_or_foreign_relay_state_is_refused(client, acme, idp):
     refused(post_answer(client, query, response, other["RelayState"]), "not an answer to our")
 
 
-def test_an_expired_answer_is_refused_by_our_clock(client, acme, idp, monkeypatch):
+@pytest.mark.parametrize(
+    "minutes",
+    [8, -8],  # its life is 5 minutes from now, the skew 2 minutes
+    ids=["expired", "not-yet-valid"],
+)
+def test_an_answer_out_of_its_time_is_refused_by_our_clock(client, acme, idp, monkeypatch, minutes):
     query = start(client)
     response = idp.answer(query["SAMLRequest"], AGENT)
-    later = utcnow() + timedelta(minutes=8)  # its life is 5 minutes, the skew 2
-    monkeypatch.setattr(saml, "utcnow", lambda: later)
+    then = utcnow() + timedelta(minutes=minutes)
+    monkeypatch.setattr(saml, "utcnow", lambda: then)
     refused(post_answer(client, query, response), "out of date")
+    monkeypatch.setattr(saml, "utcnow", utcnow)
+    assert post_answer(client, query, response).status_code == 302  # in its time, taken
 
 
 def test_a_person_the_tenant_has_no_agent_for_is_refused_and_nothing_is_made(client, acme, idp):

@@ -247,14 +247,14 @@ def _check(answer, settings: dict, endpoints: Endpoints, request_id: str) -> Non
     if not bearer or any(data.recipient != endpoints.acs for data in bearer):
         _refuse("it was sent elsewhere")
     now = utcnow()
-    expires = min(
-        _instant(value)
-        for value in [conditions and conditions.not_on_or_after]
-        + [data.not_on_or_after for data in bearer]
-        if value
-    )
-    starts = [_instant(conditions.not_before)] if conditions and conditions.not_before else []
-    if now >= expires + SKEW or any(now < start - SKEW for start in starts):
+    # The bearer confirmation must say until when (SAML's Web SSO profile); the
+    # conditions may say it too, and from when.
+    if any(not data.not_on_or_after for data in bearer):
+        _refuse("it is out of date")
+    ends = [data.not_on_or_after for data in bearer] + [conditions and conditions.not_on_or_after]
+    starts = [data.not_before for data in bearer] + [conditions and conditions.not_before]
+    expires = min(_instant(value) for value in ends if value)
+    if now >= expires + SKEW or any(now < _instant(value) - SKEW for value in starts if value):
         _refuse("it is out of date")
     if not replays.first_use(settings["idp_entity_id"], assertion.id, expires + SKEW, now):
         _refuse("it was already used")
