@@ -262,6 +262,17 @@ def test_settings_that_are_not_an_identity_providers_are_refused(
     assert refusal.value.field.name == field
 
 
+def test_metadata_without_a_redirect_sign_on_address_is_refused(app, idp):
+    redirect = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"
+    only_post = idp.metadata().replace(
+        f'SingleSignOnService Binding="{redirect}"',
+        'SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"',
+    )
+    assert only_post != idp.metadata()
+    with pytest.raises(InvalidInput, match="no single sign-on address for HTTP-Redirect"):
+        saml.settings_from(only_post, None)
+
+
 def test_metadata_without_a_signing_certificate_is_refused(app, idp):
     stripped = idp.metadata()
     start_at, end_at = stripped.index("<ns0:KeyDescriptor"), stripped.index("</ns0:KeyDescriptor>")

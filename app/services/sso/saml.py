@@ -118,11 +118,13 @@ def _identity_provider_in(metadata_xml: str) -> str:
     if not store.certs(entity_id, "idpsso", "signing"):
         raise InvalidInput("metadata has no signing certificate", field="metadata")
     try:
-        store.single_sign_on_service(entity_id, BINDING_HTTP_REDIRECT)
-    except Exception:  # noqa: BLE001
+        addresses = store.single_sign_on_service(entity_id, BINDING_HTTP_REDIRECT)
+    except Exception:  # noqa: BLE001 - pysaml2 raises when the binding is not offered
+        addresses = []
+    if not addresses:
         raise InvalidInput(
             "metadata has no single sign-on address for HTTP-Redirect", field="metadata"
-        ) from None
+        )
     return entity_id
 
 
