@@ -143,6 +143,20 @@ def test_an_answer_that_cannot_be_trusted_signs_nobody_in(client, acme, idp, fau
     assert client.get("/desk").status_code == 302
 
 
+@pytest.mark.parametrize(
+    ("saml_response", "words"),
+    [("", "answer is missing"), ("not base64 !!", "could not be trusted"),
+     ("PGh0bWw+PC9odG1sPg==", "could not be trusted")],  # <html></html>
+    ids=["missing", "not-base64", "not-saml"],
+)  # fmt: skip
+def test_a_malformed_answer_gets_a_page_not_an_error(client, acme, saml_response, words):
+    query = start(client)
+    answer = client.post(
+        ACS, data={"SAMLResponse": saml_response, "RelayState": query["RelayState"]}
+    )
+    refused(answer, words)
+
+
 def test_a_replayed_answer_is_refused(client, acme, idp):
     query = start(client)
     response = idp.answer(query["SAMLRequest"], AGENT)
