@@ -21,7 +21,7 @@ from app.extensions import db
 from app.models import AgentSession, AuditRecord, ProviderKind, SeenAssertion, Supervisor
 from app.models.types import utcnow
 from app.services.errors import InvalidInput
-from app.services.sso import providers, saml
+from app.services.sso import providers, saml, saml_answers
 from tests.conftest import SETUP, make_tenant
 from tests.desk.desk_support import AGENT, make_agent
 from tests.sso.saml_fixtures import identity_provider  # noqa: F401 - a fixture
@@ -184,9 +184,9 @@ def test_an_answer_out_of_its_time_is_refused_by_our_clock(client, acme, idp, mo
     query = start(client)
     response = idp.answer(query["SAMLRequest"], AGENT)
     then = utcnow() + timedelta(minutes=minutes)
-    monkeypatch.setattr(saml, "utcnow", lambda: then)
+    monkeypatch.setattr(saml_answers, "utcnow", lambda: then)
     refused(post_answer(client, query, response), "out of date")
-    monkeypatch.setattr(saml, "utcnow", utcnow)
+    monkeypatch.setattr(saml_answers, "utcnow", utcnow)
     assert post_answer(client, query, response).status_code == 302  # in its time, taken
 
 

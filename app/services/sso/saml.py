@@ -13,10 +13,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-from calendar import timegm
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import NoReturn
 
 import urllib3
 from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT
@@ -25,32 +21,17 @@ from saml2.config import SPConfig
 from saml2.mdstore import MetadataStore
 from saml2.metadata import create_metadata_string
 from saml2.saml import NameID
-from saml2.time_util import str_to_time
 
-from app.models.types import utcnow
 from app.services.errors import InvalidInput
-from app.services.sso import replays
-from app.services.sso.identity import Identity, SignInRefused
+from app.services.sso.identity import Identity
+from app.services.sso.saml_answers import SKEW, Endpoints, check, identity_of, reason_of, refuse
 
-# How far apart our clock and the provider's may be.
-SKEW = timedelta(minutes=2)
 METADATA_LIMIT = 2_000_000  # bytes: more is no provider's metadata
 TIMEOUT = urllib3.Timeout(connect=3, read=5)
-SIGNATURE_FAILED = "The identity provider's answer could not be trusted ({reason}). Try again."
 
-# pysaml2 reports every refused answer at ERROR with parts of the answer: we say why ourselves.
+# pysaml2 reports every refused answer at ERROR with parts of the answer: we say why ourselves
+# (app/services/sso/saml_answers.py).
 logging.getLogger("saml2").setLevel(logging.CRITICAL)
-log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Endpoints:
-    """A realm's service-provider addresses: its metadata (also its entity id), its
-    assertion consumer service and its single logout service."""
-
-    metadata: str
-    acs: str
-    slo: str
 
 
 def settings_from(
@@ -192,107 +173,11 @@ def identity_from(
             saml_response, BINDING_HTTP_POST, outstanding={request_id: endpoints.acs}
         )
     except Exception as failed:  # noqa: BLE001 - pysaml2 raises plain Exception too
-        _refuse(_reason(failed), f"{type(failed).__name__}")
+        refuse(reason_of(failed), type(failed).__name__)
     if answer is None or answer.assertion is None:
-        _refuse("not an answer to our request")
-    _check(answer, settings, endpoints, request_id)
-    return _identity(answer, settings)
-
-
-def _refuse(reason: str, detail: str = "") -> NoReturn:
-    """Refuse the answer, saying why on the page and in the log (never the answer itself:
-    it names the person)."""
-    log.info("SAML answer refused: %s %s", reason, detail)
-    raise SignInRefused(SIGNATURE_FAILED.format(reason=reason))
-
-
-def _reason(failed: Exception) -> str:
-    name = type(failed).__name__
-    text = str(failed).lower()
-    if name == "MissingKey":  # no key of the issuer: not the provider we know
-        return "it comes from another provider"
-    if "signature" in name.lower() or "signature" in text or "sigver" in name.lower():
-        return "its signature is missing or not the provider's"
-    if "unsolicited" in name.lower() or "recall" in text:
-        return "not an answer to our request"
-    if "audience" in text:
-        return "it is meant for another service"
-    if "too old" in text or "too early" in text or "expired" in text:
-        return "it is out of date"
-    return "it is malformed or not for us"
-
-
-def _check(answer, settings: dict, endpoints: Endpoints, request_id: str) -> None:
-    """What pysaml2 leaves to us, or checks against another clock: the issuer, the audience
-    and the recipient are exactly ours, the times by our clock, and the first use."""
-    assertion = answer.assertion
-    issuers = {answer.issuer(), (assertion.issuer.text or "").strip() if assertion.issuer else ""}
-    if issuers != {settings["idp_entity_id"]}:
-        _refuse("it comes from another provider")
-    if answer.in_response_to != request_id:
-        _refuse("not an answer to our request")
-    if answer.response.destination not in (None, endpoints.acs):
-        _refuse("it was sent elsewhere")
-    conditions = assertion.conditions
-    audiences = {
-        (audience.text or "").strip()
-        for restriction in (conditions.audience_restriction if conditions else [])
-        for audience in restriction.audience
-    }
-    if endpoints.metadata not in audiences:
-        _refuse("it is meant for another service")
-    bearer = [
-        confirmation.subject_confirmation_data
-        for confirmation in assertion.subject.subject_confirmation
-        if confirmation.subject_confirmation_data is not None
-    ]
-    if not bearer or any(data.recipient != endpoints.acs for data in bearer):
-        _refuse("it was sent elsewhere")
-    now = utcnow()
-    # The bearer confirmation must say until when (SAML's Web SSO profile); the
-    # conditions may say it too, and from when.
-    if any(not data.not_on_or_after for data in bearer):
-        _refuse("it is out of date")
-    ends = [data.not_on_or_after for data in bearer] + [conditions and conditions.not_on_or_after]
-    starts = [data.not_before for data in bearer] + [conditions and conditions.not_before]
-    expires = min(_instant(value) for value in ends if value)
-    if now >= expires + SKEW or any(now < _instant(value) - SKEW for value in starts if value):
-        _refuse("it is out of date")
-    if not replays.first_use(settings["idp_entity_id"], assertion.id, expires + SKEW, now):
-        _refuse("it was already used")
-
-
-def _instant(value: str) -> datetime:
-    return datetime.fromtimestamp(timegm(str_to_time(value)), UTC)
-
-
-def _identity(answer, settings: dict) -> Identity:
-    name_id = answer.name_id
-    attributes = answer.ava or {}
-    login_attribute = settings.get("login_attribute")
-    if login_attribute:
-        values = attributes.get(login_attribute) or []
-        login = str(values[0]).strip() if values else ""
-    else:
-        login = (name_id.text or "").strip() if name_id is not None else ""
-    if not login:
-        raise SignInRefused("Your identity provider gave no login to sign you in with.")
-    groups_claim = settings.get("groups_claim")
-    groups = tuple(str(g) for g in attributes.get(groups_claim, [])) if groups_claim else ()
-    session_indexes = [
-        statement.session_index
-        for statement in answer.assertion.authn_statement
-        if statement.session_index
-    ]
-    return Identity(
-        kind="saml",
-        issuer=settings["idp_entity_id"],
-        subject=(name_id.text or login).strip() if name_id is not None else login,
-        login=login,
-        groups=groups,
-        session_index=session_indexes[0] if session_indexes else None,
-        logout_url=_logout_address(settings),
-    )
+        refuse("not an answer to our request")
+    check(answer, settings["idp_entity_id"], endpoints, request_id)
+    return identity_of(answer, settings, _logout_address(settings))
 
 
 def _logout_address(settings: dict) -> str | None:
