@@ -5,7 +5,7 @@ PORT ?= 9443
 WORKERS ?= 2
 FLASK := $(BIN)/flask --app wsgi
 
-.PHONY: install install-serving browser run worker test lint format bench clean
+.PHONY: install install-serving xmlsec1 browser run worker test lint format bench clean
 
 $(BIN)/activate:
 	python3 -m venv $(VENV)
@@ -22,8 +22,15 @@ $(VENV)/.installed-dev: $(VENV)/.installed-serving
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $@
 
-install-serving: $(VENV)/.installed-serving
-install: $(VENV)/.installed-dev
+# SAML sign-in (pysaml2) checks and makes XML signatures with Debian's xmlsec1 program.
+install-serving: $(VENV)/.installed-serving xmlsec1
+install: $(VENV)/.installed-dev xmlsec1
+
+xmlsec1:
+	@command -v xmlsec1 >/dev/null || { \
+		echo "Installing Debian's xmlsec1 for SAML sign-in"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq xmlsec1 >/dev/null; }
 
 # The browser tests drive Debian's Chromium (a browser download is not possible here).
 CHROMIUM ?= /usr/bin/chromium

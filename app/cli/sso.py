@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 
 import click
+from flask import current_app
 
 from app.cli.common import tenant_of, transactional
-from app.models import Tenant
+from app.models import ProviderKind, Tenant
 from app.services.actors import Actor
-from app.services.sso import oidc, providers
+from app.services.sso import oidc, providers, saml
 
 sso_group = click.Group("sso", help="Identity providers: sign-in for agents and supervisors.")
 
@@ -125,6 +126,59 @@ def console_settings(
         "all_tenants_groups": list(all_tenants_groups),
         "tenant_groups": mapping,
     }
+
+
+@sso_group.command("saml")
+@realm_arguments
+@click.option(
+    "--metadata",
+    "metadata",
+    required=True,
+    metavar="FILE_OR_URL",
+    help="The identity provider's SAML metadata: a file, or an http(s) URL to read it from.",
+)
+@click.option(
+    "--login-attribute",
+    default=None,
+    metavar="NAME",
+    help="The attribute whose value is the login (default: the assertion's NameID).",
+)
+@console_options
+@transactional
+def saml_provider(
+    company: str | None,
+    environment: str | None,
+    console: bool,
+    metadata: str,
+    login_attribute: str | None,
+    groups_claim: str,
+    all_tenants_groups: tuple[str, ...],
+    tenant_groups: tuple[str, ...],
+) -> str:
+    """Sign in through a SAML 2.0 identity provider; prints the service provider's
+    metadata URL to give the provider."""
+    tenant = realm_tenant(company, environment, console)
+    mapping = console_settings(tenant, groups_claim, all_tenants_groups, tenant_groups)
+    if metadata.lower().startswith(("https://", "http://")):
+        xml, url = None, metadata
+    else:
+        try:
+            with open(metadata, encoding="utf-8") as document:
+                xml, url = document.read(), None
+        except (OSError, UnicodeDecodeError) as failed:
+            raise click.BadParameter(str(failed), param_hint="--metadata") from None
+    settings = saml.settings_from(xml, url, login_attribute, mapping)
+    providers.set_provider(tenant, ProviderKind.SAML, settings, actor=Actor.operator())
+    base = current_app.config["PUBLIC_BASE_URL"].rstrip("/")
+    where = (
+        "/sso/saml/metadata"
+        if tenant is None
+        else f"/desk/sso/{tenant.company_code}/{tenant.environment}/saml/metadata"
+    )
+    return (
+        f"SAML identity provider {settings['idp_entity_id']} set.\n"
+        f"Give it the service provider's metadata: {base}{where}"
+    )
 
 
 @sso_group.command("oidc")

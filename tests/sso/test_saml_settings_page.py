@@ -1,0 +1,104 @@
+"""The Sign-in page's SAML section: the service provider's metadata URL to give the
+identity provider, and the form that sets the provider from its metadata URL or file
+(refused input kept and said; nothing changes)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from sqlalchemy import select
+
+from app.extensions import db
+from app.models import AuditRecord, IdentityProvider
+from tests.conftest import make_tenant
+from tests.sso.saml_fixtures import identity_provider  # noqa: F401 - a fixture
+from tests.ui.conftest import find_form, form_values, page, refusal
+
+pytest.importorskip("app.admin.sign_in", reason="the tenant's Sign-in page")
+
+
+@pytest.fixture
+def acme(app):
+    tenant, _ = make_tenant()
+    return tenant
+
+
+def url(tenant, end: str = "") -> str:
+    return f"/tenants/{tenant.id}/sign-in{end}"
+
+
+def provider_of(tenant) -> IdentityProvider | None:
+    db.session.rollback()
+    return db.session.scalar(select(IdentityProvider).filter_by(tenant_id=tenant.id))
+
+
+def post_saml(client, tenant, file: bytes | None = None, **typed):
+    form = find_form(page(client, url(tenant)), url(tenant, "/saml"))
+    values = form_values(form)
+    for name, value in typed.items():
+        values.setlist(name, [value])
+    data = dict(values.items())
+    if file is not None:
+        data["metadata_file"] = (io.BytesIO(file), "idp.xml")
+    return client.post(form["action"], data=data, content_type="multipart/form-data")
+
+
+def test_the_section_gives_the_metadata_url_to_hand_the_provider(signed_in, acme):
+    shown = page(signed_in, url(acme))
+    given = shown.select_one("[data-saml-metadata]").get_text()
+    assert given == "http://localhost/desk/sso/Acme/prod/saml/metadata"
+    # It answers before the tenant has a provider: the provider is set up with it first.
+    assert signed_in.get(given.removeprefix("http://localhost")).status_code == 200
+
+
+def test_the_provider_is_set_from_its_metadata_url(signed_in, acme, identity_provider):  # noqa: F811
+    answer = post_saml(
+        signed_in,
+        acme,
+        metadata_url=f"{identity_provider.base_url}/metadata",
+        login_attribute="mail",
+    )
+    assert answer.status_code == 303 and answer.headers["Location"] == url(acme)
+    provider = provider_of(acme)
+    assert provider.kind == "saml" and provider.settings["login_attribute"] == "mail"
+    assert provider.settings["idp_entity_id"] == identity_provider.entity_id
+    assert "Now signing in through" in signed_in.get(url(acme)).text
+    assert db.session.query(AuditRecord).filter_by(action="identity_provider.set").count() == 1
+
+
+def test_the_provider_is_set_from_an_uploaded_file(signed_in, acme, identity_provider):  # noqa: F811
+    answer = post_saml(signed_in, acme, file=identity_provider.metadata().encode())
+    assert answer.status_code == 303
+    assert provider_of(acme).settings["metadata_url"] is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "file", "words"),
+    [
+        ({"metadata_url": ""}, None, "metadata is missing"),
+        ({"metadata_url": "ftp://idp.example/md"}, None, "url must be an http or https"),
+        ({"metadata_url": ""}, b"<html>not metadata</html>", "must describe one identity provider"),
+        ({"metadata_url": ""}, b"\xff\xfe binary", "not SAML 2.0 metadata"),
+    ],
+    ids=["nothing", "not-http", "not-metadata", "not-text"],
+)
+def test_settings_that_are_not_a_providers_are_refused_and_kept(
+    signed_in, acme, typed, file, words
+):
+    answer = post_saml(signed_in, acme, file=file, login_attribute="uid", **typed)
+    assert words in refusal(answer)
+    assert 'value="uid"' in answer.text  # what was typed stays
+    assert provider_of(acme) is None
+
+
+def test_a_get_of_the_form_address_goes_back_to_the_page(signed_in, acme):
+    answer = signed_in.get(url(acme, "/saml"))
+    assert answer.status_code == 302 and answer.headers["Location"] == url(acme)
+
+
+@pytest.mark.parametrize("settings", [{"WTF_CSRF_ENABLED": True}], indirect=True, ids=["csrf"])
+def test_the_form_without_its_csrf_token_changes_nothing(signed_in, acme):
+    answer = signed_in.post(url(acme, "/saml"), data={"metadata_url": "https://idp.example/md"})
+    assert answer.status_code in (400, 422)
+    assert provider_of(acme) is None
