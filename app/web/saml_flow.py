@@ -10,8 +10,6 @@ in the session.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
-from typing import Protocol
 
 from flask import Response, current_app, make_response, render_template, request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
@@ -19,16 +17,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from app.models import IdentityProvider
 from app.services.sso import saml
 from app.services.sso.identity import Identity, SignInRefused
-
-
-class Realm(Protocol):
-    """What this module needs of app.web.sso_flow's Realm (which imports this module)."""
-
-    url: Callable[[str], str]
-
-    @property
-    def key(self) -> str: ...
-
+from app.web.sso_realm import Realm
 
 RELAY_MAX_AGE = 600  # seconds a sign-in (or sign-out) at the provider may take
 SIGN_IN, SIGN_OUT = "in", "out"

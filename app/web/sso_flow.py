@@ -1,7 +1,8 @@
 """The browser's side of signing in through an identity provider, shared by the desk and
 the console: where the provider sends the browser back (a `Realm`), starting a sign-in
-(`begin`), and reading the provider's answer into an `Identity` (`accept_saml`,
-`accept_oidc`). The door that asked then signs its own kind of person in.
+(`begin`) and signing out there too (`provider_logout`), each by the provider's protocol
+(`saml_flow`, `oidc_flow`, whose `accept` reads the provider's answer into an `Identity`).
+The door that asked then signs its own kind of person in.
 
 What a sign-in waits for (the SAML request's id, OpenID's state, nonce and PKCE verifier)
 is kept in the signed session cookie under `PENDING_KEY`, one sign-in at a time per
@@ -13,6 +14,7 @@ from __future__ import annotations
 from flask import Response, abort
 
 from app.models import IdentityProvider, ProviderKind
+from app.web import oidc_flow, saml_flow
 from app.web.sso_realm import LOGOUT_KEY, PENDING_KEY, Realm
 
 # The protocols' flows import these from app.web.sso_realm (this module dispatches to them).
@@ -22,12 +24,8 @@ __all__ = ["LOGOUT_KEY", "PENDING_KEY", "Realm", "begin", "logout_state", "provi
 def begin(provider: IdentityProvider, realm: Realm, next_path: str | None = None) -> Response:
     """Send the browser to the provider (SAML or OpenID Connect)."""
     if provider.kind == ProviderKind.SAML:
-        from app.web import saml_flow
-
         return saml_flow.begin(provider, realm, next_path)
     if provider.kind == ProviderKind.OIDC:
-        from app.web import oidc_flow
-
         return oidc_flow.begin(provider, realm, next_path)
     abort(404)
 
@@ -50,11 +48,7 @@ def provider_logout(provider: IdentityProvider | None, realm: Realm, state: dict
     if provider is None or not state or state.get("kind") != provider.kind:
         return None
     if provider.kind == ProviderKind.SAML:
-        from app.web import saml_flow
-
         return saml_flow.logout(provider, realm, state)
     if provider.kind == ProviderKind.OIDC:
-        from app.web import oidc_flow
-
         return oidc_flow.logout(provider, realm, state)
     return None
