@@ -15,6 +15,8 @@ from app.admin import (  # noqa: F401 - the views register themselves on bp
     keys,
     people,
     reports,
+    sign_in,
+    sign_in_ldap,
     sso,
     tasks,
     wallboard,
