@@ -171,6 +171,9 @@ SLAPD_CONF = """\
 include {schemas}/core.schema
 include {schemas}/cosine.schema
 include {schemas}/inetorgperson.schema
+# As many directories do (Active Directory among them), accept a DN with no password as an
+# anonymous bind: the service must never send one.
+allow bind_anon_dn
 modulepath {modules}
 moduleload back_mdb
 pidfile {folder}/slapd.pid
