@@ -9,9 +9,6 @@ the tests that need it instead.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import ipaddress
 import os
 import shutil
 import socket
@@ -19,25 +16,24 @@ import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
+from app.cli.demo_directory import (
+    SLAPADD,
+    SLAPD,
+    TEMPLATE,
+    Certificates,
+    build,
+    slapd_command,
+)
 from tests.servers import free_port
 
-SLAPD = Path("/usr/sbin/slapd")
-SLAPADD = Path("/usr/sbin/slapadd")
-MODULES = Path("/usr/lib/ldap")
-SCHEMAS = Path("/etc/ldap/schema")
-SUFFIX = "dc=example,dc=org"
-TEMPLATE = "uid={login},ou=people,dc=example,dc=org"
-# The directory's people: login → password. "smith, j" has DN specials in the login;
-# "root" stands for an entry a crafted login must never reach.
+__all__ = ["PEOPLE", "TEMPLATE", "directory", "silent_port"]
+
+# The directory's people: login → password. "smith, j" has DN specials in its login;
+# "nobody.here" is nobody's agent.
 PEOPLE = {
     "ann@acme.example": "ann's directory secret",
     "smith, j": "smith's directory secret",
@@ -79,119 +75,6 @@ def ensure_slapd() -> None:
         )
 
 
-def ssha(password: str) -> str:
-    """The password as OpenLDAP's salted SHA-1 userPassword value."""
-    salt = os.urandom(8)
-    digest = hashlib.sha1(password.encode() + salt).digest()  # noqa: S324 - slapd's scheme
-    return "{SSHA}" + base64.b64encode(digest + salt).decode()
-
-
-def _escape(value: str) -> str:
-    return "".join(f"\\{c}" if c in '\\,+"<>;=' else c for c in value)
-
-
-def seed_ldif(people: dict[str, str]) -> str:
-    entries = [
-        f"dn: {SUFFIX}\nobjectClass: dcObject\nobjectClass: organization\no: Example\ndc: example",
-        f"dn: ou=people,{SUFFIX}\nobjectClass: organizationalUnit\nou: people",
-    ]
-    for login, password in people.items():
-        entries.append(
-            f"dn: uid={_escape(login)},ou=people,{SUFFIX}\n"
-            "objectClass: inetOrgPerson\n"
-            f"uid: {login}\ncn: {login}\nsn: {login.split()[0]}\n"
-            f"userPassword: {ssha(password)}"
-        )
-    return "\n\n".join(entries) + "\n"
-
-
-@dataclass(frozen=True)
-class Certificates:
-    ca: Path
-    cert: Path
-    key: Path
-
-
-def make_certificates(folder: Path) -> Certificates:
-    """A CA, and a certificate it signs for 127.0.0.1 and localhost."""
-    now = datetime.now(UTC)
-    ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Test directory CA")])
-    ca = (
-        x509.CertificateBuilder()
-        .subject_name(ca_name)
-        .issuer_name(ca_name)
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(minutes=5))
-        .not_valid_after(now + timedelta(days=2))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(
-            x509.KeyUsage(False, False, False, False, False, True, True, False, False),
-            critical=True,
-        )
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), False)
-        .sign(ca_key, hashes.SHA256())
-    )
-    key = ec.generate_private_key(ec.SECP256R1())
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
-        .issuer_name(ca_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(minutes=5))
-        .not_valid_after(now + timedelta(days=2))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.ExtendedKeyUsage([x509.OID_SERVER_AUTH]), critical=False)
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), False
-        )
-        .sign(ca_key, hashes.SHA256())
-    )
-    found = Certificates(folder / "ca.pem", folder / "server.pem", folder / "server.key")
-    found.ca.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    found.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    found.key.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return found
-
-
-SLAPD_CONF = """\
-include {schemas}/core.schema
-include {schemas}/cosine.schema
-include {schemas}/inetorgperson.schema
-# As many directories do (Active Directory among them), accept a DN with no password as an
-# anonymous bind: the service must never send one.
-allow bind_anon_dn
-modulepath {modules}
-moduleload back_mdb
-pidfile {folder}/slapd.pid
-argsfile {folder}/slapd.args
-TLSCACertificateFile {certs.ca}
-TLSCertificateFile {certs.cert}
-TLSCertificateKeyFile {certs.key}
-
-database mdb
-maxsize 10485760
-suffix "{suffix}"
-rootdn "cn=admin,{suffix}"
-directory {folder}/data
-access to attrs=userPassword by anonymous auth by self read by * none
-access to * by * read
-"""
-
-
 @dataclass
 class Directory:
     """A running slapd: `ldap_url` (StartTLS or plain), `ldaps_url`, its CA's `ca_file`."""
@@ -219,9 +102,7 @@ class Directory:
         urls = f"ldap://127.0.0.1:{self.ldap_port}/ ldaps://127.0.0.1:{self.ldaps_port}/"
         with (self.folder / "slapd.log").open("ab") as log:
             self.process = subprocess.Popen(
-                [str(SLAPD), "-d", "0", "-f", str(self.folder / "slapd.conf"), "-h", urls],
-                stdout=log,
-                stderr=subprocess.STDOUT,
+                slapd_command(self.folder, urls), stdout=log, stderr=subprocess.STDOUT
             )
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
@@ -250,21 +131,10 @@ class Directory:
 def run_directory(folder: Path, people: dict[str, str] = PEOPLE) -> Directory:
     """A directory set up in `folder` and started (the caller stops it)."""
     ensure_slapd()
-    (folder / "data").mkdir(parents=True)
-    certs = make_certificates(folder)
-    conf = folder / "slapd.conf"
-    conf.write_text(
-        SLAPD_CONF.format(
-            schemas=SCHEMAS, modules=MODULES, folder=folder, certs=certs, suffix=SUFFIX
-        )
-    )
-    seed = folder / "seed.ldif"
-    seed.write_text(seed_ldif(people))
-    loaded = subprocess.run(
-        [str(SLAPADD), "-f", str(conf), "-l", str(seed)], capture_output=True, check=False
-    )
-    if loaded.returncode != 0:
-        pytest.fail(f"slapadd failed: {loaded.stderr.decode(errors='replace')}")
+    try:
+        certs = build(folder, people)
+    except RuntimeError as failed:
+        pytest.fail(str(failed))
     directory = Directory(folder, certs, free_port(), free_port(), people=dict(people))
     directory.start()
     return directory
