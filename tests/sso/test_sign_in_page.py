@@ -68,8 +68,9 @@ def test_the_page_gives_the_desk_address_and_says_there_is_no_provider(signed_in
     assert nav.find("a", attrs={"aria-current": "page"}).get_text() == "Sign-in"
 
 
-def test_the_tenants_list_links_to_each_tenants_sign_in(signed_in, acme):
-    assert page(signed_in, "/tenants").find("a", href=url(acme)) is not None
+def test_every_page_of_the_tenant_links_to_its_sign_in(signed_in, acme):
+    nav = page(signed_in, f"/tenants/{acme.id}/users").find("nav", attrs={"aria-label": "Main"})
+    assert nav.find("a", href=url(acme)).get_text() == "Sign-in"
 
 
 def test_a_directory_is_set_from_the_page_and_shown(signed_in, acme):
