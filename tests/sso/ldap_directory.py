@@ -9,10 +9,12 @@ the tests that need it instead.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -52,6 +54,14 @@ def ensure_slapd() -> None:
         pytest.skip("SKIP_SSO_PROVIDERS is set: no real directory")
     if SLAPD.exists() and SLAPADD.exists():
         return
+    # pytest-xdist's processes may get here together: one installs, the others wait.
+    with open(Path(tempfile.gettempdir()) / "slapd-install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not SLAPD.exists():
+            _install_slapd()
+
+
+def _install_slapd() -> None:
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     # The package's own set-up would make and start a system directory: not wanted.
     subprocess.run(
