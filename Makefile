@@ -5,7 +5,7 @@ PORT ?= 9443
 WORKERS ?= 2
 FLASK := $(BIN)/flask --app wsgi
 
-.PHONY: install install-serving xmlsec1 browser run worker test lint format bench clean
+.PHONY: install install-serving xmlsec1 browser run worker demo-ldap test lint format bench clean
 
 $(BIN)/activate:
 	python3 -m venv $(VENV)
@@ -50,6 +50,19 @@ run: install-serving
 	PATH="$(abspath $(BIN)):$$PATH" WORKERS=$(WORKERS) PUBLIC_BASE_URL="$(RUN_BASE_URL)" \
 		GUNICORN_TLS="$(if $(TLS_CERT),--certfile $(TLS_CERT) --keyfile $(TLS_KEY))" \
 		$(BIN)/honcho -f app/Procfile -d . start -p $(PORT)
+
+# A demo LDAP directory (Debian's slapd, installed when missing) holding the demo agents, for
+# `make run` in another terminal: the demo tenant's agents then sign in with the directory
+# passwords it prints (docs/sign-in.md). Ctrl-C stops it.
+SLAPD ?= /usr/sbin/slapd
+demo-ldap: install-serving
+	@test -x $(SLAPD) || { echo "Installing Debian's slapd for the demo directory"; \
+		echo "slapd slapd/no_configuration boolean true" | $(SUDO) debconf-set-selections; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq slapd >/dev/null; }
+	$(FLASK) db upgrade
+	PUBLIC_BASE_URL="$(RUN_BASE_URL)" $(FLASK) demo seed >/dev/null
+	PUBLIC_BASE_URL="$(RUN_BASE_URL)" $(FLASK) demo directory
 
 # The worker alone (another host, or beside a web server started some other way).
 worker: install-serving

@@ -6,6 +6,7 @@ import click
 from flask import current_app
 
 from app.cli.common import transactional
+from app.cli.demo_directory import directory_command
 from app.services import demo
 from app.services.actors import Actor
 
@@ -32,3 +33,6 @@ def seed_demo() -> str:
         click.echo(f"Sign in to the desk at {desk} as {tenant}/{login} with password {password}")
     click.echo("Demo API key:")
     return seeded.key
+
+
+demo_group.add_command(directory_command)

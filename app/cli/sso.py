@@ -14,7 +14,7 @@ from flask import current_app
 from app.cli.common import tenant_of, transactional
 from app.models import ProviderKind, Tenant
 from app.services.actors import Actor
-from app.services.sso import oidc, providers, saml
+from app.services.sso import ldap, oidc, providers, saml
 
 sso_group = click.Group("sso", help="Identity providers: sign-in for agents and supervisors.")
 
@@ -221,3 +221,62 @@ def oidc_command(
     settings = oidc.settings_from(issuer, client_id, login_claim, console=mapping or None)
     providers.set_provider(tenant, "oidc", settings, secret=secret, actor=Actor.operator())
     return json.dumps(providers.describe(providers.provider_for(tenant)), indent=2, sort_keys=True)
+
+
+@sso_group.command("ldap")
+@click.argument("company")
+@click.argument("environment")
+@click.option(
+    "--url", required=True, help="ldaps://host[:636], or ldap://host[:389] with --start-tls."
+)
+@click.option(
+    "--bind-dn-template",
+    required=True,
+    help="The DN agents bind as, with {login}: 'uid={login},ou=people,dc=example,dc=org'.",
+)
+@click.option("--start-tls", is_flag=True, help="Upgrade an ldap:// connection to TLS.")
+@click.option(
+    "--ca-file",
+    type=click.Path(dir_okay=False),
+    help="CA certificates (PEM) the directory's certificate must chain to, on every web host.",
+)
+@click.option(
+    "--timeout",
+    "timeout_seconds",
+    type=int,
+    default=ldap.DEFAULT_TIMEOUT,
+    show_default=True,
+    help="Seconds to wait for the directory at each step (1 to 10).",
+)
+@click.option(
+    "--insecure-plain",
+    is_flag=True,
+    help="Allow ldap:// without TLS: passwords cross the network in the clear (labs only).",
+)
+@transactional
+def ldap_command(
+    company: str,
+    environment: str,
+    url: str,
+    bind_dn_template: str,
+    start_tls: bool,
+    ca_file: str | None,
+    timeout_seconds: int,
+    insecure_plain: bool,
+) -> str:
+    """Sign the tenant's agents in with their directory's user name and password (agents
+    only: the console's provider is SAML or OpenID Connect)."""
+    tenant = tenant_of(company, environment)
+    settings = ldap.settings_from(
+        url, bind_dn_template, start_tls, timeout_seconds, ca_file, insecure_plain=insecure_plain
+    )
+    providers.set_provider(tenant, "ldap", settings, actor=Actor.operator())
+    return json.dumps(
+        {
+            "kind": "ldap",
+            **settings,
+            "signInUrl": f"/desk/login/{tenant.company_code}/{tenant.environment}",
+        },
+        indent=2,
+        sort_keys=True,
+    )

@@ -32,6 +32,8 @@ from app.services.delivery import agent_state
 from app.services.errors import ServiceError
 from app.services.people import agents, sessions
 from app.services.people.sign_in_limits import AccountLocked, agent_account
+from app.services.sso import ldap as directory
+from app.services.sso.identity import SignInRefused, agent_for
 from app.services.sso.providers import provider_for
 from app.services.tenants.setup import find_tenant
 from app.web import sso_flow
@@ -110,13 +112,8 @@ def _password_sign_in(tenant: Tenant | None, company: str, environment: str, for
     a response when the agent is signed in or locked out, else None with the form's error
     set (one message for every failure)."""
     account = agent_account(tenant, company, environment, form.login_user_id.data)
-    try:
-        count_sign_in(account)
-    except AccountLocked as locked:
-        form.password.errors.append(locked.message)
-        response = make_response(template(), 429)
-        response.headers["Retry-After"] = str(locked.retry_after)
-        return response
+    if (locked := _locked_out(account, form, template)) is not None:
+        return locked
     agent = agents.authenticate(tenant, form.login_user_id.data, form.password.data)
     if agent is None:
         form.password.errors.append(FAILED_LOGIN)
@@ -125,6 +122,18 @@ def _password_sign_in(tenant: Tenant | None, company: str, environment: str, for
     db.session.commit()
     forget_sign_ins(account)
     return remember_tenant(redirect(safe_next(request.args.get("next"))), agent.tenant)
+
+
+def _locked_out(account: str, form, template):
+    """Count an attempt at the account: the 429 page when it has none left, else None."""
+    try:
+        count_sign_in(account)
+    except AccountLocked as locked:
+        form.password.errors.append(locked.message)
+        response = make_response(template(), 429)
+        response.headers["Retry-After"] = str(locked.retry_after)
+        return response
+    return None
 
 
 def remember_tenant(response, tenant: Tenant):
@@ -173,8 +182,38 @@ def login():
 
 
 def _directory_sign_in(tenant: Tenant, provider, form, template):
-    """Sign in with the directory's own user name and password (app/services/sso/ldap)."""
-    abort(404)
+    """Sign in with the directory's own user name and password (app/services/sso/ldap),
+    counted against the account's limit like a desk password; one message for every
+    refused password, a clear page when the directory is down or the person it vouches for
+    is no agent here (nothing is created for them)."""
+    login = form.login_user_id.data
+    account = agent_account(tenant, tenant.company_code, tenant.environment, login)
+    if (locked := _locked_out(account, form, template)) is not None:
+        return locked
+    try:
+        identity = directory.authenticate(provider, login, form.password.data)
+        agent = agent_for(tenant, identity) if identity is not None else None
+    except directory.DirectoryUnavailable as down:
+        return _refused(tenant, down.message, 503)
+    except SignInRefused as refused:
+        db.session.rollback()
+        return _refused(tenant, refused.message, 403)
+    if agent is None:
+        form.password.errors.append(FAILED_LOGIN)
+        return None
+    sign_in(agent)
+    db.session.commit()
+    forget_sign_ins(account)
+    return remember_tenant(redirect(safe_next(request.args.get("next"))), tenant)
+
+
+def _refused(tenant: Tenant, message: str, status: int):
+    response = make_response(
+        render_template("desk/sso_refused.html", tenant=tenant, message=message), status
+    )
+    if status == 503:
+        response.headers["Retry-After"] = "60"
+    return response
 
 
 def tenant_login_url(tenant: Tenant, next_path: str | None = None) -> str:

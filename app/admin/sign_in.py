@@ -1,0 +1,84 @@
+"""The tenant's Sign-in settings: the address where its agents sign in, its identity
+provider (shown without its secret, removed after a confirmation), the switch for agents'
+own desk passwords, and one section per kind of provider (`templates/admin/sign_in/_<kind>
+.html`, each posting to its own route, `app/admin/sign_in_<kind>.py`)."""
+
+from __future__ import annotations
+
+from flask import flash, make_response, redirect, render_template, request, url_for
+
+from app.admin.access import attempt, supervisor, tenant_or_404
+from app.admin.blueprint import bp
+from app.admin.forms import OUT_OF_DATE, ConfirmForm
+from app.admin.prg import form_post
+from app.models import Tenant
+from app.services.sso import providers
+
+KINDS = ("saml", "oidc", "ldap")
+
+
+def sign_in_page(tenant: Tenant, errors: dict[str, str] | None = None, values=None):
+    """The Sign-in page; with `errors` (a section's name → why its form was refused) it
+    answers 422 and the refused form keeps what was typed (`values`)."""
+    provider = providers.provider_for(tenant)
+    body = render_template(
+        "admin/sign_in.html",
+        tenant=tenant,
+        provider=provider,
+        shown=providers.describe(provider) if provider else None,
+        desk_url=url_for(
+            "desk.tenant_login",
+            company=tenant.company_code,
+            environment=tenant.environment,
+            _external=True,
+        ),
+        kinds=KINDS,
+        errors=errors or {},
+        values=values or {},
+    )
+    return make_response(body, 422 if errors else 200)
+
+
+@bp.get("/tenants/<int:tenant_id>/sign-in")
+def sign_in(tenant_id: int):
+    """How the tenant's agents sign in, and the forms that change it."""
+    return sign_in_page(tenant_or_404(tenant_id))
+
+
+@form_post("/tenants/<int:tenant_id>/sign-in/passwords", "admin.sign_in")
+def sign_in_passwords(tenant_id: int):
+    """Switch the agents' own desk passwords on or off (off needs an identity provider)."""
+    tenant = tenant_or_404(tenant_id)
+    if not ConfirmForm().validate_on_submit():
+        return sign_in_page(tenant, errors={"passwords": OUT_OF_DATE})
+    allowed = request.form.get("allowed") == "on"
+    actor = supervisor()
+    _, error = attempt(lambda: providers.set_local_agent_passwords(tenant, allowed, actor=actor))
+    if error:
+        return sign_in_page(tenant, errors={"passwords": error})
+    flash(f"Agents' own desk passwords are {'on' if allowed else 'off'}.")
+    return redirect(url_for("admin.sign_in", tenant_id=tenant.id), 303)
+
+
+@bp.get("/tenants/<int:tenant_id>/sign-in/remove")
+def confirm_remove_provider(tenant_id: int):
+    """Ask before removing the identity provider: say what becomes of sign-in."""
+    tenant = tenant_or_404(tenant_id)
+    provider = providers.provider_for(tenant)
+    if provider is None:
+        return redirect(url_for("admin.sign_in", tenant_id=tenant.id))
+    return render_template(
+        "admin/sign_in_remove.html", tenant=tenant, provider=provider, form=ConfirmForm()
+    )
+
+
+@bp.post("/tenants/<int:tenant_id>/sign-in/remove")
+def remove_provider(tenant_id: int):
+    """Remove the identity provider: agents sign in with desk passwords again."""
+    tenant = tenant_or_404(tenant_id)
+    if not ConfirmForm().validate_on_submit():
+        return redirect(url_for("admin.confirm_remove_provider", tenant_id=tenant.id))
+    actor = supervisor()
+    _, error = attempt(lambda: providers.remove_provider(tenant, actor=actor))
+    flash(error or "Identity provider removed: agents sign in with desk passwords again.")
+    return redirect(url_for("admin.sign_in", tenant_id=tenant.id), 303)
