@@ -63,7 +63,7 @@ def onward(answer) -> str:
     page = soup(answer)
     refresh = page.find("meta", attrs={"http-equiv": "refresh"})["content"]
     address = page.find("a", string="Continue to your identity provider")["href"]
-    assert refresh == f"0;url={address}"
+    assert refresh == f"0; url={address}"
     return address
 
 
