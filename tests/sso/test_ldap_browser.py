@@ -12,13 +12,7 @@ from playwright.sync_api import expect
 
 from app.extensions import db
 from app.services.sso import ldap, providers
-from tests.browser.conftest import (  # noqa: F401 (fixtures)
-    Tab,
-    browser,
-    chromium_executable,
-    live_server,
-    tab,
-)
+from tests.browser.conftest import Tab
 from tests.browser.test_desk_flow import state_button
 from tests.conftest import SETUP
 from tests.desk.desk_support import AGENT, make_agent

@@ -14,12 +14,6 @@ from app.services import demo
 from app.services.actors import Actor
 from app.services.sso import oidc, providers
 from app.services.tenants.setup import find_tenant
-from tests.browser.conftest import (  # noqa: F401 - the browser package's fixtures
-    browser,
-    chromium_executable,
-    live_server,
-    tab,
-)
 from tests.browser.test_desk_flow import offered, state_button, stored
 from tests.conftest import PLATFORM, SETUP
 from tests.sso.oidc_support import DESK_CLIENT, running_provider

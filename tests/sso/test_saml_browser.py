@@ -14,13 +14,7 @@ from app.models import ProviderKind, WorkedState
 from app.services import demo
 from app.services.sso import providers, saml
 from app.services.tenants.setup import find_tenant
-from tests.browser.conftest import (  # noqa: F401 - fixtures
-    Tab,
-    browser,
-    chromium_executable,
-    live_server,
-    tab,
-)
+from tests.browser.conftest import Tab
 from tests.browser.test_desk_flow import Desk, desk, offered, state_button, stored  # noqa: F401
 from tests.conftest import PLATFORM, SETUP
 from tests.sso.saml_fixtures import identity_provider  # noqa: F401 - a fixture
