@@ -10,11 +10,11 @@ spread evenly over the BENCH_REPORTS_DAYS days before the run and over the campa
 agents: 40% answered, about 41% contacts, 10% successes, 1 in 23 released unworked, each
 closed one with one work code; the agents' state spans (a working day a day: Available,
 Away at lunch, Available, Offline); the reports' rollups are recounted from those rows (the
-operators' `reports rebuild-rollups`, the migration's backfill), then ANALYZE. Each report (campaign summary, attempts per
-15-minute interval, best hours, agents) is timed on the campaign's scope, the median of
-three runs after a first: for the last full day and for the last 90 days. On PostgreSQL
-too when TEST_DATABASE_URL is set (a database named after it with `_reports_bench`
-appended; it is emptied).
+operators' `reports rebuild-rollups`, the migration's backfill), then ANALYZE. Each report
+(campaign summary, attempts per 15-minute interval, best hours, agents) is timed on the
+campaign's scope, the median of three runs after a first: for the last full day and for the
+last 90 days. On PostgreSQL too when TEST_DATABASE_URL is set (a database named after it
+with `_reports_bench` appended; it is emptied).
 """
 
 from __future__ import annotations
@@ -91,7 +91,8 @@ def _load_ledger(campaign, base: datetime) -> float:
         " connected_at, call_ended_at, call_result, closed_at, outcome, work_codes,"
         " contact, success, ended_how, ended_at)"
         f" SELECT t.id, t.campaign_id, t.skill_queue_id, {agent_id} END, {agent_login} END,"
-        f" t.time_zone, {at(spread)}, {at(call)}, 'r' || CAST(t.id AS VARCHAR) || '-' || CAST(:k AS VARCHAR),"
+        f" t.time_zone, {at(spread)}, {at(call)},"
+        " 'r' || CAST(t.id AS VARCHAR) || '-' || CAST(:k AS VARCHAR),"
         " 'Phone', '+1415555' || CAST(t.id % 10000 AS VARCHAR), 'desk',"
         f" CASE WHEN {answered} THEN {at(call + ' + 12')} END, {at(ended)},"
         " CASE (t.id + :k) % 5 WHEN 0 THEN 'ANSWERED' WHEN 1 THEN 'ANSWERED'"

@@ -49,6 +49,9 @@ class Attempt(db.Model):
         # A campaign's attempts by time (the reports' range edges), with the task: the
         # tasks attempted in a range are counted from the index alone.
         Index("ix_attempts_campaign_time", "campaign_id", "delivered_at", "task_id"),
+        # A campaign's attempts task by task (the tasks attempted in a long range, counted
+        # without sorting them on SQLite).
+        Index("ix_attempts_campaign_task", "campaign_id", "task_id", "delivered_at"),
         # A campaign's open attempts and those ended late (the agents report's time in work).
         Index("ix_attempts_campaign_ended", "campaign_id", "ended_at"),
         # Calls the contact flow placed whose end the worker has yet to learn.

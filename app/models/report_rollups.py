@@ -47,6 +47,8 @@ class AttemptRollup(db.Model):
     """Attempts delivered in one 15-minute UTC slot, by campaign, queue, agent and zone."""
 
     __tablename__ = "attempt_rollups"
+    # On SQLite the rows are stored in their key's order: a range of slots is read in place.
+    __table_args__ = {"sqlite_with_rowid": False}
 
     campaign_id: Mapped[int] = mapped_column(
         ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True
@@ -80,6 +82,7 @@ class WorkCodeRollup(db.Model):
     """Work codes chosen on the closed attempts delivered in one slot."""
 
     __tablename__ = "work_code_rollups"
+    __table_args__ = {"sqlite_with_rowid": False}
 
     campaign_id: Mapped[int] = mapped_column(
         ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True

@@ -120,6 +120,9 @@ def upgrade():
         "ix_attempts_campaign_time", "attempts", ["campaign_id", "delivered_at", "task_id"]
     )
     op.create_index("ix_attempts_campaign_ended", "attempts", ["campaign_id", "ended_at"])
+    op.create_index(
+        "ix_attempts_campaign_task", "attempts", ["campaign_id", "task_id", "delivered_at"]
+    )
     op.create_table(
         "attempt_rollups",
         *_key("attempt_rollups", sa.Column("time_zone", sa.String(length=64), nullable=False)),
@@ -128,6 +131,7 @@ def upgrade():
             "campaign_id", "slot", "skill_queue_id", "agent_login", "time_zone",
             name=op.f("pk_attempt_rollups"),
         ),
+        sqlite_with_rowid=False,
     )
     op.create_table(
         "work_code_rollups",
@@ -141,6 +145,7 @@ def upgrade():
             "campaign_id", "slot", "skill_queue_id", "agent_login", "code_key", "code_value",
             name=op.f("pk_work_code_rollups"),
         ),
+        sqlite_with_rowid=False,
     )
     _backfill(dialect)
 
@@ -148,6 +153,7 @@ def upgrade():
 def downgrade():
     op.drop_table("work_code_rollups")
     op.drop_table("attempt_rollups")
+    op.drop_index("ix_attempts_campaign_task", table_name="attempts")
     op.drop_index("ix_attempts_campaign_ended", table_name="attempts")
     op.drop_index("ix_attempts_campaign_time", table_name="attempts")
     op.create_index("ix_attempts_campaign_time", "attempts", ["campaign_id", "delivered_at"])

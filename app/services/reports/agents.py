@@ -5,7 +5,7 @@ agents' state spans, clipped to the range)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import case, func, literal, select
@@ -16,7 +16,7 @@ from app.models.attempts import EndedHow
 from app.models.types import UTCDateTime
 from app.services.reports.scope import ReportScope
 from app.services.reports.slots import rollup_filters, split
-from app.services.reports.sql import epoch
+from app.services.reports.sql import bucket, epoch
 
 SIGNED_OUT = "OFFLINE"
 
@@ -106,7 +106,6 @@ def _attempt_rows(scope: ReportScope, until: datetime) -> dict[str, list[int]]:
                 .group_by(AttemptRollup.agent_login)
             )
         )
-        whole = replace(scope, start=parts.whole_start, end=parts.whole_end)
         kept = case(
             (
                 Attempt.ended_at.is_not(None) & (Attempt.ended_at > Attempt.delivered_at),
@@ -119,7 +118,12 @@ def _attempt_rows(scope: ReportScope, until: datetime) -> dict[str, list[int]]:
             for login, held in db.session.execute(
                 select(Attempt.agent_login, func.sum(_held(scope, until) - kept))
                 .where(
-                    *whole.attempt_filters(),
+                    # The slots compared, not the delivery: the planner looks the attempts
+                    # up by their end (few are open or ended after the range), not by a
+                    # delivery range holding most of them.
+                    bucket(Attempt.delivered_at) >= parts.whole[0],
+                    bucket(Attempt.delivered_at) < parts.whole[1],
+                    *scope.narrowing(),
                     Attempt.ended_at.is_(None) | (Attempt.ended_at > scope.end),
                 )
                 .group_by(Attempt.agent_login)
