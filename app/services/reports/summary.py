@@ -114,14 +114,15 @@ def _attempted(scope: ReportScope, parts: Parts) -> int:
     delivered = None
     if db.session.get_bind().dialect.name == "sqlite" and _wide(scope, parts):
         delivered = func.coalesce(Attempt.delivered_at, Attempt.delivered_at)
-    return int(
-        db.session.scalar(
-            select(func.count(Attempt.task_id.distinct())).where(
-                *scope.attempt_filters(delivered), Attempt.task_id.is_not(None)
-            )
-        )
-        or 0
+    tasks = (
+        select(Attempt.task_id)
+        .where(*scope.attempt_filters(delivered), Attempt.task_id.is_not(None))
+        .distinct()
+        .subquery()
     )
+    # A DISTINCT subquery, not COUNT(DISTINCT): PostgreSQL then reads the tasks in index
+    # order (Unique) or hashes them instead of sorting them all.
+    return int(db.session.scalar(select(func.count()).select_from(tasks)) or 0)
 
 
 def _wide(scope: ReportScope, parts: Parts) -> bool:
