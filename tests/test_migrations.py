@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import flask_migrate
 import pytest
@@ -13,11 +14,14 @@ from sqlalchemy import create_engine, func, inspect, make_url, select, text, upd
 
 from app import config, create_app
 from app.extensions import db
-from app.models import Attempt, Campaign, IntakeLoad, Task
+from app.models import Attempt, AttemptRollup, Campaign, EndedHow, IntakeLoad, Task, WorkCodeRollup
 from app.models.search_index import is_search_index
+from app.services.calls import ledger
 from app.services.campaigns.setup import find_campaign
+from app.services.people.users import NewUser, add_user
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
+from app.services.tenants import setup as tenants
 from tests.conftest import SETUP, make_tenant
 
 
@@ -164,3 +168,43 @@ def test_rows_from_before_0020_keep_their_children_and_today_behaviour(fresh_app
 def _row_counts(*tables: str) -> dict[str, int]:
     with db.engine.connect() as connection:
         return {t: connection.execute(text(f"SELECT count(*) FROM {t}")).scalar() for t in tables}
+
+
+def test_attempts_made_before_0023_are_rolled_up_by_the_upgrade(fresh_app):
+    """The upgrade counts the rollups of the attempts already made (set-based SQL on both
+    databases) and gives each its customer's zone: the same rows the ledger keeps. (Made at
+    head, then taken back to 0022.)"""
+    flask_migrate.upgrade()
+    tenant, _ = make_tenant()
+    tenants.create_user_template(tenant, "Agent", actor=SETUP)
+    ann = add_user(tenant, NewUser("ann", "Ann", "Agent", "Agent"), actor=SETUP)
+    campaign = find_campaign(tenant, "Renewals")
+    base = datetime(2026, 3, 28, 23, 50, 7, 250000, tzinfo=UTC)
+    for n in range(6):
+        items = [ItemInput("Phone", "+14155550100")]
+        task, _ = add_or_update_task(campaign, f"c{n}", items, actor=SETUP)
+        task.time_zone = "Asia/Kolkata"
+        db.session.flush()
+        at = base + timedelta(minutes=11 * n)
+        ledger.open_attempt(task, ann, at)
+        if n % 3:
+            codes = [("Reason", "Sold"), ("Mood", "Ok")]
+            closed = at + timedelta(seconds=95)
+            ledger.end_attempt(task, EndedHow.CLOSED, closed, outcome="COMPLETE", codes=codes)
+        else:
+            ledger.end_attempt(task, EndedHow.RELEASED, at + timedelta(seconds=40))
+    db.session.commit()
+
+    def rows(model) -> list[tuple]:
+        with db.engine.connect() as connection:
+            return sorted(map(tuple, connection.execute(select(model.__table__)).all()))
+
+    kept = rows(AttemptRollup), rows(WorkCodeRollup)
+    assert len(kept[0]) > 1 and sum(r[5] for r in kept[0]) == 6
+    db.session.remove()
+    flask_migrate.downgrade(revision="0022")
+    assert {"attempt_rollups", "work_code_rollups"}.isdisjoint(inspect(db.engine).get_table_names())
+    flask_migrate.upgrade()
+    assert (rows(AttemptRollup), rows(WorkCodeRollup)) == kept
+    zones = db.session.scalars(select(Attempt.time_zone).distinct()).all()
+    assert zones == ["Asia/Kolkata"]

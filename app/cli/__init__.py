@@ -14,6 +14,7 @@ from app.cli.demo import demo_group
 from app.cli.dnc import dnc_group
 from app.cli.hours import hours_group
 from app.cli.intake import intake_group
+from app.cli.reports import reports_group
 from app.cli.skill_queues import queue_group
 from app.cli.sso import sso_group
 from app.cli.supervisors import supervisor_group
@@ -38,6 +39,7 @@ COMMANDS = (
     audit_group,
     webhook_group,
     demo_group,
+    reports_group,
     worker_command,
 )
 

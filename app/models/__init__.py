@@ -15,6 +15,7 @@ from app.models.dnc import DncNumber
 from app.models.history import AuditRecord, Event, WebhookDelivery, WebhookEndpoint
 from app.models.intake import IntakeLoad, LoadStatus
 from app.models.limits import RateLimitCounter
+from app.models.report_rollups import AttemptRollup, WorkCodeRollup
 from app.models.schedules import Schedule, ScheduleException, ScheduleHours
 from app.models.shown_once import ShownOnce
 from app.models.sso import IdentityProvider, ProviderKind, SeenAssertion
@@ -40,6 +41,8 @@ __all__ = [
     "AgentState",
     "AgentStateSpan",
     "Attempt",
+    "AttemptRollup",
+    "WorkCodeRollup",
     "CallResult",
     "EndedHow",
     "REGIONS",

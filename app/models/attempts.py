@@ -37,14 +37,23 @@ class EndedHow(StrEnum):
 
 
 class Attempt(db.Model):
-    """One delivery of a task to an agent: its preview, its call, its wrap-up."""
+    """One delivery of a task to an agent: its preview, its call, its wrap-up.
+
+    Every change of the columns the reports count (`active_history`: the value replaced is
+    known) moves the rollups (app/models/report_rollups.py) in the same flush."""
 
     __tablename__ = "attempts"
     __table_args__ = (
         # A task's attempts newest first (the task page), and its open one.
         Index("ix_attempts_task", "task_id", "delivered_at"),
-        # A campaign's attempts by time (the reports).
-        Index("ix_attempts_campaign_time", "campaign_id", "delivered_at"),
+        # A campaign's attempts by time (the reports' range edges), with the task: the
+        # tasks attempted in a range are counted from the index alone.
+        Index("ix_attempts_campaign_time", "campaign_id", "delivered_at", "task_id"),
+        # A campaign's attempts task by task (the tasks attempted in a long range, counted
+        # without sorting them on SQLite).
+        Index("ix_attempts_campaign_task", "campaign_id", "task_id", "delivered_at"),
+        # A campaign's open attempts and those ended late (the agents report's time in work).
+        Index("ix_attempts_campaign_ended", "campaign_id", "ended_at"),
         # Calls the contact flow placed whose end the worker has yet to learn.
         Index("uq_attempts_call_id", "call_id", unique=True),
         Index("ix_attempts_calls_pending", "placed_by", "call_ended_at"),
@@ -52,15 +61,20 @@ class Attempt(db.Model):
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     task_id: Mapped[int | None] = mapped_column(BigId, ForeignKey("tasks.id", ondelete="SET NULL"))
-    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), active_history=True
+    )
     skill_queue_id: Mapped[int | None] = mapped_column(
-        ForeignKey("skill_queues.id", ondelete="SET NULL")
+        ForeignKey("skill_queues.id", ondelete="SET NULL"), active_history=True
     )
     # The agent as users.id (no foreign key: a deleted user's attempts stay) and login.
     agent_id: Mapped[int] = mapped_column(Integer)
-    agent_login: Mapped[str] = mapped_column(String(255))
-    delivered_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    call_started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    agent_login: Mapped[str] = mapped_column(String(255), active_history=True)
+    delivered_at: Mapped[datetime] = mapped_column(UTCDateTime, active_history=True)
+    # The customer's zone when the task was delivered (the task's, else its campaign's
+    # default): the best hours read the customer's clock of the moment of the attempt.
+    time_zone: Mapped[str | None] = mapped_column(String(64), active_history=True)
+    call_started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, active_history=True)
     # The call (startCall): its id as the Desk API names it, the phone item dialled and
     # its number, and who placed it (CallPlacement: the desk or the contact flow).
     call_id: Mapped[str | None] = mapped_column(String(36))
@@ -68,21 +82,25 @@ class Attempt(db.Model):
     phone_number: Mapped[str | None] = mapped_column(String(64))
     placed_by: Mapped[str | None] = mapped_column(String(16))
     contact_id: Mapped[str | None] = mapped_column(String(255))
-    connected_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    call_ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    connected_at: Mapped[datetime | None] = mapped_column(UTCDateTime, active_history=True)
+    call_ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime, active_history=True)
     call_result: Mapped[str | None] = mapped_column(String(16))  # CallResult once a call ends
-    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    outcome: Mapped[str | None] = mapped_column(String(16))
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, active_history=True)
+    outcome: Mapped[str | None] = mapped_column(String(16), active_history=True)
     # The codes chosen at close: [{"key": ..., "value": ...}, ...] in the agent's order.
-    work_codes: Mapped[list] = mapped_column(JSON, default=list)
+    work_codes: Mapped[list] = mapped_column(JSON, default=list, active_history=True)
     # The reports' rollups, kept by the ledger in the attempt's own transaction: a person was
     # reached (a code flagged contact, else an ANSWERED call), the campaign's goal was met (a
     # code flagged success). A flag changed later leaves attempts already made as they were.
-    contact: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    success: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    contact: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), active_history=True
+    )
+    success: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), active_history=True
+    )
     # EndedHow; NULL while the attempt is open (the task still reserved for its agent).
-    ended_how: Mapped[str | None] = mapped_column(String(20))
-    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    ended_how: Mapped[str | None] = mapped_column(String(20), active_history=True)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime, active_history=True)
 
     @property
     def is_open(self) -> bool:

@@ -34,6 +34,7 @@ from app.models import (
 )
 from app.models.agents import AgentState
 from app.models.attempts import CallResult, EndedHow
+from app.services.reports.recount import recount
 
 DAYS = 5  # today and the four days before it
 MAX_PER_DAY = 140  # at most this many attempts per agent and day
@@ -133,6 +134,7 @@ def seed_history(tenant: Tenant, now: datetime, rng: random.Random) -> int:
     _close_spans(spans)
     if attempts:
         db.session.execute(insert(Attempt), attempts)
+        recount(ids)  # written as plain rows: the reports' rollups are counted from them
     if spans:
         db.session.execute(insert(AgentStateSpan), spans)
     return len(attempts)

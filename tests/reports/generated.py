@@ -66,6 +66,7 @@ def generate(tenant: Tenant, seed: int = 7, count: int = 400) -> Data:
             agent_id=0,
             agent_login=rng.choice(AGENTS),
             delivered_at=delivered,
+            time_zone=task.time_zone,
             work_codes=[],
             contact=rng.random() < 0.4,
             success=rng.random() < 0.2,
@@ -176,12 +177,11 @@ def reference_intervals(data: Data, scope, minutes: int) -> dict[datetime, tuple
 
 
 def reference_hours(data: Data, scope) -> dict[tuple[int, int], tuple[int, int]]:
-    zones = {t.id: t.time_zone for t in data.tasks}
-    defaults = {c.id: c.default_time_zone for c in db.session.scalars(select(Campaign))}
+    """By the customer's local clock when the attempt was made: the task's zone at delivery
+    (a task deleted since keeps it)."""
     cells: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
     for row in in_scope(data, scope):
-        zone = zones.get(row.task_id) or defaults[row.campaign_id]
-        local = row.delivered_at.astimezone(ZoneInfo(zone))
+        local = row.delivered_at.astimezone(ZoneInfo(row.time_zone))
         cell = cells[(local.weekday(), local.hour)]
         cell[0] += 1
         cell[1] += row.contact

@@ -41,7 +41,26 @@ FILTERS = {
 RANGES = {
     "all days": (START, START + timedelta(days=DAYS)),
     "one afternoon": (START + timedelta(hours=13, minutes=7), START + timedelta(hours=19)),
+    # Edges off the 15-minute grid, to the millisecond: partial slots read from the attempts.
+    "to the millisecond": (
+        START + timedelta(hours=1, minutes=2, seconds=3, milliseconds=456),
+        START + timedelta(days=2, hours=5, minutes=7, seconds=8, milliseconds=900),
+    ),
 }
+# Ranges holding no whole 15-minute slot, or one.
+SHORT = [
+    (
+        START + timedelta(hours=h, minutes=1, milliseconds=500),
+        START + timedelta(hours=h, minutes=14),
+    )
+    for h in range(0, 96, 7)
+] + [
+    (
+        START + timedelta(hours=h, minutes=14, seconds=59),
+        START + timedelta(hours=h, minutes=30, seconds=1),
+    )
+    for h in range(3, 96, 11)
+]
 
 
 @pytest.fixture
@@ -74,6 +93,30 @@ def test_the_summary_counts_what_the_rows_hold(acme, data, filters, span):
         summary.contacts / summary.attempts if summary.attempts else None
     )
     assert summary.penetration == summary.attempted_tasks / summary.tasks
+
+
+def test_ranges_inside_a_slot_or_around_one_count_exactly(acme, data):
+    for span in SHORT:
+        scope = scopes(acme, {}, span)
+        expected = reference_summary(data, scope)
+        summary = campaign_summary(scope)
+        assert (summary.attempts, summary.contacts, summary.attempted_tasks) == (
+            expected["attempts"],
+            expected["contacts"],
+            expected["attempted_tasks"],
+        )
+        assert {(k, v): n for k, v, n in summary.work_codes} == expected["work_codes"]
+        rows = agent_summary(scope, now=NOW)
+        reference = reference_agents(data, scope, NOW)
+        for row in rows:
+            assert {name: getattr(row, name) for name in reference[row.agent]} == reference[
+                row.agent
+            ]
+        got = {
+            i.start: (i.attempts, i.contacts, i.successes) for i in attempts_by_interval(scope, 15)
+        }
+        assert {k: v for k, v in got.items() if v[0]} == reference_intervals(data, scope, 15)
+    assert sum(reference_summary(data, scopes(acme, {}, span))["attempts"] for span in SHORT) > 5
 
 
 @pytest.mark.parametrize("zone", ["Europe/London", "Asia/Kolkata", "Australia/Lord_Howe"])

@@ -17,6 +17,9 @@ say yes, so an ANSWERED call stays a contact whatever unflagged codes the agent 
 code flagged success but not contact leaves an unanswered call no contact (the flags say
 what the supervisor set, nothing is inferred). Both are read when the call ends and at
 close; a flag changed later leaves the attempts already made as they were.
+
+Every change of an attempt made here moves the reports' rollups in the same flush
+(app/services/calls/rollups.py).
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
+import app.services.calls.rollups  # noqa: F401 - the reports' rollups move with each flush
 from app.extensions import db
 from app.models import Attempt, CallResult, EndedHow, Task, User, WorkCodeChoice
 from app.services.values import format_time
@@ -48,6 +52,7 @@ def open_attempt(task: Task, agent: User, at: datetime) -> Attempt:
         agent_id=agent.id,
         agent_login=agent.login_user_id,
         delivered_at=at,
+        time_zone=task.time_zone,
         work_codes=[],
     )
     db.session.add(attempt)
@@ -97,17 +102,16 @@ def roll_up_call(attempt: Attempt) -> None:
 
 
 def end_attempts(tasks: Sequence[Task], how: EndedHow, at: datetime) -> None:
-    """End the open attempts of tasks changed alike (a bulk job's batch) in one statement;
-    only reserved tasks have one, so a batch of free tasks costs nothing."""
+    """End the open attempts of tasks changed alike (a bulk job's batch) in one query; only
+    reserved tasks have one, so a batch of free tasks costs nothing. Each is ended through
+    the session, so the reports' rollups move with it."""
     ids = [task.id for task in tasks if task.reserved_by_id is not None]
     if not ids:
         return
-    db.session.execute(
-        update(Attempt)
-        .where(Attempt.task_id.in_(ids), Attempt.ended_how.is_(None))
-        .values(ended_how=how.value, ended_at=at)
-        .execution_options(synchronize_session="fetch")
-    )
+    for attempt in db.session.scalars(
+        select(Attempt).where(Attempt.task_id.in_(ids), Attempt.ended_how.is_(None))
+    ):
+        _end(attempt, how, at)
 
 
 def open_attempt_of(task: Task) -> Attempt | None:

@@ -1,9 +1,11 @@
 """Reports: figures counted from the attempt ledger and the agents' state spans.
 
 Every report reads a `ReportScope` (the tenant, a UTC range, the zone its days are read in,
-and optionally one campaign, queue or agent) and counts with aggregate SQL over the
-attempts delivered in the range (the (campaign_id, delivered_at) index). Every door (the
-report pages, the Reports API, the CLI) calls these functions.
+and optionally one campaign, queue or agent). The range's whole 15-minute UTC slots are
+read from the rollups the ledger keeps in each attempt's transaction
+(app/models/report_rollups.py), its partial edge slots from the attempts themselves
+(`slots.split`), so a figure is exact to the millisecond. Every door (the report pages,
+the Reports API, the CLI) calls these functions.
 """
 
 from app.services.reports.agents import AgentRow, agent_summary

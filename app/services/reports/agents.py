@@ -11,11 +11,12 @@ from datetime import UTC, datetime
 from sqlalchemy import case, func, literal, select
 
 from app.extensions import db
-from app.models import AgentStateSpan, Attempt
+from app.models import AgentStateSpan, Attempt, AttemptRollup
 from app.models.attempts import EndedHow
 from app.models.types import UTCDateTime
 from app.services.reports.scope import ReportScope
-from app.services.reports.sql import epoch
+from app.services.reports.slots import rollup_filters, split
+from app.services.reports.sql import bucket, epoch
 
 SIGNED_OUT = "OFFLINE"
 
@@ -50,13 +51,24 @@ def _duration(since, until):
     )
 
 
-def agent_summary(scope: ReportScope, *, now: datetime | None = None) -> list[AgentRow]:
-    """One row per agent with attempts in scope (or, unless a campaign or queue narrows the
-    scope, with time signed in during the range), by loginUserId. An open attempt or span
-    counts until `now` (default: the clock), never past the range's end."""
-    now = now or datetime.now(UTC)
-    until = min(now, scope.end)
-    preview_end = func.coalesce(Attempt.call_started_at, Attempt.ended_at)
+ROLLED = (
+    "attempts",
+    "contacts",
+    "successes",
+    "closed",
+    "preview_seconds",
+    "previews",
+    "talk_seconds",
+    "talks",
+    "wrap_up_seconds",
+    "wrap_ups",
+    "held_seconds",
+)
+
+
+def _held(scope: ReportScope, until: datetime):
+    """Seconds an attempt held its task within the range: delivery to its end, an open one
+    until `until`, never past the range's end."""
     until_value = literal(until, UTCDateTime())
     end_value = literal(scope.end, UTCDateTime())
     held_until = case(
@@ -64,46 +76,100 @@ def agent_summary(scope: ReportScope, *, now: datetime | None = None) -> list[Ag
         (Attempt.ended_at > end_value, end_value),
         else_=Attempt.ended_at,
     )
-    rows = db.session.execute(
-        select(
-            Attempt.agent_login,
-            func.count(),
-            func.coalesce(func.sum(case((Attempt.contact, 1), else_=0)), 0),
-            func.coalesce(func.sum(case((Attempt.success, 1), else_=0)), 0),
-            func.coalesce(
-                func.sum(case((Attempt.ended_how == EndedHow.CLOSED.value, 1), else_=0)), 0
-            ),
-            *_duration(Attempt.delivered_at, preview_end),
-            *_duration(Attempt.connected_at, Attempt.call_ended_at),
-            *_duration(Attempt.call_ended_at, Attempt.closed_at),
-            func.coalesce(
-                func.sum(
-                    case(
-                        (
-                            held_until > Attempt.delivered_at,
-                            epoch(held_until) - epoch(Attempt.delivered_at),
-                        ),
-                        else_=0,
-                    )
-                ),
-                0,
-            ),
+    return case(
+        (held_until > Attempt.delivered_at, epoch(held_until) - epoch(Attempt.delivered_at)),
+        else_=0,
+    )
+
+
+def _attempt_rows(scope: ReportScope, until: datetime) -> dict[str, list[int]]:
+    """Per agent, ROLLED's figures: the whole 15-minute slots from the rollups (whose held
+    time runs to each attempt's end), put right for the attempts still open or ended after
+    the range (clipped here), and the range's edges from the attempts."""
+    parts = split(scope)
+    totals: dict[str, list[int]] = defaultdict(lambda: [0] * len(ROLLED))
+
+    def add(rows) -> None:
+        for login, *values in rows:
+            total = totals[login]
+            for index, value in enumerate(values):
+                total[index] += int(value or 0)
+
+    if parts.whole is not None:
+        add(
+            db.session.execute(
+                select(
+                    AttemptRollup.agent_login,
+                    *(func.sum(getattr(AttemptRollup, name)) for name in ROLLED),
+                )
+                .where(*rollup_filters(scope, AttemptRollup, parts.whole))
+                .group_by(AttemptRollup.agent_login)
+            )
         )
-        .where(*scope.attempt_filters())
-        .group_by(Attempt.agent_login)
-    ).all()
+        kept = case(
+            (
+                Attempt.ended_at.is_not(None) & (Attempt.ended_at > Attempt.delivered_at),
+                epoch(Attempt.ended_at) - epoch(Attempt.delivered_at),
+            ),
+            else_=0,
+        )
+        add(
+            (login, *([0] * (len(ROLLED) - 1)), held)
+            for login, held in db.session.execute(
+                select(Attempt.agent_login, func.sum(_held(scope, until) - kept))
+                .where(
+                    # The slots compared, not the delivery: the planner looks the attempts
+                    # up by their end (few are open or ended after the range), not by a
+                    # delivery range holding most of them.
+                    bucket(Attempt.delivered_at) >= parts.whole[0],
+                    bucket(Attempt.delivered_at) < parts.whole[1],
+                    *scope.narrowing(),
+                    Attempt.ended_at.is_(None) | (Attempt.ended_at > scope.end),
+                )
+                .group_by(Attempt.agent_login)
+            )
+        )
+    preview_end = func.coalesce(Attempt.call_started_at, Attempt.ended_at)
+    for edge in parts.edges:
+        add(
+            db.session.execute(
+                select(
+                    Attempt.agent_login,
+                    func.count(),
+                    func.coalesce(func.sum(case((Attempt.contact, 1), else_=0)), 0),
+                    func.coalesce(func.sum(case((Attempt.success, 1), else_=0)), 0),
+                    func.coalesce(
+                        func.sum(case((Attempt.ended_how == EndedHow.CLOSED.value, 1), else_=0)),
+                        0,
+                    ),
+                    *_duration(Attempt.delivered_at, preview_end),
+                    *_duration(Attempt.connected_at, Attempt.call_ended_at),
+                    *_duration(Attempt.call_ended_at, Attempt.closed_at),
+                    func.coalesce(func.sum(_held(scope, until)), 0),
+                )
+                .where(*edge.attempt_filters())
+                .group_by(Attempt.agent_login)
+            )
+        )
+    return totals
+
+
+def agent_summary(scope: ReportScope, *, now: datetime | None = None) -> list[AgentRow]:
+    """One row per agent with attempts in scope (or, unless a campaign or queue narrows the
+    scope, with time signed in during the range), by loginUserId. An open attempt or span
+    counts until `now` (default: the clock), never past the range's end."""
+    now = now or datetime.now(UTC)
+    until = min(now, scope.end)
+    by_login = _attempt_rows(scope, until)
     spans = _span_seconds(scope, until)
-    logins = {row[0] for row in rows}
+    logins = set(by_login)
     if scope.campaign is None and scope.queue is None:
         logins |= {login for login, states in spans.items() if _signed_in(states)}
-    by_login = {row[0]: row for row in rows}
     result = []
     for login in sorted(logins):
-        row = by_login.get(login)
-        attempts, contacts, successes, closed = (int(v) for v in row[1:5]) if row else (0, 0, 0, 0)
-        preview, previews, talk, talks, wrap, wraps, in_work = (
-            (int(v) for v in row[5:]) if row else (0,) * 7
-        )
+        row = by_login.get(login) or [0] * len(ROLLED)
+        attempts, contacts, successes, closed = row[:4]
+        preview, previews, talk, talks, wrap, wraps, in_work = row[4:]
         states = spans.get(login, {})
         signed_in = _signed_in(states)
         result.append(

@@ -10,9 +10,10 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import case, func, select
 
 from app.extensions import db
-from app.models import Attempt
+from app.models import Attempt, AttemptRollup
 from app.services.errors import InvalidInput
 from app.services.reports.scope import ReportScope
+from app.services.reports.slots import rollup_filters, split
 from app.services.reports.sql import BUCKET_SECONDS, bucket
 
 INTERVAL_MINUTES = (15, 30, 60)
@@ -52,27 +53,42 @@ def interval_grid(scope: ReportScope, minutes: int) -> list[datetime]:
 
 
 def attempts_by_interval(scope: ReportScope, minutes: int) -> list[Interval]:
-    """Attempts, contacts and successes per interval, empty intervals as zeros."""
+    """Attempts, contacts and successes per interval, empty intervals as zeros: the whole
+    15-minute UTC slots from the rollups, the range's edges from the attempts."""
     if minutes not in INTERVAL_MINUTES:
         raise InvalidInput("intervalMinutes must be 15, 30 or 60", field="intervalMinutes")
     starts = interval_grid(scope, minutes)
+    parts = split(scope)
+    rows = []
+    if parts.whole is not None:
+        rows += db.session.execute(
+            select(
+                AttemptRollup.slot,
+                func.sum(AttemptRollup.attempts),
+                func.sum(AttemptRollup.contacts),
+                func.sum(AttemptRollup.successes),
+            )
+            .where(*rollup_filters(scope, AttemptRollup, parts.whole))
+            .group_by(AttemptRollup.slot)
+        ).all()
     key = bucket(Attempt.delivered_at).label("bucket")
-    rows = db.session.execute(
-        select(
-            key,
-            func.count(),
-            func.sum(case((Attempt.contact, 1), else_=0)),
-            func.sum(case((Attempt.success, 1), else_=0)),
-        )
-        .where(*scope.attempt_filters())
-        .group_by(key)
-    ).all()
+    for edge in parts.edges:
+        rows += db.session.execute(
+            select(
+                key,
+                func.count(),
+                func.sum(case((Attempt.contact, 1), else_=0)),
+                func.sum(case((Attempt.success, 1), else_=0)),
+            )
+            .where(*edge.attempt_filters())
+            .group_by(key)
+        ).all()
     totals = [[0, 0, 0] for _ in starts]
     for number, attempts, contacts, successes in rows:
         moment = datetime.fromtimestamp(int(number) * BUCKET_SECONDS, UTC)
         index = bisect_right(starts, moment) - 1
         cell = totals[max(index, 0)]
-        cell[0] += int(attempts)
+        cell[0] += int(attempts or 0)
         cell[1] += int(contacts or 0)
         cell[2] += int(successes or 0)
     return [Interval(start, *cell) for start, cell in zip(starts, totals, strict=True)]

@@ -33,12 +33,15 @@ class ReportScope:
     queue: SkillQueue | None = None
     agent: str | None = None
 
-    def attempt_filters(self) -> list[ColumnElement[bool]]:
-        """The WHERE clauses that select the scope's attempts."""
-        filters: list[ColumnElement[bool]] = [
-            Attempt.delivered_at >= self.start,
-            Attempt.delivered_at < self.end,
-        ]
+    def attempt_filters(self, delivered=None) -> list[ColumnElement[bool]]:
+        """The WHERE clauses that select the scope's attempts (`delivered`: an expression of
+        the delivery's time to compare instead of the column, to steer a planner)."""
+        delivered = Attempt.delivered_at if delivered is None else delivered
+        return [delivered >= self.start, delivered < self.end, *self.narrowing()]
+
+    def narrowing(self) -> list[ColumnElement[bool]]:
+        """The WHERE clauses of the scope's campaigns, queue and agent, on the attempts."""
+        filters: list[ColumnElement[bool]] = []
         if self.campaign is not None:
             filters.append(Attempt.campaign_id == self.campaign.id)
         else:

@@ -6,10 +6,12 @@ from sqlalchemy import BigInteger
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
+from app.models.report_rollups import SLOT_SECONDS
+
 # The reports count in 15-minute UTC buckets: every zone's offset (and every DST shift
 # but Lord Howe's half hour, which stays on the grid) is a multiple of 15 minutes, so a
 # bucket falls wholly within one local interval of 15, 30 or 60 minutes.
-BUCKET_SECONDS = 15 * 60
+BUCKET_SECONDS = SLOT_SECONDS
 
 
 class epoch(FunctionElement):  # noqa: N801 - reads as an SQL function

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from sqlalchemy import case, func, literal_column, select
 
 from app.extensions import db
-from app.models import Attempt, Task
+from app.models import Attempt, AttemptRollup, Task, WorkCodeRollup
 from app.models.attempts import EndedHow
+from app.services.reports.recount import code_elements
 from app.services.reports.scope import ReportScope, tenant_campaign_ids
+from app.services.reports.slots import Parts, rollup_filters, split
 
 # How an attempt ended, counted by the summary: a closing's outcome, or how it was let go.
 OUTCOME_COUNTS = {"completed": "COMPLETE", "removed": "REMOVE", "rescheduled": "RESCHEDULE"}
@@ -55,31 +58,89 @@ def _count_if(condition):
 
 
 def campaign_summary(scope: ReportScope) -> CampaignSummary:
-    where = scope.attempt_filters()
-    totals = db.session.execute(
-        select(
-            func.count(),
-            func.count(Attempt.task_id.distinct()),
-            _count_if(Attempt.contact),
-            _count_if(Attempt.success),
-            *(_count_if(Attempt.outcome == value) for value in OUTCOME_COUNTS.values()),
-            *(_count_if(Attempt.ended_how == value.value) for value in ENDED_COUNTS.values()),
-        ).where(*where)
-    ).one()
-    attempts, attempted, contacts, successes, *ended = (int(value or 0) for value in totals)
+    """The whole 15-minute slots of the range from the rollups, its edges from the attempts;
+    the tasks attempted from the (campaign, delivery, task) index alone."""
+    parts = split(scope)
+    totals = [0] * (3 + len(OUTCOME_COUNTS) + len(ENDED_COUNTS))
+    if parts.whole is not None:
+        row = db.session.execute(
+            select(
+                *(
+                    func.coalesce(func.sum(getattr(AttemptRollup, name)), 0)
+                    for name in (
+                        "attempts",
+                        "contacts",
+                        "successes",
+                        *OUTCOME_COUNTS,
+                        *ENDED_COUNTS,
+                    )
+                )
+            ).where(*rollup_filters(scope, AttemptRollup, parts.whole))
+        ).one()
+        totals = [a + int(b or 0) for a, b in zip(totals, row, strict=True)]
+    for edge in parts.edges:
+        row = db.session.execute(
+            select(
+                func.count(),
+                _count_if(Attempt.contact),
+                _count_if(Attempt.success),
+                *(_count_if(Attempt.outcome == value) for value in OUTCOME_COUNTS.values()),
+                *(_count_if(Attempt.ended_how == value.value) for value in ENDED_COUNTS.values()),
+            ).where(*edge.attempt_filters())
+        ).one()
+        totals = [a + int(b or 0) for a, b in zip(totals, row, strict=True)]
+    attempts, contacts, successes, *ended = totals
     # Every closing has one of the three outcomes: their counts are the outcomes' list.
     by_outcome = dict(zip(OUTCOME_COUNTS.values(), ended[: len(OUTCOME_COUNTS)], strict=True))
     outcomes = [(outcome, n) for outcome, n in by_outcome.items() if n]
     return CampaignSummary(
         tasks=_tasks(scope),
-        attempted_tasks=attempted,
+        attempted_tasks=_attempted(scope, parts),
         attempts=attempts,
         contacts=contacts,
         successes=successes,
         **dict(zip((*OUTCOME_COUNTS, *ENDED_COUNTS), ended, strict=True)),
         outcomes=sorted(outcomes, key=lambda row: (-row[1], row[0])),
-        work_codes=_work_codes(scope),
+        work_codes=_work_codes(scope, parts),
     )
+
+
+def _attempted(scope: ReportScope, parts: Parts) -> int:
+    """The distinct tasks attempted in the range, read from an index alone: over a short
+    range the (campaign, delivery, task) index's range, sorted; over most of the scope's
+    history (`_wide`) on SQLite, whose planner cannot weigh a range's width, the
+    (campaign, task, delivery) index read task by task, each task counted once as it comes
+    (the delivery compared through an expression SQLite does not look an index up by)."""
+    delivered = None
+    if db.session.get_bind().dialect.name == "sqlite" and _wide(scope, parts):
+        delivered = func.coalesce(Attempt.delivered_at, Attempt.delivered_at)
+    tasks = (
+        select(Attempt.task_id)
+        .where(*scope.attempt_filters(delivered), Attempt.task_id.is_not(None))
+        .distinct()
+        .subquery()
+    )
+    # A DISTINCT subquery, not COUNT(DISTINCT): PostgreSQL then reads the tasks in index
+    # order (Unique) or hashes them instead of sorting them all.
+    return int(db.session.scalar(select(func.count()).select_from(tasks)) or 0)
+
+
+def _wide(scope: ReportScope, parts: Parts) -> bool:
+    """Whether the range covers most of the scope's history (its first to its last slot in
+    the rollups, two index probes per campaign)."""
+    if parts.whole is None:
+        return False
+    campaign = (
+        [AttemptRollup.campaign_id == scope.campaign.id]
+        if scope.campaign is not None
+        else [AttemptRollup.campaign_id.in_(tenant_campaign_ids(scope.tenant))]
+    )
+    first = db.session.scalar(select(func.min(AttemptRollup.slot)).where(*campaign))
+    last = db.session.scalar(select(func.max(AttemptRollup.slot)).where(*campaign))
+    if first is None or last is None:
+        return False
+    covered = min(last + 1, parts.whole[1]) - max(first, parts.whole[0])
+    return covered * 2 > last + 1 - first
 
 
 def _tasks(scope: ReportScope) -> int:
@@ -93,28 +154,34 @@ def _tasks(scope: ReportScope) -> int:
     return int(db.session.scalar(query) or 0)
 
 
-def _work_codes(scope: ReportScope) -> list[tuple[str, str, int]]:
-    """The codes chosen on the closed attempts in scope, most chosen first, counted by the
-    database from each attempt's JSON list (json_each on SQLite, json_array_elements on
-    PostgreSQL): no attempt's codes travel to Python."""
-    if db.session.get_bind().dialect.name == "postgresql":
-        codes = func.json_array_elements(Attempt.work_codes).table_valued("value").alias("code")
-        key, value = codes.c.value.op("->>")("key"), codes.c.value.op("->>")("value")
-    else:
-        codes = func.json_each(Attempt.work_codes).table_valued("value").alias("code")
-        key, value = (
-            func.json_extract(codes.c.value, "$.key"),
-            func.json_extract(codes.c.value, "$.value"),
+def _work_codes(scope: ReportScope, parts: Parts) -> list[tuple[str, str, int]]:
+    """The codes chosen on the closed attempts in scope, most chosen first: the whole slots
+    from the rollups, the edges counted by the database from each attempt's JSON list
+    (json_each on SQLite, json_array_elements on PostgreSQL)."""
+    chosen: Counter[tuple[str, str]] = Counter()
+    if parts.whole is not None:
+        rows = db.session.execute(
+            select(
+                WorkCodeRollup.code_key, WorkCodeRollup.code_value, func.sum(WorkCodeRollup.chosen)
+            )
+            .where(*rollup_filters(scope, WorkCodeRollup, parts.whole))
+            .group_by(WorkCodeRollup.code_key, WorkCodeRollup.code_value)
         )
-    key, value = key.label("key"), value.label("value")
-    rows = db.session.execute(
-        select(key, value, func.count())
-        .select_from(Attempt)
-        .join(codes, literal_column("1") == literal_column("1"))
-        .where(*scope.attempt_filters(), Attempt.ended_how == EndedHow.CLOSED.value)
-        .group_by(key, value)
-    ).all()
+        for k, v, n in rows:
+            chosen[(str(k), str(v))] += int(n or 0)
+    for edge in parts.edges:
+        codes, key, value = code_elements()
+        rows = db.session.execute(
+            select(key, value, func.count())
+            .select_from(Attempt)
+            .join(codes, literal_column("1") == literal_column("1"))
+            .where(*edge.attempt_filters(), Attempt.ended_how == EndedHow.CLOSED.value)
+            .group_by(key, value)
+        )
+        for k, v, n in rows:
+            if k is not None and v is not None:
+                chosen[(str(k), str(v))] += int(n)
     return sorted(
-        ((str(k), str(v), int(n)) for k, v, n in rows if k is not None and v is not None),
+        ((k, v, n) for (k, v), n in chosen.items() if n),
         key=lambda row: (-row[2], row[0], row[1]),
     )
