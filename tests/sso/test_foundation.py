@@ -8,13 +8,15 @@ from datetime import timedelta
 import pytest
 
 from app.extensions import db
-from app.models import ProviderKind
+from app.models import AgentSession, ProviderKind, User
 from app.models.types import utcnow
 from app.services.sso import providers, replays, sealing
 from app.services.sso.identity import Identity, SignInRefused, agent_for
+from app.services.tenants import api_keys
+from tests.api.users_support import UsersApi
 from tests.conftest import SETUP, make_tenant
-from tests.desk.desk_support import AGENT, make_agent
-from tests.ui.conftest import PASSWORD, csrf_token, soup
+from tests.desk.desk_support import AGENT, desk_session, make_agent
+from tests.ui.conftest import PASSWORD, csrf_token, session_for, soup
 
 PAGE = "/desk/login/Acme/prod"
 
@@ -142,3 +144,25 @@ def test_a_provider_is_set_shown_without_its_secret_and_removed(app, acme):
     db.session.commit()
     assert providers.provider_for(acme) is None
     assert acme.local_agent_passwords is True  # nobody is locked out
+
+
+@pytest.mark.parametrize("door", ["user provisioning api", "supervisors page"])
+def test_deleting_an_agent_ends_their_desk_sessions_at_once(app, acme, boss, door):
+    """An agent offboarded (here, whatever signed them in) loses the desk at the next
+    request: their sessions are gone with them."""
+    ann = db.session.query(User).filter_by(login_user_id=AGENT).one()
+    desk = desk_session(app.test_client(), ann)
+    assert db.session.query(AgentSession).count() == 1
+    if door == "user provisioning api":
+        key = api_keys.issue_key(acme, actor=SETUP)
+        db.session.commit()
+        answer = UsersApi(app.test_client(), "Acme", "prod", key).delete(AGENT)
+        assert answer["result"] == "SUCCESS"
+    else:
+        console = session_for(app.test_client(), boss)
+        page = console.post(f"/tenants/{acme.id}/users/{ann.id}/delete")
+        assert page.status_code == 302
+    db.session.expire_all()
+    assert db.session.query(AgentSession).count() == 0
+    answer = desk.get("/desk")
+    assert answer.status_code == 302 and "/desk/login" in answer.headers["Location"]
