@@ -56,11 +56,6 @@ def map_body(ctx: Any, body: Any) -> Any:
         start = body.get("from")
         if pick % 3 and isinstance(start, int) and not isinstance(start, bool):
             body["to"] = start + (pick % 366 + 1) * 86_400_000
-    if "/desk-api/" in ctx.operation.path and pick % 3:
-        # Mostly the task the agent holds, with its phone item: calls reach their own rules.
-        _real(body, {"previewRecordID": os.environ["CONTRACT_HELD_RECORD"]})
-        if pick % 2:
-            _real(body, {"phoneKey": "Phone"})
     if ctx.operation.path.endswith("/searchPreviewCampaign") and pick % 3 == 0:
         # A lookup of a seeded task: search answers then hold every field of a task.
         seeded = os.environ["CONTRACT_CLIENT_IDS"].split(",")

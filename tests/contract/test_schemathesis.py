@@ -27,11 +27,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Task, WorkCode
-from app.models.types import utcnow
-from app.services.delivery.agent_state import set_agent_state
-from app.services.delivery.offers import deliver
 from app.services.people import agents
-from app.services.people.users import NewUser, add_user, find_user
+from app.services.people.users import NewUser, add_user
 from app.services.tenants import setup as tenants
 from tests.api.users_support import users_api
 from tests.conftest import PLATFORM, SETUP, Api, make_tenant, sc_headers
@@ -47,7 +44,6 @@ COMPANY, ENVIRONMENT, REGION = "Acme", "prod", "us-east-1"
 CAMPAIGNS = ("Renewals", "Winback")
 SEEDED = ("SEED-1", "SEED-2")  # tasks in both campaigns, looked up by the fuzzed searches
 AGENT = "agent.smith"  # the seeded tasks' preferred agent
-CALL = "SEED-CALL"  # a task with a phone number, held by AGENT: the calls reach the dialling rules
 
 
 def _seed_tasks(client, key: str) -> None:
@@ -75,19 +71,6 @@ def _seed_agent(tenant) -> None:
     db.session.commit()
 
 
-def _held_call_task(client, key: str) -> str:
-    """A task with a phone item, delivered to AGENT: startCall, callEvent and taskAttempts
-    on it get past "not yours" to the calls' own rules. Its previewRecordID."""
-    api = Api(client, COMPANY, ENVIRONMENT, REGION, key, campaign=CAMPAIGNS[0])
-    api.add(CALL, [{"key": "Phone", "value": "+14155550100"}, {"key": "Name", "value": "Ada"}])
-    task = db.session.scalar(select(Task).filter_by(client_id=CALL))
-    agent = find_user(task.campaign.tenant, AGENT)
-    set_agent_state(agent, "AVAILABLE", actor=SETUP)
-    deliver(task, agent, actor=SETUP, now=utcnow())
-    db.session.commit()
-    return task.record_id
-
-
 @pytest.fixture
 def live(app, client, database_uri, tmp_path):
     """A seeded tenant (campaigns, queues, a user template, tasks) and gunicorn on its
@@ -96,12 +79,11 @@ def live(app, client, database_uri, tmp_path):
     users_api(None, tenant, key)  # the user template "Agent"
     _seed_tasks(client, key)
     _seed_agent(tenant)
-    held = _held_call_task(client, key)
     with gunicorn(database_uri, tmp_path / "gunicorn.log", 2, "contract-test") as server:
-        yield server, key, held
+        yield server, key
 
 
-def _schemathesis(url: str, key: str, held: str, workdir: Path) -> subprocess.CompletedProcess:
+def _schemathesis(url: str, key: str, workdir: Path) -> subprocess.CompletedProcess:
     headers = sc_headers(COMPANY, ENVIRONMENT, REGION, key)
     command = [
         str(Path(sys.executable).parent / "schemathesis"), "run", f"{url}/openapi.json",
@@ -122,7 +104,6 @@ def _schemathesis(url: str, key: str, held: str, workdir: Path) -> subprocess.Co
         "CONTRACT_USER_TEMPLATE": "Agent",
         "CONTRACT_CLIENT_IDS": ",".join(SEEDED),
         "CONTRACT_AGENT": AGENT,
-        "CONTRACT_HELD_RECORD": held,
         "CONTRACT_QUEUES": "Sales,Support",
     }
     return subprocess.run(
@@ -132,8 +113,8 @@ def _schemathesis(url: str, key: str, held: str, workdir: Path) -> subprocess.Co
 
 @pytest.mark.server
 def test_every_operation_conforms_to_the_published_contract(live, tmp_path):
-    server, key, held = live
-    run = _schemathesis(server.url, key, held, tmp_path)
+    server, key = live
+    run = _schemathesis(server.url, key, tmp_path)
     report = run.stdout + run.stderr
     assert run.returncode == 0, f"{report[-12000:]}\n--- gunicorn ---\n{server.log_tail()}"
     assert "18 selected / 18 total" in report  # every operation of the document was tested
