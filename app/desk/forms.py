@@ -17,25 +17,6 @@ OUTCOMES = [
 ]
 
 
-class DeskLoginForm(FlaskForm):
-    company = StringField(
-        "Company",
-        validators=[DataRequired(), Length(max=128)],
-        render_kw={"autocomplete": "organization"},
-    )
-    environment = StringField("Environment", validators=[DataRequired(), Length(max=128)])
-    login_user_id = StringField(
-        "Login user id",
-        validators=[DataRequired(), Length(max=255)],
-        render_kw={"autocomplete": "username"},
-    )
-    password = PasswordField(
-        "Password",
-        validators=[DataRequired(), Length(max=MAX_PASSWORD)],
-        render_kw={"autocomplete": "current-password"},
-    )
-
-
 class TenantLoginForm(FlaskForm):
     """Signing in on a tenant's own page: the company and environment are in its address."""
 
@@ -49,6 +30,17 @@ class TenantLoginForm(FlaskForm):
         validators=[DataRequired(), Length(max=MAX_PASSWORD)],
         render_kw={"autocomplete": "current-password"},
     )
+
+
+class DeskLoginForm(TenantLoginForm):
+    """Signing in on the plain sign-in page: the company and environment typed too."""
+
+    company = StringField(
+        "Company",
+        validators=[DataRequired(), Length(max=128)],
+        render_kw={"autocomplete": "organization"},
+    )
+    environment = StringField("Environment", validators=[DataRequired(), Length(max=128)])
 
 
 class InviteForm(FlaskForm):

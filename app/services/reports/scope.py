@@ -39,17 +39,18 @@ class ReportScope:
         delivered = Attempt.delivered_at if delivered is None else delivered
         return [delivered >= self.start, delivered < self.end, *self.narrowing()]
 
-    def narrowing(self) -> list[ColumnElement[bool]]:
-        """The WHERE clauses of the scope's campaigns, queue and agent, on the attempts."""
+    def narrowing(self, model=Attempt) -> list[ColumnElement[bool]]:
+        """The WHERE clauses of the scope's campaigns, queue and agent, on the attempts (or
+        on a rollup `model`, which has the same three columns)."""
         filters: list[ColumnElement[bool]] = []
         if self.campaign is not None:
-            filters.append(Attempt.campaign_id == self.campaign.id)
+            filters.append(model.campaign_id == self.campaign.id)
         else:
-            filters.append(Attempt.campaign_id.in_(tenant_campaign_ids(self.tenant)))
+            filters.append(model.campaign_id.in_(tenant_campaign_ids(self.tenant)))
         if self.queue is not None:
-            filters.append(Attempt.skill_queue_id == self.queue.id)
+            filters.append(model.skill_queue_id == self.queue.id)
         if self.agent is not None:
-            filters.append(Attempt.agent_login == self.agent)
+            filters.append(model.agent_login == self.agent)
         return filters
 
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import ColumnElement
 
-from app.services.reports.scope import ReportScope, tenant_campaign_ids
+from app.services.reports.scope import ReportScope
 from app.services.reports.sql import BUCKET_SECONDS
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -52,13 +52,4 @@ def split(scope: ReportScope) -> Parts:
 def rollup_filters(scope: ReportScope, model, whole: tuple[int, int]) -> list[ColumnElement[bool]]:
     """The WHERE clauses selecting the scope's rollup rows (`model`: AttemptRollup or
     WorkCodeRollup) of the whole slots."""
-    filters: list[ColumnElement[bool]] = [model.slot >= whole[0], model.slot < whole[1]]
-    if scope.campaign is not None:
-        filters.append(model.campaign_id == scope.campaign.id)
-    else:
-        filters.append(model.campaign_id.in_(tenant_campaign_ids(scope.tenant)))
-    if scope.queue is not None:
-        filters.append(model.skill_queue_id == scope.queue.id)
-    if scope.agent is not None:
-        filters.append(model.agent_login == scope.agent)
-    return filters
+    return [model.slot >= whole[0], model.slot < whole[1], *scope.narrowing(model)]
