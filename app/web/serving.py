@@ -51,7 +51,8 @@ limit_request_line = 4094
 limit_request_fields = 100
 limit_request_field_size = 8190
 accesslog = "-"
-# Access log lines with the secrets of invitation links redacted (app/web/redaction.py).
+# Access log lines with the secrets of invitation links and sign-in answers redacted
+# (app/web/redaction.py).
 logger_class = "app.web.serving.RedactingLogger"
 
 # A request head not complete this long after the connection opened (or after its first

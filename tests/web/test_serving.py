@@ -213,3 +213,19 @@ def test_an_invitation_token_never_reaches_the_access_log(live, acme):
     log = live.log.read_text()
     assert line in log, live.log_tail()
     assert token not in log
+
+
+def test_a_sign_in_answer_s_code_and_state_never_reach_the_access_log(live, acme):
+    code, state = "oidc-code-Vb7qP3", "oidc-state-Hm2xR8"
+    query = f"code={code}&state={state}&iss=https%3A%2F%2Fidp.example"
+    requests.get(f"{live.url}/desk/sso/Acme/prod/oidc/callback?{query}", timeout=10)
+    line = (
+        '"GET /desk/sso/Acme/prod/oidc/callback?code=[redacted]&state=[redacted]'
+        '&iss=https%3A%2F%2Fidp.example HTTP/1.1"'
+    )
+    deadline = time.monotonic() + 5
+    while line not in live.log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    log = live.log.read_text()
+    assert line in log, live.log_tail()
+    assert code not in log and state not in log
