@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import uuid
 from dataclasses import dataclass, field
 
 import pytest
@@ -10,7 +12,7 @@ from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import Dialect, Engine, create_engine, make_url, text
 from werkzeug.routing.rules import Rule
 
-from app import create_app
+from app import config, create_app
 from app.config import database_url, test_settings
 from app.extensions import db
 from app.services.actors import Actor
@@ -285,3 +287,55 @@ def renewals(acme):
 @pytest.fixture
 def winback(acme):
     return campaigns.find_campaign(acme, "Winback")
+
+
+# Databases built by the migrations (tests/test_migrations.py, the storage check).
+
+
+@pytest.fixture
+def _logging_kept():
+    """env.py runs fileConfig(alembic.ini); put the process's logging back afterwards."""
+    root = logging.getLogger()
+    saved_root = (root.level, root.handlers[:])
+    saved = {
+        name: (logger.disabled, logger.level, logger.handlers[:])
+        for name, logger in logging.root.manager.loggerDict.items()
+        if isinstance(logger, logging.Logger)
+    }
+    yield
+    root.setLevel(saved_root[0])
+    root.handlers[:] = saved_root[1]
+    for name, logger in logging.root.manager.loggerDict.items():
+        if isinstance(logger, logging.Logger):
+            logger.disabled, level, handlers = saved.get(name, (False, logging.NOTSET, []))
+            logger.setLevel(level)
+            logger.handlers[:] = handlers
+
+
+@pytest.fixture
+def empty_database(database_uri, tmp_path):
+    """The URI of a new, empty database: a SQLite file, or a PostgreSQL database of its own."""
+    url = make_url(config.test_settings(database_uri)["SQLALCHEMY_DATABASE_URI"])
+    if url.get_backend_name() != "postgresql":
+        yield f"sqlite:///{tmp_path / 'migrated.db'}"
+        return
+    name = f"migrations_check_{uuid.uuid4().hex[:12]}"
+    server = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    try:
+        with server.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        yield url.set(database=name).render_as_string(hide_password=False)
+        with server.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        server.dispose()
+
+
+@pytest.fixture
+def fresh_app(empty_database, _logging_kept):
+    app = create_app(config.test_settings(empty_database))
+    with app.app_context():
+        yield app
+        db.session.remove()
+        for engine in db.engines.values():
+            engine.dispose()

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import logging
 import uuid
 from datetime import UTC, datetime, timedelta
 
 import flask_migrate
-import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, func, inspect, make_url, select, text, update
+from sqlalchemy import func, inspect, select, text, update
 
-from app import config, create_app
 from app.extensions import db
 from app.models import Attempt, AttemptRollup, Campaign, EndedHow, IntakeLoad, Task, WorkCodeRollup
 from app.models.search_index import is_search_index
@@ -23,55 +20,6 @@ from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
 from app.services.tenants import setup as tenants
 from tests.conftest import SETUP, make_tenant
-
-
-@pytest.fixture
-def _logging_kept():
-    """env.py runs fileConfig(alembic.ini); put the process's logging back afterwards."""
-    root = logging.getLogger()
-    saved_root = (root.level, root.handlers[:])
-    saved = {
-        name: (logger.disabled, logger.level, logger.handlers[:])
-        for name, logger in logging.root.manager.loggerDict.items()
-        if isinstance(logger, logging.Logger)
-    }
-    yield
-    root.setLevel(saved_root[0])
-    root.handlers[:] = saved_root[1]
-    for name, logger in logging.root.manager.loggerDict.items():
-        if isinstance(logger, logging.Logger):
-            logger.disabled, level, handlers = saved.get(name, (False, logging.NOTSET, []))
-            logger.setLevel(level)
-            logger.handlers[:] = handlers
-
-
-@pytest.fixture
-def empty_database(database_uri, tmp_path):
-    """The URI of a new, empty database: a SQLite file, or a PostgreSQL database of its own."""
-    url = make_url(config.test_settings(database_uri)["SQLALCHEMY_DATABASE_URI"])
-    if url.get_backend_name() != "postgresql":
-        yield f"sqlite:///{tmp_path / 'migrated.db'}"
-        return
-    name = f"migrations_check_{uuid.uuid4().hex[:12]}"
-    server = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    try:
-        with server.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-        yield url.set(database=name).render_as_string(hide_password=False)
-        with server.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    finally:
-        server.dispose()
-
-
-@pytest.fixture
-def fresh_app(empty_database, _logging_kept):
-    app = create_app(config.test_settings(empty_database))
-    with app.app_context():
-        yield app
-        db.session.remove()
-        for engine in db.engines.values():
-            engine.dispose()
 
 
 def _tables() -> set[str]:

@@ -17,6 +17,7 @@ from app.cli.intake import intake_group
 from app.cli.reports import reports_group
 from app.cli.skill_queues import queue_group
 from app.cli.sso import sso_group
+from app.cli.storage import storage_group
 from app.cli.supervisors import supervisor_group
 from app.cli.tenants import tenant_group
 from app.cli.user_templates import template_group
@@ -40,6 +41,7 @@ COMMANDS = (
     webhook_group,
     demo_group,
     reports_group,
+    storage_group,
     worker_command,
 )
 

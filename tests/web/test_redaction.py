@@ -50,7 +50,9 @@ def _access_line(path: str, query: str, referer: str) -> str:
     atoms = logger.atoms_wrapper_class(
         logger.atoms(_Response(), request, environ, datetime.timedelta(seconds=0))
     )
-    record = logging.LogRecord("access", logging.INFO, "", 0, logger.cfg.access_log_format, (), None)
+    record = logging.LogRecord(
+        "access", logging.INFO, "", 0, logger.cfg.access_log_format, (), None
+    )
     return record.msg % atoms + " " + atoms["{referer}i"]
 
 
