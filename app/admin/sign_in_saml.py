@@ -42,6 +42,7 @@ def sign_in_saml(tenant_id: int):
             uploaded,
             None if uploaded else form.get("metadata_url", ""),
             form.get("login_attribute", ""),
+            allow_sha1=form.get("allow_sha1") == "1",
         )
         return providers.set_provider(tenant, ProviderKind.SAML, settings, actor=actor)
 

@@ -143,6 +143,11 @@ def console_settings(
     metavar="NAME",
     help="The attribute whose value is the login (default: the assertion's NameID).",
 )
+@click.option(
+    "--allow-sha1",
+    is_flag=True,
+    help="Accept answers signed with SHA-1 (refused by default: SHA-1 signatures can be forged).",
+)
 @console_options
 @transactional
 def saml_provider(
@@ -151,6 +156,7 @@ def saml_provider(
     console: bool,
     metadata: str,
     login_attribute: str | None,
+    allow_sha1: bool,
     groups_claim: str,
     all_tenants_groups: tuple[str, ...],
     tenant_groups: tuple[str, ...],
@@ -167,7 +173,7 @@ def saml_provider(
                 xml, url = document.read(), None
         except (OSError, UnicodeDecodeError) as failed:
             raise click.BadParameter(str(failed), param_hint="--metadata") from None
-    settings = saml.settings_from(xml, url, login_attribute, mapping)
+    settings = saml.settings_from(xml, url, login_attribute, mapping, allow_sha1=allow_sha1)
     providers.set_provider(tenant, ProviderKind.SAML, settings, actor=Actor.operator())
     base = current_app.config["PUBLIC_BASE_URL"].rstrip("/")
     where = (
@@ -175,8 +181,9 @@ def saml_provider(
         if tenant is None
         else f"/desk/sso/{tenant.company_code}/{tenant.environment}/saml/metadata"
     )
+    warning = "\nWarning: answers signed with SHA-1 are accepted." if allow_sha1 else ""
     return (
-        f"SAML identity provider {settings['idp_entity_id']} set.\n"
+        f"SAML identity provider {settings['idp_entity_id']} set.{warning}\n"
         f"Give it the service provider's metadata: {base}{where}"
     )
 

@@ -29,6 +29,7 @@ from saml2.config import IdPConfig
 from saml2.metadata import create_metadata_string
 from saml2.saml import NAMEID_FORMAT_EMAILADDRESS, NameID
 from saml2.server import Server
+from saml2.xmldsig import DIGEST_SHA256, SIG_RSA_SHA256
 
 from tests.servers import free_port
 
@@ -130,9 +131,13 @@ class IdentityProvider:
         audience: str | None = None,
         in_response_to: str | None = None,
         name_id: str | None = None,
+        sign_alg: str = SIG_RSA_SHA256,
+        digest_alg: str = DIGEST_SHA256,
     ) -> tuple[str, str]:
         """(ACS URL, SAMLResponse) answering the request for `login` (its `mail` attribute,
-        and its NameID unless `name_id` is given), faults as asked."""
+        and its NameID unless `name_id` is given), faults as asked; signed with RSA-SHA256
+        as providers do today (pysaml2's own default is SHA-1) unless other algorithms
+        are given."""
         request = self.request_of(saml_request)
         server = {"provider": self.server, "forger": self.forger, "stranger": self.stranger}[by]
         person = self.people.get(login, Person(""))
@@ -146,6 +151,8 @@ class IdentityProvider:
             authn={"class_ref": "urn:oasis:names:tc:SAML:2.0:ac:classes:Password"},
             sign_assertion=signed,
             sign_response=False,
+            sign_alg=sign_alg,
+            digest_alg=digest_alg,
         )
         encoded = base64.b64encode(str(response).encode()).decode()
         return request.assertion_consumer_service_url, encoded

@@ -143,6 +143,48 @@ def test_an_answer_that_cannot_be_trusted_signs_nobody_in(client, acme, idp, fau
     assert client.get("/desk").status_code == 302
 
 
+SHA1_SIGNATURE = "http://www.w3.org/2000/09/xmldsig#rsa-sha1"
+SHA1_DIGEST = "http://www.w3.org/2000/09/xmldsig#sha1"
+SHA256_SIGNATURE = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"
+SHA256_DIGEST = "http://www.w3.org/2001/04/xmlenc#sha256"
+
+
+@pytest.mark.parametrize(
+    ("sign_alg", "digest_alg"),
+    [
+        (SHA1_SIGNATURE, SHA1_DIGEST),
+        (SHA1_SIGNATURE, SHA256_DIGEST),
+        (SHA256_SIGNATURE, SHA1_DIGEST),
+    ],
+    ids=["sha1-both", "sha1-signature", "sha1-digest"],
+)
+def test_an_answer_signed_with_sha1_is_refused_by_default(client, acme, idp, sign_alg, digest_alg):
+    query = start(client)
+    response = idp.answer(query["SAMLRequest"], AGENT, sign_alg=sign_alg, digest_alg=digest_alg)
+    refused(post_answer(client, query, response), "signed with SHA-1 or MD5")
+    assert db.session.scalar(select(func.count()).select_from(SeenAssertion)) == 0
+
+
+def test_a_provider_allowed_sha1_signs_in_with_it(client, acme, idp):
+    settings = saml.settings_from(None, f"{idp.base_url}/metadata", allow_sha1=True)
+    providers.set_provider(acme, ProviderKind.SAML, settings, actor=SETUP)
+    db.session.commit()
+    query = start(client)
+    response = idp.answer(
+        query["SAMLRequest"], AGENT, sign_alg=SHA1_SIGNATURE, digest_alg=SHA1_DIGEST
+    )
+    assert post_answer(client, query, response).status_code == 302
+    assert signed_in_sessions() == 1
+
+
+def test_an_answer_signed_with_sha256_signs_in(client, acme, idp):
+    query = start(client)
+    response = idp.answer(
+        query["SAMLRequest"], AGENT, sign_alg=SHA256_SIGNATURE, digest_alg=SHA256_DIGEST
+    )
+    assert post_answer(client, query, response).status_code == 302
+
+
 @pytest.mark.parametrize(
     ("saml_response", "words"),
     [("", "answer is missing"), ("not base64 !!", "could not be trusted"),
@@ -349,6 +391,18 @@ def test_the_cli_sets_a_tenants_provider_from_its_metadata_url(app, idp):
     assert "/desk/sso/Acme/prod/saml/metadata" in result.output
     shown = providers.describe(providers.provider_for(tenant))
     assert shown["idp_entity_id"] == idp.entity_id and shown["login_attribute"] == "mail"
+
+
+def test_the_cli_accepts_sha1_only_when_told_and_says_so(app, idp):
+    tenant, _ = make_tenant()
+    metadata = ["sso", "saml", "Acme", "prod", "--metadata", f"{idp.base_url}/metadata"]
+    plain = CliRunner().invoke(app.cli, metadata)
+    assert plain.exit_code == 0 and "SHA-1" not in plain.output
+    assert providers.provider_for(tenant).settings["allow_sha1"] is False
+    allowed = CliRunner().invoke(app.cli, [*metadata, "--allow-sha1"])
+    assert allowed.exit_code == 0, allowed.output
+    assert "Warning: answers signed with SHA-1 are accepted." in allowed.output
+    assert providers.provider_for(tenant).settings["allow_sha1"] is True
 
 
 def test_a_supervisor_signing_out_signs_out_at_the_provider_too(client, console, idp):

@@ -67,6 +67,18 @@ def test_the_provider_is_set_from_its_metadata_url(signed_in, acme, identity_pro
     assert db.session.query(AuditRecord).filter_by(action="identity_provider.set").count() == 1
 
 
+def test_accepting_sha1_is_a_choice_the_page_then_warns_of(signed_in, acme, identity_provider):  # noqa: F811
+    metadata_url = f"{identity_provider.base_url}/metadata"
+    assert post_saml(signed_in, acme, metadata_url=metadata_url).status_code == 303
+    assert provider_of(acme).settings["allow_sha1"] is False
+    assert page(signed_in, url(acme)).select_one("[data-sha1-warning]") is None
+    assert post_saml(signed_in, acme, metadata_url=metadata_url, allow_sha1="1").status_code == 303
+    assert provider_of(acme).settings["allow_sha1"] is True
+    shown = page(signed_in, url(acme))
+    assert "SHA-1 are accepted" in shown.select_one("[data-sha1-warning]").get_text()
+    assert shown.select_one("#saml-sha1").has_attr("checked")
+
+
 def test_the_provider_is_set_from_an_uploaded_file(signed_in, acme, identity_provider):  # noqa: F811
     answer = post_saml(signed_in, acme, file=identity_provider.metadata().encode())
     assert answer.status_code == 303

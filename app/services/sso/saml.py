@@ -24,7 +24,15 @@ from saml2.saml import NameID
 
 from app.services.errors import InvalidInput
 from app.services.sso.identity import Identity
-from app.services.sso.saml_answers import SKEW, Endpoints, check, identity_of, reason_of, refuse
+from app.services.sso.saml_answers import (
+    SKEW,
+    Endpoints,
+    check,
+    check_algorithms,
+    identity_of,
+    reason_of,
+    refuse,
+)
 
 METADATA_LIMIT = 2_000_000  # bytes: more is no provider's metadata
 TIMEOUT = urllib3.Timeout(connect=3, read=5)
@@ -39,10 +47,12 @@ def settings_from(
     metadata_url: str | None,
     login_attribute: str | None = None,
     console: dict | None = None,
+    allow_sha1: bool = False,
 ) -> dict:
     """The checked settings of a SAML provider: its metadata (given, or read from the URL
     with a short timeout) must describe an identity provider with a signing certificate
-    and a single sign-on address. `console` is the console's group mapping, if any."""
+    and a single sign-on address. `console` is the console's group mapping, if any;
+    `allow_sha1` accepts answers signed with SHA-1 (a provider that cannot do better)."""
     metadata_xml = (metadata_xml or "").strip() or None
     metadata_url = (metadata_url or "").strip() or None
     if bool(metadata_xml) == bool(metadata_url):
@@ -60,6 +70,7 @@ def settings_from(
         "metadata_url": metadata_url,
         "idp_entity_id": idp_entity_id,
         "login_attribute": login_attribute,
+        "allow_sha1": bool(allow_sha1),
         **(console or {}),
     }
 
@@ -176,6 +187,7 @@ def identity_from(
         refuse(reason_of(failed), type(failed).__name__)
     if answer is None or answer.assertion is None:
         refuse("not an answer to our request")
+    check_algorithms(answer.xmlstr, bool(settings.get("allow_sha1")))
     check(answer, settings["idp_entity_id"], endpoints, request_id)
     return identity_of(answer, settings, _logout_address(settings))
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import NoReturn
 
+from defusedxml import ElementTree
 from saml2.time_util import str_to_time
 
 from app.models.types import utcnow
@@ -22,6 +23,26 @@ SKEW = timedelta(minutes=2)
 SIGNATURE_FAILED = "The identity provider's answer could not be trusted ({reason}). Try again."
 
 log = logging.getLogger(__name__)
+
+_DSIG = "{http://www.w3.org/2000/09/xmldsig#}"
+# Signature and digest algorithms broken for signing: SHA-1 (collisions are practical) is
+# refused unless the provider's settings allow it (`allow_sha1`); MD5 never is.
+SHA1_ALGORITHMS = frozenset(
+    {
+        "http://www.w3.org/2000/09/xmldsig#rsa-sha1",
+        "http://www.w3.org/2000/09/xmldsig#dsa-sha1",
+        "http://www.w3.org/2000/09/xmldsig#hmac-sha1",
+        "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha1",
+        "http://www.w3.org/2000/09/xmldsig#sha1",
+    }
+)
+MD5_ALGORITHMS = frozenset(
+    {
+        "http://www.w3.org/2001/04/xmldsig-more#rsa-md5",
+        "http://www.w3.org/2001/04/xmldsig-more#hmac-md5",
+        "http://www.w3.org/2001/04/xmldsig-more#md5",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -56,6 +77,19 @@ def reason_of(failed: Exception) -> str:
     if "too old" in text or "too early" in text or "expired" in text:
         return "it is out of date"
     return "it is malformed or not for us"
+
+
+def check_algorithms(answer_xml: str, allow_sha1: bool) -> None:
+    """Refuse an answer any of whose signatures uses a broken algorithm for its signature
+    or one of its digests (SHA-1 unless allowed, MD5 always)."""
+    refused = MD5_ALGORITHMS if allow_sha1 else MD5_ALGORITHMS | SHA1_ALGORITHMS
+    root = ElementTree.fromstring(answer_xml)
+    for tag in ("SignatureMethod", "DigestMethod"):
+        for method in root.iter(f"{_DSIG}{tag}"):
+            if method.get("Algorithm") in refused:
+                refuse(
+                    "it is signed with SHA-1 or MD5, which can be forged", method.get("Algorithm")
+                )
 
 
 def check(answer, issuer: str, endpoints: Endpoints, request_id: str) -> None:
