@@ -10,6 +10,7 @@ from flask import Flask
 from app.cli.agents import agent_group
 from app.cli.audit import audit_group
 from app.cli.campaigns import campaign_group
+from app.cli.common import ends_full_storage_in_one_line
 from app.cli.demo import demo_group
 from app.cli.dnc import dnc_group
 from app.cli.hours import hours_group
@@ -47,6 +48,8 @@ COMMANDS = (
 
 
 def register(app: Flask) -> None:
-    """Add every command group to `flask --app wsgi`."""
+    """Add every command group to `flask --app wsgi`, each ending a full storage in one
+    clear line."""
     for command in COMMANDS:
+        ends_full_storage_in_one_line(command)
         app.cli.add_command(command)

@@ -12,6 +12,7 @@ from functools import wraps
 import click
 from flask import current_app
 
+from app.db.full_disk import cause, storage_full
 from app.db.transactions import transaction
 from app.extensions import db
 from app.models import Tenant
@@ -51,3 +52,33 @@ def read_only(command: Callable) -> Callable:
             return command(*args, **kwargs)
 
     return run
+
+
+FULL_STORAGE = (
+    "The storage is full ({cause}): nothing was changed. Free some space and run it again."
+)
+
+
+def ends_full_storage_in_one_line(command: click.Command) -> None:
+    """Make `command` (each command of a group) end a full storage with one line and exit
+    1 instead of a traceback; any other error is left as it is. Done once per command."""
+    if isinstance(command, click.Group):
+        for each in command.commands.values():
+            ends_full_storage_in_one_line(each)
+        return
+    callback = command.callback
+    if callback is None or getattr(callback, "ends_full_storage", False):
+        return
+
+    @wraps(callback)
+    def run(*args, **kwargs):
+        try:
+            return callback(*args, **kwargs)
+        except Exception as error:
+            if not storage_full(error):
+                raise
+            db.session.rollback()
+            raise click.ClickException(FULL_STORAGE.format(cause=cause(error))) from None
+
+    run.ends_full_storage = True
+    command.callback = run

@@ -11,6 +11,7 @@ from app.extensions import db
 from app.jobs import huey
 from app.jobs.bulk import sweep_bulk
 from app.jobs.clock import start_clock
+from app.jobs.full_disk import FullStorageLogFilter
 from app.jobs.intake import sweep_intake
 
 
@@ -30,6 +31,9 @@ def worker_command(workers: int | None, verbose: bool) -> None:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("huey").setLevel(logging.INFO if verbose else logging.WARNING)
+    quiet = FullStorageLogFilter(current_app._get_current_object())
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(quiet)
     workers = workers or config["WORKER_CONCURRENCY"]
     # What a worker killed before this one left: loads to take up, and the tick to start.
     taken_up = sweep_intake()

@@ -28,6 +28,7 @@ from huey import crontab
 
 from app.extensions import db
 from app.jobs.bulk import sweep_bulk
+from app.jobs.full_disk import say_job_failed
 from app.jobs.intake import sweep_intake
 from app.jobs.queue import huey, job, periodic
 from app.models.types import utcnow
@@ -96,9 +97,9 @@ def run_all(works: list[Work], now: datetime) -> dict[str, Any]:
     for work in works:
         try:
             done[work.__name__] = work(now)
-        except Exception:
+        except Exception as error:
             db.session.rollback()
-            current_app.logger.exception("Worker job %s failed", work.__name__)
+            say_job_failed(current_app._get_current_object(), work.__name__, error)
     return done
 
 

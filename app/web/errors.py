@@ -8,10 +8,10 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
-from app.db.full_disk import cause, storage_full
+from app.db.full_disk import FullStorageNotices, cause, storage_full
 from app.extensions import db
 from app.web.api_paths import USERS_PREFIX, wants_json
-from app.web.full_disk import FullStorageNotices, InsufficientStorage
+from app.web.full_disk import InsufficientStorage
 from app.web.redaction import redact
 
 # On the User Provisioning API an HTTP error also carries the API's own `result` field.

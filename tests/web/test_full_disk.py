@@ -19,11 +19,10 @@ import pytest
 from sqlalchemy import event, text, update
 from sqlalchemy.exc import OperationalError
 
-from app.db.full_disk import storage_full
+from app.db.full_disk import FullStorageNotices, storage_full
 from app.extensions import db
 from app.models import LoginSession
 from app.models.types import utcnow
-from app.web.full_disk import FullStorageNotices
 from tests.dnc.test_pages import upload as dnc_upload
 from tests.dnc.test_pages import url as dnc_url
 from tests.ui.conftest import make_supervisor, session_for, soup
