@@ -15,7 +15,6 @@ from app.services.actors import Actor
 from app.services.dnc.numbers import add_numbers
 from tests.web.test_full_disk import full
 
-
 # Enough rows to need new pages of the file (one row may fit in a page it has).
 MANY_NUMBERS = [f"+1415555{n:04d}" for n in range(400)]
 
