@@ -17,6 +17,14 @@ def utcnow() -> datetime:
     return now.replace(microsecond=now.microsecond // 1000 * 1000)
 
 
+def stamped(now: datetime | None) -> datetime:
+    """The time to stamp a change with: `now` when the caller gives one (a controlled
+    clock), else the clock read at this moment. Read it once the rows it stamps are
+    locked: a request that waited for a lock must not date its change before the change
+    it waited for (the ledger's attempts of a task never overlap)."""
+    return now or utcnow()
+
+
 class UTCDateTime(TypeDecorator):
     """A UTC instant: stored naive in UTC on every database, read back timezone-aware."""
 

@@ -50,7 +50,7 @@ from app.models import (
     User,
 )
 from app.models.campaigns import CallPlacement
-from app.models.types import utcnow
+from app.models.types import stamped
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.calls import ledger
@@ -217,8 +217,8 @@ def start_call(
 ) -> PlacedCall:
     """Place the call of the agent's attempt at the task's phone item `phone_key` (default:
     its first); see the module's docstring for the rules and a call started twice."""
-    now = now or utcnow()
     task = _holds(agent, record_id)
+    now = stamped(now)  # once the task is locked: a wait for it is not the call's
     key, number = check_callable(agent, task, phone_key, now)
     attempt = ledger.open_attempt_of(task)
     if attempt is None or attempt.agent_id != agent.id:
@@ -304,9 +304,9 @@ def call_event(
     """The desk tells how the agent's call went (CONNECTED, ENDED with a result); repeated
     or out-of-order events change nothing. CallNotFound for a call that is not the agent's
     on this task."""
-    now = now or utcnow()
     _check_event(event, result)
     attempt = _agents_call(agent, record_id, call_id)
+    now = stamped(now)  # once the attempt is read under the request's locks
     if record_call_event(attempt, event, result, contact_id, actor=actor, now=now):
         task = db.session.get(Task, attempt.task_id)
         if task is not None and task.reserved_by_id == agent.id:

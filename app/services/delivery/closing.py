@@ -29,7 +29,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import EndedHow, Task, User, WorkCode, WorkCodeChoice, WorkedState
-from app.models.types import utcnow
+from app.models.types import stamped
 from app.services.actors import Actor
 from app.services.calls.ledger import call_summary, end_attempt
 from app.services.delivery import rules
@@ -184,9 +184,9 @@ def close_task(
 ) -> Task:
     """End the agent's attempt: one more work attempt, reservation ended. The outcome is
     the one named, else the one the work codes imply; see the module's docstring."""
-    now = now or utcnow()
     asked = _asked(outcome)
-    task = task_to_close(agent, record_id, now)
+    task = task_to_close(agent, record_id, stamped(now))
+    now = stamped(now)  # once the task is locked: a wait for it is not the attempt's
     closing = _closing(task, asked, next_earliest, work_codes, now)
     for rule in OUTCOME_RULES:
         rule(task, closing)
@@ -276,7 +276,7 @@ def release_task(agent: User, record_id: str, *, actor: Actor, now: datetime | N
             f"the {task.campaign.name} campaign does not let agents skip a task: "
             "close it with an outcome"
         )
-    release(task, actor=actor, now=now or utcnow())
+    release(task, actor=actor, now=stamped(now))  # once the task is locked
     return task
 
 

@@ -23,7 +23,7 @@ from sqlalchemy import ColumnElement, and_, func, select, update
 from app.extensions import db
 from app.models import Campaign, Task, User
 from app.models.agents import AgentState
-from app.models.types import utcnow
+from app.models.types import stamped
 from app.services.actors import Actor
 from app.services.calls.ledger import open_attempt
 from app.services.campaigns import life_cycle as campaign_status
@@ -120,20 +120,20 @@ def reserved_task(agent: User) -> Task | None:
 
 def next_task(agent: User, *, actor: Actor, now: datetime | None = None) -> Offer:
     """The agent's current task again, else the next deliverable task reserved for them."""
-    now = now or utcnow()
-    check_available(agent, now)
+    check_available(agent, stamped(now))
     _lock_agent(agent)
     held = reserved_task(agent)
     if held is not None:
-        held.reserved_at = now  # asking again is activity: the offer timeout restarts
+        held.reserved_at = stamped(now)  # asking again is activity: the offer timeout restarts
         return Offer(held)
-    seat = Seat.of(agent, now)
+    seat = Seat.of(agent, stamped(now))  # read after the agent's lock, so is what follows
     if not seat.queue_ids:
         return Offer(None, NO_TASKS)
     task = _pick(seat)
     if task is None:
         return _nothing(seat)
-    return Offer(task, data=deliver(task, agent, actor=actor, now=now))
+    # Stamped once the task is locked: after the end of any attempt it waited for.
+    return Offer(task, data=deliver(task, agent, actor=actor, now=stamped(now)))
 
 
 def _campaigns(seat: Seat) -> list[int]:

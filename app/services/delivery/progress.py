@@ -23,7 +23,7 @@ from app.extensions import db
 from app.models import EndedHow, Task, Tenant, User, WorkedState
 from app.models.agents import agent_skill_queues
 from app.models.campaigns import Campaign
-from app.models.types import utcnow
+from app.models.types import stamped, utcnow
 from app.services.actors import Actor
 from app.services.delivery import rules
 from app.services.delivery.closing import release
@@ -302,11 +302,10 @@ def release_by_supervisor(
     so the next agent of its queue gets it. Refused when nobody holds it, or
     (`expected_version`) when it changed since the page was shown, e.g. closed and
     delivered again to someone else."""
-    now = now or utcnow()
     held = db.session.execute(
         select(Task, User)
         .join(User, User.id == Task.reserved_by_id)
-        .where(Task.id == task.id, held_now(now))
+        .where(Task.id == task.id, held_now(stamped(now)))
         .with_for_update(of=Task)
         .execution_options(populate_existing=True)
     ).first()
@@ -318,5 +317,6 @@ def release_by_supervisor(
             f"task '{task.client_id}' changed since the page was shown (version "
             f"{task.version}, the page showed {expected_version}); nothing was released"
         )
+    now = stamped(now)  # once the task is locked: a wait for it is not the attempt's
     release(task, actor=actor, now=now, passed_over=agent.login_user_id, how=EndedHow.TAKEN_BACK)
     return agent

@@ -91,7 +91,6 @@ def add_or_update_task(
         campaign, client_id, items, record_id, client_id_field_name, **options
     )
     new_key = client_id_field_name or campaign.client_id_field_name
-    now = utcnow()
     task = by_record_id(campaign, record_id, lock=True) if record_id else None
     if task is None and plan.field_name != new_key:  # checked under a stored task's key
         task = by_client_id(campaign, plan.client_id, lock=True)
@@ -100,6 +99,7 @@ def add_or_update_task(
         task = by_client_id(campaign, plan.client_id, lock=True)
         if task is None:
             check_takes_tasks(campaign)
+    now = utcnow()  # once the task is locked: an update ends its attempt after any wait
     if task is None:
         added = add_planned(campaign, plan, now, actor)
         if added is not None:
