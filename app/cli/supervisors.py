@@ -1,4 +1,5 @@
-"""Operator commands for supervisors: `flask --app wsgi supervisor create|set-password`."""
+"""Operator commands for supervisors: `flask --app wsgi supervisor create|set-password|
+break-glass|link-identity|unlink-identity`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import click
 from app.cli.common import tenant_of, transactional
 from app.services.actors import Actor
 from app.services.people import supervisors
+from app.services.sso import identity
 
 supervisor_group = click.Group("supervisor", help="Supervisors who sign in to the web UI.")
 
@@ -60,3 +62,28 @@ def break_glass(email: str, on: bool) -> str:
     supervisor = supervisors.find_supervisor(email)
     supervisors.set_break_glass(supervisor, on, actor=Actor.operator())
     return f"{supervisor.email} {'may' if on else 'may no longer'} sign in with a password."
+
+
+@supervisor_group.command("link-identity")
+@click.argument("email")
+@click.option("--issuer", required=True, help="The console provider's issuer (or SAML entity id).")
+@click.option(
+    "--subject", required=True, help="The person's subject there (the refusal page says it)."
+)
+@transactional
+def link_identity(email: str, issuer: str, subject: str) -> str:
+    """Let that identity of the console's provider sign in to this account; its groups then
+    decide the account's tenants (a break-glass account keeps its own)."""
+    supervisor = supervisors.find_supervisor(email)
+    identity.link_identity(supervisor, issuer, subject, actor=Actor.operator())
+    return f"{supervisor.email} now signs in as {issuer}|{subject}."
+
+
+@supervisor_group.command("unlink-identity")
+@click.argument("email")
+@transactional
+def unlink_identity(email: str) -> str:
+    """End the link between the account and its identity at the console's provider."""
+    supervisor = supervisors.find_supervisor(email)
+    identity.unlink_identity(supervisor, actor=Actor.operator())
+    return f"{supervisor.email} is linked to no identity."

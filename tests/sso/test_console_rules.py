@@ -72,12 +72,81 @@ def test_a_group_taken_away_takes_the_tenants_away_at_the_next_sign_in(console):
     assert db.session.query(AuditRecord).filter_by(action="supervisor.access_changed").count()
 
 
-def test_an_existing_account_is_linked_by_its_email(console):
-    make_supervisor("sue@example.com")
-    supervisor = supervisor_for(console, person("acme-sup", login="Sue@Example.com"))
+def test_an_account_without_a_password_is_linked_by_its_verified_email(console):
+    db.session.add(Supervisor(email="sue@example.com", password_hash="", all_tenants=False))
+    db.session.commit()
+    verified = Identity(
+        "oidc", ISSUER, "sue", "Sue@Example.com", ("acme-sup",), email_verified=True
+    )
+    supervisor = supervisor_for(console, verified)
     db.session.commit()
     assert supervisor.sso_subject == f"{ISSUER}|sue"
     assert db.session.query(Supervisor).count() == 1
+    linked = db.session.query(AuditRecord).filter_by(action="supervisor.identity_linked").one()
+    assert linked.after["identity"] == f"{ISSUER}|sue"
+
+
+def _account(kind: str) -> Supervisor:
+    if kind == "no-password":
+        account = Supervisor(email="sue@example.com", password_hash="", all_tenants=True)
+        db.session.add(account)
+    else:
+        account = make_supervisor("sue@example.com")
+    if kind == "break-glass":
+        supervisors.set_break_glass(account, True, actor=SETUP)
+    if kind == "linked-elsewhere":
+        account.password_hash, account.sso_subject = "", f"{ISSUER}|someone-else"
+    db.session.commit()
+    return account
+
+
+@pytest.mark.parametrize(
+    ("kind", "verified"),
+    [
+        ("password", False),
+        ("password", True),
+        ("break-glass", True),
+        ("no-password", False),
+        ("linked-elsewhere", True),
+    ],
+)
+def test_an_account_is_never_taken_over_by_e_mail_alone(console, kind, verified):
+    account = _account(kind)
+    before = (account.all_tenants, [t.label for t in account.tenants], account.sso_subject)
+    identity = Identity(
+        "oidc", ISSUER, "sue", "sue@example.com", ("acme-sup",), email_verified=verified
+    )
+    with pytest.raises(SignInRefused, match="Ask an operator to link it") as refused:
+        supervisor_for(console, identity)
+    assert f"issuer {ISSUER}, subject sue" in refused.value.message
+    db.session.rollback()
+    account = db.session.get(Supervisor, account.id)
+    assert (account.all_tenants, [t.label for t in account.tenants], account.sso_subject) == before
+
+
+def test_an_operator_links_an_account_and_its_groups_then_decide(app, console):
+    account = make_supervisor("sue@example.com")
+    runner = CliRunner()
+    linked = runner.invoke(
+        app.cli,
+        ["supervisor", "link-identity", "sue@example.com", "--issuer", ISSUER, "--subject", "sue"],
+    )
+    assert linked.exit_code == 0, linked.output
+    assert db.session.query(AuditRecord).filter_by(action="supervisor.identity_linked").count() == 1
+    supervisor = supervisor_for(console, person("acme-sup"))
+    db.session.commit()
+    assert supervisor.id == account.id
+    assert [t.label for t in supervisor.tenants] == ["Acme/prod"] and not supervisor.all_tenants
+    other = make_supervisor("tom@example.com")
+    taken = runner.invoke(
+        app.cli,
+        ["supervisor", "link-identity", other.email, "--issuer", ISSUER, "--subject", "sue"],
+    )
+    assert taken.exit_code == 1 and "linked to sue@example.com already" in taken.output
+    unlinked = runner.invoke(app.cli, ["supervisor", "unlink-identity", "sue@example.com"])
+    assert unlinked.exit_code == 0
+    db.session.expire_all()
+    assert db.session.get(Supervisor, account.id).sso_subject is None
 
 
 def test_with_a_console_provider_only_break_glass_accounts_use_passwords(client, app):

@@ -456,6 +456,21 @@ def test_the_console_signs_in_a_supervisor_of_every_tenant(client, console):
     assert client.get("/tenants").status_code == 200
 
 
+def test_an_unverified_email_never_takes_over_a_password_supervisor(client, console, acme):
+    """The provider's `email` names an existing password account, without
+    `email_verified`: the account is not linked and keeps its tenants."""
+    uma = make_supervisor("uma@example.com", [acme])
+    answer = sign_in(client, "uma", page="/login", start_path="/sso/start")
+    assert answer.status_code == 403
+    assert "cannot be linked to it automatically" in answer.text
+    assert "subject uma" in answer.text  # what the operator needs to link it
+    db.session.expire_all()
+    uma = db.session.get(Supervisor, uma.id)
+    assert uma.sso_subject is None and not uma.all_tenants
+    assert [t.label for t in uma.tenants] == ["Acme/prod"]
+    assert client.get("/tenants").status_code == 302  # nobody signed in
+
+
 def test_groups_only_at_userinfo_still_map_to_tenants(client, console, acme):
     answer = sign_in(client, "tess", page="/login", start_path="/sso/start")
     assert answer.status_code == 302

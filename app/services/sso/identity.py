@@ -10,7 +10,7 @@ from app.extensions import db
 from app.models import IdentityProvider, Supervisor, Tenant, User
 from app.services.actors import Actor, ActorKind
 from app.services.audit.trail import Change, record
-from app.services.errors import ServiceError
+from app.services.errors import InvalidInput, ServiceError
 from app.services.people.supervisors import EMAIL
 
 
@@ -35,6 +35,14 @@ class Identity:
     session_index: str | None = None
     logout_url: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    # Whether the provider vouches that `login` is the person's own e-mail address
+    # (OpenID Connect's `email_verified: true`); only then may it link an account by it.
+    email_verified: bool = False
+
+    @property
+    def key(self) -> str:
+        """How a linked supervisor is known: the provider and its subject."""
+        return f"{self.issuer}|{self.subject}"[:512]
 
 
 NOT_PROVISIONED = (
@@ -105,20 +113,42 @@ def grant_of(provider: IdentityProvider, groups: tuple[str, ...]) -> Grant:
     return Grant(False, tuple(found))
 
 
+NOT_LINKED = (
+    "Your identity provider signed you in, but this console account cannot be linked to it "
+    "automatically. Ask an operator to link it, giving them your identity: issuer {issuer}, "
+    "subject {subject}."
+)
+
+
+def _by_email(identity: Identity, email: str) -> Supervisor | None:
+    """The unlinked account the identity's e-mail address names, when it may be linked to
+    it: never one linked to another identity, one with a password (a break-glass account
+    included: its tenants are its own), nor by an address the provider has not verified.
+    Those are refused; an operator links them (`link_identity`)."""
+    found = db.session.scalar(select(Supervisor).filter_by(email=email))
+    if found is None:
+        return None
+    linked_elsewhere = found.sso_subject is not None
+    if linked_elsewhere or found.password_hash or found.break_glass or not identity.email_verified:
+        raise SignInRefused(NOT_LINKED.format(issuer=identity.issuer, subject=identity.subject))
+    return found
+
+
 def supervisor_for(provider: IdentityProvider, identity: Identity) -> Supervisor:
     """The supervisor the console's provider signed in, made or brought up to date from the
     groups at each sign-in (the provider is the authority: a group taken away there takes
-    the tenants away here at the next sign-in). Found by the provider's subject, else by
-    e-mail address (an account made before the provider, now linked to it); nobody whose
-    groups grant nothing is signed in, and a break-glass account keeps its own tenants."""
+    the tenants away here at the next sign-in). Found by the provider's subject once
+    linked; else an account is linked by e-mail address only as `_by_email` allows, or made;
+    nobody whose groups grant nothing is signed in, and a break-glass account keeps its own
+    tenants. Each link is in the audit trail."""
     grant = grant_of(provider, identity.groups)
     if not grant.all_tenants and not grant.tenants:
         raise SignInRefused(NOT_A_SUPERVISOR)
-    subject = f"{identity.issuer}|{identity.subject}"[:512]
     email = identity.login.strip().lower()
-    supervisor = db.session.scalar(select(Supervisor).filter_by(sso_subject=subject))
+    supervisor = db.session.scalar(select(Supervisor).filter_by(sso_subject=identity.key))
     if supervisor is None:
-        supervisor = db.session.scalar(select(Supervisor).filter_by(email=email))
+        supervisor = _by_email(identity, email)
+    by_provider = Actor(ActorKind.SYSTEM, "identity-provider", via=identity.issuer)
     if supervisor is None:
         if not EMAIL.fullmatch(email) or len(email) > 255:
             raise SignInRefused(
@@ -129,7 +159,9 @@ def supervisor_for(provider: IdentityProvider, identity: Identity) -> Supervisor
         before = None
     else:
         before = _access(supervisor)
-    supervisor.sso_subject = subject
+    if supervisor.sso_subject != identity.key:
+        supervisor.sso_subject = identity.key
+        _record_link(by_provider, supervisor, identity.key)
     if not supervisor.break_glass:
         supervisor.all_tenants = grant.all_tenants
         supervisor.tenants = list(grant.tenants)
@@ -137,10 +169,43 @@ def supervisor_for(provider: IdentityProvider, identity: Identity) -> Supervisor
     if after != before:
         action = "supervisor.added" if before is None else "supervisor.access_changed"
         record(
-            Actor(ActorKind.SYSTEM, "identity-provider", via=identity.issuer),
+            by_provider,
             Change(action, "supervisor", supervisor.email, None, before=before, after=after),
         )
     return supervisor
+
+
+def link_identity(supervisor: Supervisor, issuer: str, subject: str, *, actor: Actor) -> None:
+    """Link the account to a provider's identity (an operator's decision): that identity
+    then signs in to it, and the console provider's groups decide its tenants from then on
+    (a break-glass account keeps its own). Refused when another account has it."""
+    key = f"{issuer.strip()}|{subject.strip()}"[:512]
+    if not issuer.strip() or not subject.strip():
+        raise InvalidInput("give the provider's issuer and the person's subject", field="subject")
+    holder = db.session.scalar(select(Supervisor).filter_by(sso_subject=key))
+    if holder is not None and holder.id != supervisor.id:
+        raise InvalidInput(f"that identity is linked to {holder.email} already", field="subject")
+    supervisor.sso_subject = key
+    _record_link(actor, supervisor, key)
+
+
+def unlink_identity(supervisor: Supervisor, *, actor: Actor) -> None:
+    """Undo the link: the provider's identity no longer signs in to the account."""
+    supervisor.sso_subject = None
+    _record_link(actor, supervisor, None)
+
+
+def _record_link(actor: Actor, supervisor: Supervisor, key: str | None) -> None:
+    record(
+        actor,
+        Change(
+            "supervisor.identity_linked" if key else "supervisor.identity_unlinked",
+            "supervisor",
+            supervisor.email,
+            None,
+            after={"email": supervisor.email, "identity": key},
+        ),
+    )
 
 
 def _access(supervisor: Supervisor) -> dict:

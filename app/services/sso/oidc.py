@@ -303,6 +303,8 @@ def identity_of(settings: dict, tokens: dict, pending: dict, now: datetime) -> I
         login=login,
         groups=groups,
         logout_url=discovery(issuer).get("end_session_endpoint"),
+        email_verified=settings.get("login_claim", "email") == "email"
+        and claims.get("email_verified") is True,
     )
 
 

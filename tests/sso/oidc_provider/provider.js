@@ -21,6 +21,8 @@ const ACCOUNTS = {
   tess: { email: 'tess@example.com', email_verified: true, preferred_username: 'tess', groups: ['acme-supervisors'], groupsAtUserinfoOnly: true },
   jane: { email: 'jane@democo.example', email_verified: true, preferred_username: 'jane', groups: [] },
   carl: { email: 'carl@example.com', email_verified: true, preferred_username: 'carl', groups: ['staff'] },
+  // No email_verified at all: an address anyone could have typed at the provider.
+  uma: { email: 'uma@example.com', preferred_username: 'uma', groups: ['console-admins'] },
 };
 
 const provider = new Provider(issuer, {
