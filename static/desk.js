@@ -29,6 +29,9 @@ const deskPost = async (url, token, fields) => {
 (() => {
   const holder = document.getElementById("desk-presence");
   if (!holder) return;
+  // The desk shown as a form's answer (a refused close, kept as sent): its address becomes
+  // the desk's, so a reload asks for the desk and never sends the form again.
+  if (holder.dataset.deskUrl) window.history.replaceState(null, "", holder.dataset.deskUrl);
   const warning = document.querySelector("[data-lapse-warning]");
   const text = warning.querySelector("[data-lapse-text]");
   const keepForm = warning.querySelector("[data-keep-form]");

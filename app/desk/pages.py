@@ -16,6 +16,7 @@ preview countdown dials by itself when the countdown ends, through the same `cal
 from __future__ import annotations
 
 from contextlib import suppress
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from flask import (
@@ -31,7 +32,7 @@ from flask import (
 from flask_wtf.csrf import CSRFError
 
 from app.db.transactions import writes
-from app.desk import auth, bp
+from app.desk import auth, bp, refusals
 from app.desk.forms import (
     CALL_RESULTS,
     CallEventForm,
@@ -118,11 +119,29 @@ def work_code_choices(task: Task | None) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class Kept:
+    """A close form the desk shows again as the agent left it (refused, or the removal
+    not confirmed): its task, the codes ticked, the refusal and where it is said, and what
+    to say was not saved should the desk show another task by then."""
+
+    record_id: str
+    codes: list[tuple[str, str]]
+    refused: refusals.Refused | None = None
+    lost: str = ""
+
+
 @bp.get("")
 @writes  # a heartbeat, and the task it delivers
 def home():
     """The desk: the state switch and, when AVAILABLE, the task to work or why there is none."""
-    agent = auth.current_agent()
+    return _desk_page(auth.current_agent())
+
+
+def _desk_page(agent: User, kept: Kept | None = None):
+    """The desk page; with `kept`, the close form as it was sent (the time, the codes, any
+    other field of CloseForm) and the refusal beside its field, answered 422 if refused.
+    The page's script gives it the desk's own address, so a reload never sends it again."""
     agent_state.heartbeat(agent)
     offer = None
     with suppress(NotAvailable):  # not AVAILABLE: the page offers the state switch only
@@ -131,7 +150,8 @@ def home():
     where = presence(agent, now)
     task: Task | None = offer.task if offer else None
     call = dialing.current_call(task) if task else None
-    suggested = _suggested(task, call)
+    same = kept is not None and task is not None and task.record_id == kept.record_id
+    suggested = kept.codes if same else _suggested(task, call)
     db.session.commit()
     view = agent_view_of(task) if task else None
     phones = [d for d in view.details if d.kind == "phone"] if view else []
@@ -150,7 +170,12 @@ def home():
         presence=_presence_json(where, now),
         heartbeat_every=heartbeat_seconds(),
         state_form=StateForm(),
-        close_form=CloseForm(),
+        # Bound to the form sent when showing it again, else empty.
+        close_form=CloseForm() if same else CloseForm(formdata=None),
+        refused=kept.refused if same else None,
+        # The task is no longer the one the form was for: what was not saved, at the top.
+        error=(kept.refused.words + kept.lost) if kept and kept.refused and not same else None,
+        form_answer=kept is not None,
         button_form=DeskButtonForm(),
         call=call,
         countdown=dialing.countdown_seconds(task, call, now),
@@ -158,7 +183,7 @@ def home():
         results=CALL_RESULTS,
         ccp=ccp,
     )
-    response = make_response(page)
+    response = make_response(page, 422 if kept is not None and kept.refused else 200)
     if ccp is not None:
         response.headers["Content-Security-Policy"] = framing_policy(ccp["origin"])
     return response
@@ -198,15 +223,14 @@ def _refusal(error: ServiceError, agent: User) -> str:
     return error.message
 
 
-def _run(action, agent: User, lost: str = ""):
-    """Run one engine call in one transaction; a refusal becomes the page's message, with
-    `lost` (what the agent chose and was not saved) after it."""
+def _run(action, agent: User):
+    """Run one engine call in one transaction; a refusal becomes the page's error."""
     try:
         result = action()
         db.session.commit()
     except ServiceError as error:
         db.session.rollback()
-        flash(_refusal(error, agent) + lost)
+        flash(_refusal(error, agent), "error")
         return None
     return result
 
@@ -228,39 +252,53 @@ def state():
 @bp.post("/tasks/<record_id>/close")
 def close(record_id: str):
     """Close the task with an outcome, or the one its work codes imply; a time (read in the
-    task's time zone) with no outcome chosen reschedules, so Enter in it never completes."""
+    task's time zone) with no outcome chosen reschedules, so Enter in it never completes.
+    A closing that removes the task asks first (`confirmed`). A refusal shows the form
+    again as sent, the refusal beside its field (app/desk/refusals.py)."""
     agent = auth.current_agent()
     form = CloseForm()
-    if not form.validate_on_submit():
-        flash("Choose an outcome (and, to reschedule, a valid date and time).")
-        return redirect(url_for("desk.home"))
     task = find_tenant_task(agent.tenant_id, record_id)
     if task is None:
-        flash(GONE + _lost_choice(form, task))
+        flash(GONE + _lost_choice(form, task), "error")
         return redirect(url_for("desk.home"))
-    if form.outcome.data == "REMOVE" and request.form.get("confirmed") != "yes":
-        return _confirm_remove(agent, task)
-
-    def close_it():
+    codes = chosen_work_codes(request.form)
+    if not form.validate_on_submit():
+        refused = refusals.form_refusal(form.errors)
+        return _desk_page(agent, Kept(record_id, codes, refused, _lost_choice(form, task)))
+    confirmed = request.form.get("confirmed")
+    if confirmed == "no":  # "Cancel, back to the task": every choice as it was
+        return _desk_page(agent, Kept(record_id, codes))
+    now = utcnow()
+    outcome = form.outcome.data or None
+    when = None
+    try:
         when = next_time(form.next_time.data, task.time_zone)
-        return closing.close_task(
-            agent,
-            record_id,
-            form.outcome.data or None,
-            next_earliest=when,
-            work_codes=chosen_work_codes(request.form),
-            actor=_actor(agent),
-        )
-
-    closed = _run(close_it, agent, _lost_choice(form, task))
-    if closed is not None:
-        flash(_closed_text(closed, agent))
+        chosen = {"next_earliest": when, "work_codes": codes, "now": now}
+        if confirmed != "yes" and closing.outcome_of(agent, record_id, outcome, **chosen) == (
+            closing.Outcome.REMOVE
+        ):
+            db.session.rollback()
+            return _confirm_remove(agent, task)
+        closed = closing.close_task(agent, record_id, outcome, actor=_actor(agent), **chosen)
+        db.session.commit()
+    except ServiceError as error:
+        db.session.rollback()
+        lost = _lost_choice(form, task)
+        if isinstance(error, NotFound | TaskNotFound):
+            flash(_refusal(error, agent) + lost, "error")
+            return redirect(url_for("desk.home"))
+        choice = refusals.Choice(when, codes)
+        groups = work_code_choices(task)["work_code_groups"]
+        refused = refusals.close_refusal(error, task, agent, now, choice, groups)
+        return _desk_page(agent, Kept(record_id, codes, refused, lost))
+    flash(_closed_text(closed, agent))
     return redirect(url_for("desk.home"))
 
 
 def _confirm_remove(agent: User, task: Task):
     """Remove asks first: a page that says what Remove does and sends the same choice
-    again (work codes included) once confirmed; Cancel goes back to the task."""
+    again (work codes and every other field included) once confirmed; Cancel sends it
+    back with `confirmed=no`, and the desk shows the form with every choice kept."""
     carried = [
         (name, value)
         for name in request.form
@@ -305,11 +343,32 @@ def _closed_text(task: Task, agent: User) -> str:
 
 @bp.post("/tasks/<record_id>/release")
 def release(record_id: str):
-    """Give the task back without counting an attempt."""
+    """Skip: give the task back without counting an attempt; the desk says what became
+    of it."""
     agent = auth.current_agent()
     if DeskButtonForm().validate_on_submit():
-        _run(lambda: closing.release_task(agent, record_id, actor=_actor(agent)), agent)
+        now = utcnow()
+        skipped = _run(
+            lambda: closing.release_task(agent, record_id, actor=_actor(agent), now=now), agent
+        )
+        if skipped is not None:
+            flash(_skipped_text(skipped, agent, now))
     return redirect(url_for("desk.home"))
+
+
+def _skipped_text(task: Task, agent: User, now: datetime) -> str:
+    """What Skip did: the task went back to its queue, no attempt counted, and when it may
+    come again (at once; first to this agent while their hold lasts)."""
+    name = agent_view_of(task).banner or "The task"
+    queue = task.skill_queue.name
+    text = f"Skipped: {name} went back to the {queue} queue, no attempt counted"
+    held = task.preferred_agent == agent.login_user_id and task.hold_until
+    if held and task.hold_until > now:
+        return (
+            text + f". It is held for you until {_due_text(task.hold_until, agent)}, "
+            "so it may come back to you at once."
+        )
+    return text + f". It may be offered again at once, to you or another agent of {queue}."
 
 
 @bp.post("/tasks/<record_id>/keep")

@@ -5,6 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 ITEMS = "previewRecordData"
+WORK_CODES = "workCodes"
+
+# What is wrong with a field (`ServiceError.kind`): left out, a time not in the future, a
+# value outside the range allowed.
+REQUIRED = "required"
+PAST = "past"
+OUT_OF_RANGE = "out_of_range"
 
 
 @dataclass(frozen=True)
@@ -32,14 +39,22 @@ class ServiceError(Exception):
     """A rule refused the request; the message says why, naming the field at fault.
 
     `field` is that field as data, for the doors that speak of it in words of their own
-    (a form's label, a file's column); `reason` is the refusal without the field's name.
+    (a form's label, a file's column); `reason` is the refusal without the field's name;
+    `kind` what is wrong with the field (REQUIRED, PAST, OUT_OF_RANGE, or a refusal's own),
+    so a door can word it without reading the message.
     """
 
     def __init__(
-        self, message: str, *, field: Field | str | None = None, reason: str | None = None
+        self,
+        message: str,
+        *,
+        field: Field | str | None = None,
+        reason: str | None = None,
+        kind: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
+        self.kind = kind
         self.field = Field(field) if isinstance(field, str) else field
         if reason is None and self.field is not None and self.field.index is None:
             name = self.field.name
@@ -69,6 +84,26 @@ class TaskTaken(TaskNotFound):
     def __init__(self, message: str, *, what: str, who: str | None, at) -> None:
         super().__init__(message)
         self.what, self.who, self.at = what, who, at
+
+
+class WorkCodeRefused(InvalidInput):
+    """A closing's work codes do not fit the task's queue: `kind` says how (one of the
+    `CodeProblem`s), about `group` and, when one code is at fault, `code`."""
+
+    def __init__(self, message: str, *, kind: str, group: str, code: str | None = None) -> None:
+        super().__init__(message, field=WORK_CODES, reason=message, kind=kind)
+        self.group, self.code = group, code
+
+
+class CodeProblem:
+    """The kinds of WorkCodeRefused."""
+
+    GROUP_NOT_OFFERED = "group_not_offered"  # not a group of the task's queue
+    UNKNOWN_CODE = "unknown_code"
+    DISABLED = "disabled"
+    TWICE = "twice"
+    ONE_ONLY = "one_only"  # a single-choice group given several
+    REQUIRED = REQUIRED  # a required group given none
 
 
 class InvalidClientId(ServiceError):

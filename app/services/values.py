@@ -8,7 +8,7 @@ import zoneinfo
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
-from app.services.errors import InvalidInput
+from app.services.errors import OUT_OF_RANGE, InvalidInput
 
 E164 = re.compile(r"\+[1-9][0-9]{1,14}")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -73,7 +73,9 @@ def from_epoch_ms(value: int, field: str) -> datetime:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidInput(f"{field} must be a whole number of milliseconds", field=field)
     if not 0 <= value <= MAX_EPOCH_MS:
-        raise InvalidInput(f"{field} must be between 0 and {MAX_EPOCH_MS}", field=field)
+        raise InvalidInput(
+            f"{field} must be between 0 and {MAX_EPOCH_MS}", field=field, kind=OUT_OF_RANGE
+        )
     return EPOCH + timedelta(milliseconds=value)
 
 

@@ -132,7 +132,7 @@ def test_a_close_refused_says_who_took_the_task_and_what_was_chosen(desk, acme, 
         f"/desk/tasks/{record_id}/close",
         data={"outcome": "RESCHEDULE", "next_time": "2030-01-02T09:30"},
     )
-    told = _notice(desk)
+    told = " ".join(p.get_text(" ", strip=True) for p in page(desk, "/desk").select(".alert"))
     assert "no longer yours: taken by agent bob@acme.example at" in told
     assert "Not saved, so note it down: Reschedule; next attempt 2030-01-02 09:30" in told
     assert _task(record_id).worked_state == "NOTWORKED"
@@ -149,9 +149,11 @@ def test_remove_asks_first_and_changes_nothing_until_confirmed(desk, renewals):
     assert _task(record_id).worked_state == "NOTWORKED"
     form = shown.find("form", action=f"/desk/tasks/{record_id}/close")
     sent = {field["name"]: field["value"] for field in form.find_all("input")}
-    assert sent["outcome"] == "REMOVE" and sent["confirmed"] == "yes"
-    assert shown.find("a", href="/desk").get_text(strip=True).startswith("Cancel")
-    desk.post(f"/desk/tasks/{record_id}/close", data=sent)
+    remove = form.find("button", attrs={"name": "confirmed", "value": "yes"})
+    assert sent["outcome"] == "REMOVE" and remove.get_text(strip=True) == "Remove the task"
+    cancel = form.find("button", attrs={"name": "confirmed", "value": "no"})
+    assert cancel.get_text(strip=True).startswith("Cancel")
+    desk.post(f"/desk/tasks/{record_id}/close", data={**sent, "confirmed": "yes"})
     assert _task(record_id).worked_state == "REMOVED"
 
 

@@ -286,9 +286,10 @@ def test_a_reschedule_is_read_in_the_customers_zone_and_the_next_task_follows(de
 def test_a_reschedule_without_a_time_is_refused_and_the_task_stays_held(desk, renewals):
     add_task(renewals, "c1")
     record_id = _offered(desk)
-    _close(desk, record_id, outcome="RESCHEDULE")
-    shown = page(desk, "/desk")
-    assert "nextEarliestWorkTimeUTC is required" in shown.get_text()
+    shown = soup(_close(desk, record_id, outcome="RESCHEDULE"))
+    said = shown.find(id="next-time-error")
+    assert said.get_text(strip=True) == "Choose a time for the next attempt."
+    assert "nextEarliestWorkTimeUTC" not in shown.get_text()
     assert shown.find("article", class_="desk-task")["data-record-id"] == record_id
     assert _task(record_id).work_attempts == 0
 
@@ -306,7 +307,7 @@ def test_closing_sets_the_outcomes_state(desk, renewals, outcome, state):
 def test_an_unknown_outcome_changes_nothing(desk, renewals, outcome):
     add_task(renewals, "c1")
     record_id = _offered(desk)
-    assert _close(desk, record_id, outcome=outcome).status_code == 302
+    assert _close(desk, record_id, outcome=outcome).status_code == 422  # the form again
     assert _task(record_id).work_attempts == 0
 
 

@@ -58,27 +58,58 @@ class Case:
     state: str | None = None  # None: refused
     words: tuple[str, ...] = ()  # the refusal names these
     delay: int | None = None  # WORKED: minutes from now to the next attempt (None: LATER)
+    # The desk page's refusal, in the agent's words, and beside which field
+    # (app/desk/refusals.py: next_time, outcome, wc:<group>, form).
+    desk: tuple[str, str] | None = None
 
 
 SALE = ("Result", "Sale")
+CHOOSE_RESULT = ("Choose one of the Result codes.", "wc:Result")
+NO_DELAY = ("Choose a time for the next attempt: the codes you ticked set no delay.", "next_time")
 NO_ANSWER = ("Result", "No answer")
 CASES = {
     # A code of every required group, codes of the queue only, enabled ones, one per single.
-    "required-group-missing": Case((), "COMPLETE", words=("'Result' is required", "Sale")),
-    "only-an-optional-group": Case((("Topics", "Price"),), "COMPLETE", words=("'Result'",)),
+    "required-group-missing": Case(
+        (), "COMPLETE", words=("'Result' is required", "Sale"), desk=CHOOSE_RESULT
+    ),
+    "only-an-optional-group": Case(
+        (("Topics", "Price"),), "COMPLETE", words=("'Result'",), desk=CHOOSE_RESULT
+    ),
     "group-not-of-the-queue": Case(
-        (SALE, ("Elsewhere", "Thing")), "COMPLETE", words=("'Elsewhere'", "'Sales'")
+        (SALE, ("Elsewhere", "Thing")),
+        "COMPLETE",
+        words=("'Elsewhere'", "'Sales'"),
+        desk=("The Elsewhere codes are no longer offered for this task", "form"),
     ),
-    "unknown-group": Case((SALE, ("Mood", "Happy")), "COMPLETE", words=("'Mood'",)),
+    "unknown-group": Case(
+        (SALE, ("Mood", "Happy")),
+        "COMPLETE",
+        words=("'Mood'",),
+        desk=("The Mood codes are no longer offered for this task", "form"),
+    ),
     "code-not-of-the-group": Case(
-        (("Result", "Price"),), "COMPLETE", words=("'Price'", "'Result'")
+        (("Result", "Price"),),
+        "COMPLETE",
+        words=("'Price'", "'Result'"),
+        desk=("Price is no longer one of the Result codes: choose another.", "wc:Result"),
     ),
-    "disabled-code": Case((("Result", "Old"),), "COMPLETE", words=("'Old'", "disabled")),
+    "disabled-code": Case(
+        (("Result", "Old"),),
+        "COMPLETE",
+        words=("'Old'", "disabled"),
+        desk=("Old is no longer one of the Result codes: choose another.", "wc:Result"),
+    ),
     "two-codes-in-a-single-group": Case(
-        (SALE, ("Result", "Wrong number")), "COMPLETE", words=("'Result' takes one code",)
+        (SALE, ("Result", "Wrong number")),
+        "COMPLETE",
+        words=("'Result' takes one code",),
+        desk=("Choose only one of the Result codes.", "wc:Result"),
     ),
     "a-code-twice": Case(
-        (SALE, ("Topics", "Price"), ("Topics", "Price")), "COMPLETE", words=("twice", "'Price'")
+        (SALE, ("Topics", "Price"), ("Topics", "Price")),
+        "COMPLETE",
+        words=("twice", "'Price'"),
+        desk=("Price is ticked twice: tick it once.", "wc:Topics"),
     ),
     "several-in-a-multiple-group": Case(
         (SALE, ("Topics", "Price"), ("Topics", "Resolved")), state="COMPLETED"
@@ -102,13 +133,15 @@ CASES = {
     "a-time-sent-beats-the-delay": Case((NO_ANSWER,), later=True, state="WORKED"),
     "a-time-alone-reschedules-over-a-complete-code": Case((SALE,), later=True, state="WORKED"),
     "reschedule-code-without-delay-needs-a-time": Case(
-        (("Result", "Callback"),), words=("nextEarliestWorkTimeUTC is required",)
+        (("Result", "Callback"),), words=("nextEarliestWorkTimeUTC is required",), desk=NO_DELAY
     ),
     "reschedule-code-without-delay-and-a-time": Case(
         (("Result", "Callback"),), later=True, state="WORKED"
     ),
     "label-codes-imply-no-outcome": Case(
-        (("Result", "Left message"),), words=("outcome is required",)
+        (("Result", "Left message"),),
+        words=("outcome is required",),
+        desk=("none of the codes you ticked decides the outcome", "outcome"),
     ),
     # An outcome the agent names wins over the codes.
     "explicit-complete-over-a-reschedule-code": Case((NO_ANSWER,), "COMPLETE", state="COMPLETED"),
@@ -120,7 +153,7 @@ CASES = {
         (NO_ANSWER,), "RESCHEDULE", state="WORKED", delay=60
     ),
     "explicit-reschedule-without-time-or-delay": Case(
-        (SALE,), "RESCHEDULE", words=("nextEarliestWorkTimeUTC is required",)
+        (SALE,), "RESCHEDULE", words=("nextEarliestWorkTimeUTC is required",), desk=NO_DELAY
     ),
 }
 

@@ -12,12 +12,12 @@ from app.extensions import db
 from app.models import AuditRecord, DncNumber, Task
 from app.services.actors import Actor
 from app.services.delivery import closing
-from app.services.errors import InvalidInput
+from app.services.errors import PAST, InvalidInput, WorkCodeRefused
 from app.services.values import sent_time
 from app.services.work_codes import groups as work_codes
 from tests.conftest import SETUP
 from tests.desk.delivery_support import add, available, events, make_agent, offer, start, stored
-from tests.work_codes.cases import LATER, Case, closing_cases, ms
+from tests.work_codes.cases import CASES, LATER, Case, closing_cases, ms
 
 PHONE = "+14155550100"  # the phone of every task `add` makes
 
@@ -73,6 +73,67 @@ def check_refused(case: Case, message: str, client_id: str, agent) -> None:
     assert (task.work_attempts, task.worked_state) == (0, "NOTWORKED")
     assert task.reserved_by_id == agent.id
     assert task.work_codes == []
+
+
+# What each refusal of the table says of itself, for a door to word it (app/desk/refusals.py):
+# its field, what is wrong with it, and for the codes the group and code at fault.
+REFUSED_AS = {
+    "required-group-missing": ("workCodes", "required", "Result", None),
+    "only-an-optional-group": ("workCodes", "required", "Result", None),
+    "group-not-of-the-queue": ("workCodes", "group_not_offered", "Elsewhere", None),
+    "unknown-group": ("workCodes", "group_not_offered", "Mood", None),
+    "code-not-of-the-group": ("workCodes", "unknown_code", "Result", "Price"),
+    "disabled-code": ("workCodes", "disabled", "Result", "Old"),
+    "two-codes-in-a-single-group": ("workCodes", "one_only", "Result", None),
+    "a-code-twice": ("workCodes", "twice", "Topics", "Price"),
+    "reschedule-code-without-delay-needs-a-time": ("nextEarliestWorkTimeUTC", "required"),
+    "label-codes-imply-no-outcome": ("outcome", "required"),
+    "explicit-reschedule-without-time-or-delay": ("nextEarliestWorkTimeUTC", "required"),
+}
+
+
+@pytest.mark.parametrize(("name", "said"), list(REFUSED_AS.items()), ids=list(REFUSED_AS))
+def test_a_refusal_names_its_field_and_what_is_wrong(name, said, renewals, ann):
+    case = CASES[name]
+    now = start()
+    task = held(renewals, ann, now)
+    with pytest.raises(InvalidInput) as refused:
+        closing.outcome_of(ann, task.record_id, case.outcome, work_codes=case.codes, now=now)
+    error = refused.value
+    assert (error.field.name, error.kind) == said[:2]
+    if isinstance(error, WorkCodeRefused):
+        assert (error.group, error.code) == said[2:]
+
+
+def test_a_time_in_the_past_is_refused_as_past(winback, ann):
+    now = start()
+    task = held(winback, ann, now)
+    past = sent_time(ms(now) - 1, "nextEarliestWorkTimeUTC")
+    with pytest.raises(InvalidInput) as refused:
+        closing.close_task(ann, task.record_id, "RESCHEDULE", next_earliest=past,
+                           actor=Actor.agent("ann"), now=now)  # fmt: skip
+    assert (refused.value.field.name, refused.value.kind) == ("nextEarliestWorkTimeUTC", PAST)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "codes", "implied"),
+    [
+        (None, [("Result", "Wrong number"), ("Topics", "Resolved")], "REMOVE"),
+        ("REMOVE", [("Result", "Sale")], "REMOVE"),
+        ("COMPLETE", [("Result", "Wrong number")], "COMPLETE"),
+        (None, [("Result", "No answer")], "RESCHEDULE"),
+    ],
+)
+def test_the_outcome_of_a_closing_is_told_and_nothing_changes(
+    renewals, ann, outcome, codes, implied
+):
+    now = start()
+    task = held(renewals, ann, now)
+    assert closing.outcome_of(ann, task.record_id, outcome, work_codes=codes, now=now) == implied
+    db.session.commit()
+    untouched = stored("c1")
+    assert (untouched.worked_state, untouched.work_attempts) == ("NOTWORKED", 0)
+    assert untouched.reserved_by_id == ann.id and untouched.work_codes == []
 
 
 @closing_cases()

@@ -3,6 +3,8 @@ descriptions, required marked, Enter never completes) and its POST applies the r
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from werkzeug.datastructures import MultiDict
 
@@ -14,7 +16,8 @@ from app.services.work_codes.groups import CodeSettings
 from tests.conftest import SETUP
 from tests.desk.delivery_support import available, stored
 from tests.desk.desk_support import desk_session, make_agent
-from tests.ui.conftest import add_task, csrf_token, form_values, page
+from tests.desk.refusal_support import assert_refused
+from tests.ui.conftest import add_task, csrf_token, form_values, page, soup
 from tests.ui.test_security import (
     CSRF_ON,
     assert_csrf_on_every_post_form,
@@ -160,10 +163,19 @@ def test_a_queue_with_groups_has_one_close_form(desk, agent, renewals):
 def test_closing_rules_through_the_desk_page(case, desk, agent, renewals):
     task = held(desk, agent, renewals)
     earliest = utcnow()
-    post_close(desk, task, case.outcome, case.codes, LATER_LOCAL if case.later else None)
+    later = LATER_LOCAL if case.later else None
+    refused = case.state is None
+    answer = post_close(desk, task, case.outcome, case.codes, later, status=422 if refused else 302)
     latest = utcnow()
-    if case.state is None:
-        check_refused(case, notice(desk), "c1", agent)
+    if refused:
+        # The form again as sent (the codes it offers ticked), the refusal in the agent's
+        # words beside its field.
+        shown = soup(answer)
+        offered = {(box["name"][3:], box["value"]) for box in shown.select("input[name^='wc:']")}
+        kept = [(b["name"][3:], b["value"]) for b in shown.select("input[name^='wc:'][checked]")]
+        assert kept == [code for code in dict.fromkeys(case.codes) if code in offered]
+        assert_refused(shown, *case.desk)
+        check_refused(replace(case, words=()), "", "c1", agent)
     else:
         check_closed(case, "c1", earliest, latest)
         assert notice(desk).startswith("Task closed:")

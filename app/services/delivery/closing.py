@@ -35,7 +35,7 @@ from app.services.calls.ledger import call_summary, end_attempt
 from app.services.delivery import rules
 from app.services.delivery.ownership import held_task, task_to_close
 from app.services.dnc import numbers as dnc
-from app.services.errors import InvalidInput, NotAvailable
+from app.services.errors import PAST, REQUIRED, InvalidInput, NotAvailable
 from app.services.tasks.payload import task_snapshot
 from app.services.tasks.trail import trace_change
 from app.services.tasks.writes import hold_end, touch
@@ -106,13 +106,16 @@ def _next_work(
         if delays:
             return now + timedelta(minutes=max(delays))
         raise InvalidInput(
-            "nextEarliestWorkTimeUTC is required to RESCHEDULE", field="nextEarliestWorkTimeUTC"
+            "nextEarliestWorkTimeUTC is required to RESCHEDULE",
+            field="nextEarliestWorkTimeUTC",
+            kind=REQUIRED,
         )
     next_work = checked_time(next_earliest, "nextEarliestWorkTimeUTC")
     if next_work <= now:
         raise InvalidInput(
             f"nextEarliestWorkTimeUTC must be in the future (now {format_time(now)} UTC)",
             field="nextEarliestWorkTimeUTC",
+            kind=PAST,
         )
     return next_work
 
@@ -134,6 +137,7 @@ def _closing(
             f"outcome is required: one of {', '.join(Outcome)}"
             + (", as no work code chosen implies one" if chosen else ""),
             field="outcome",
+            kind=REQUIRED,
         )
     next_work = None
     if outcome == Outcome.RESCHEDULE:
@@ -172,6 +176,41 @@ def _store_work_codes(task: Task, codes: tuple[tuple[str, str], ...]) -> None:
         task.work_codes.append(WorkCode(key=key, value=value, position=position))
 
 
+def _checked(
+    agent: User,
+    record_id: str,
+    outcome: str | None,
+    next_earliest: SentTime | None,
+    work_codes: Sequence[tuple[str, str]],
+    now: datetime | None,
+) -> tuple[Task, Closing, datetime]:
+    """The task to close, the closing chosen (every rule passed; else the refusal) and the
+    time it is stamped with: read once the task is locked, so that a wait for it is not
+    the attempt's."""
+    asked = _asked(outcome)
+    task = task_to_close(agent, record_id, stamped(now))
+    now = stamped(now)
+    closing = _closing(task, asked, next_earliest, work_codes, now)
+    for rule in OUTCOME_RULES:
+        rule(task, closing)
+    return task, closing, now
+
+
+def outcome_of(
+    agent: User,
+    record_id: str,
+    outcome: str | None = None,
+    *,
+    next_earliest: SentTime | None = None,
+    work_codes: Sequence[tuple[str, str]] = (),
+    now: datetime | None = None,
+) -> Outcome:
+    """The outcome `close_task` would apply to this closing, with the refusal it would
+    raise; nothing changes. The desk asks before every closing that removes the task."""
+    _task, closing, _now = _checked(agent, record_id, outcome, next_earliest, work_codes, now)
+    return closing.outcome
+
+
 def close_task(
     agent: User,
     record_id: str,
@@ -184,12 +223,7 @@ def close_task(
 ) -> Task:
     """End the agent's attempt: one more work attempt, reservation ended. The outcome is
     the one named, else the one the work codes imply; see the module's docstring."""
-    asked = _asked(outcome)
-    task = task_to_close(agent, record_id, stamped(now))
-    now = stamped(now)  # once the task is locked: a wait for it is not the attempt's
-    closing = _closing(task, asked, next_earliest, work_codes, now)
-    for rule in OUTCOME_RULES:
-        rule(task, closing)
+    task, closing, now = _checked(agent, record_id, outcome, next_earliest, work_codes, now)
     before = task_snapshot(task)
     task.work_attempts = (task.work_attempts or 0) + 1
     closing = attempt_limit(task, closing)

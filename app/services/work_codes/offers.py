@@ -16,7 +16,7 @@ from sqlalchemy.orm import selectinload
 
 from app.extensions import db
 from app.models import SkillQueue, WorkCodeChoice, WorkCodeGroup, queue_work_code_groups
-from app.services.errors import InvalidInput
+from app.services.errors import CodeProblem, WorkCodeRefused
 from app.services.work_codes.groups import delay_words, find_code
 
 
@@ -109,28 +109,47 @@ def check_choice(
     for group_name, code_name in chosen:
         group = groups.get(group_name)
         if group is None:
-            raise InvalidInput(
+            raise WorkCodeRefused(
                 f"work code group '{group_name}' is not one of skill queue '{queue.name}' "
-                f"(its groups: {', '.join(groups)})"
+                f"(its groups: {', '.join(groups)})",
+                kind=CodeProblem.GROUP_NOT_OFFERED,
+                group=group_name,
             )
         code = find_code(group, code_name)
-        if code is None:
-            raise InvalidInput(f"work code '{code_name}' is not a code of group '{group_name}'")
-        if not code.enabled:
-            raise InvalidInput(f"work code '{code_name}' of group '{group_name}' is disabled")
-        if code in codes:
-            raise InvalidInput(f"work code '{code_name}' of group '{group_name}' is given twice")
+        problem = _code_problem(code, codes)
+        if problem is not None:
+            said = {
+                CodeProblem.UNKNOWN_CODE: f"is not a code of group '{group_name}'",
+                CodeProblem.DISABLED: f"of group '{group_name}' is disabled",
+                CodeProblem.TWICE: f"of group '{group_name}' is given twice",
+            }[problem]
+            raise WorkCodeRefused(
+                f"work code '{code_name}' {said}", kind=problem, group=group_name, code=code_name
+            )
         codes.append(code)
     counts = Counter(code.group.name for code in codes)
     for group in groups.values():
         if counts[group.name] > 1 and not group.multiple:
-            raise InvalidInput(
-                f"work code group '{group.name}' takes one code, not {counts[group.name]}"
+            raise WorkCodeRefused(
+                f"work code group '{group.name}' takes one code, not {counts[group.name]}",
+                kind=CodeProblem.ONE_ONLY,
+                group=group.name,
             )
         enabled = [code.name for code in group.codes if code.enabled]
         if group.required and enabled and not counts[group.name]:
-            raise InvalidInput(
+            raise WorkCodeRefused(
                 f"work code group '{group.name}' is required: choose "
-                f"{'one or more' if group.multiple else 'one'} of {', '.join(enabled)}"
+                f"{'one or more' if group.multiple else 'one'} of {', '.join(enabled)}",
+                kind=CodeProblem.REQUIRED,
+                group=group.name,
             )
     return codes
+
+
+def _code_problem(code: WorkCodeChoice | None, taken: list[WorkCodeChoice]) -> str | None:
+    """What is wrong with one code chosen (none found, disabled, already given), or None."""
+    if code is None:
+        return CodeProblem.UNKNOWN_CODE
+    if not code.enabled:
+        return CodeProblem.DISABLED
+    return CodeProblem.TWICE if code in taken else None
