@@ -237,11 +237,11 @@ const deskPost = async (url, token, fields) => {
 
   const signedOut = (text) => {
     document.dispatchEvent(new CustomEvent("desk:hold", { detail: { stop: true } }));
+    notice("You are signed out", text, { next: "Sign in again" });
     readOnly();
     const state = document.querySelector("[data-state]");
     if (state) state.textContent = "SIGNED OUT";
     for (const button of document.querySelectorAll(".state-switch button")) button.disabled = true;
-    notice("You are signed out", text, { next: "Sign in again" });
     box.dataset.kind = "signedOut";
     stop();
   };
@@ -252,14 +252,15 @@ const deskPost = async (url, token, fields) => {
       signedOut(news.notice || "You were signed out of the desk. Sign in again to go on.");
     } else if (shown && news.kind === "gone") {
       document.dispatchEvent(new CustomEvent("desk:hold", { detail: { stop: true } }));
-      readOnly();
       notice("This task is no longer yours", news.notice);
+      readOnly();
       box.dataset.kind = "gone";
       stop();
     } else if (shown && news.kind === "changed" && !changedSaid) {
       changedSaid = true;
       document.dispatchEvent(new CustomEvent("desk:hold", { detail: { stop: false } }));
-      notice("This task was changed", news.notice, { next: "Show the changes", dismiss: true });
+      notice("This task was changed while you worked it", news.notice,
+        { next: "Show the changes", dismiss: true });
       box.dataset.kind = "changed";
     }
   };

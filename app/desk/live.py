@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 from flask import Response, current_app, jsonify, request, session
 from sqlalchemy import select
 
+from app.db.transactions import read_only, transaction_mode
 from app.desk import auth, bp
 from app.extensions import db
 from app.models import AgentState, AuditRecord, User
@@ -83,14 +84,6 @@ def gone_notice(fate: TaskFate, agent: User) -> str:
     return f"This task is no longer yours. {fate_words(fate, agent)}."
 
 
-def changed_notice(fate: TaskFate, agent: User) -> str:
-    """What the desk says of a task someone else changed while the agent held it."""
-    return (
-        f"This task was changed while you worked it. {fate_words(fate, agent)}: "
-        "what this page shows may be out of date."
-    )
-
-
 def signed_out_notice(agent: User | None) -> str:
     """Why the desk's session ended, when the trail says: signed out here or elsewhere,
     or by someone else (the agent's newest change to OFFLINE)."""
@@ -141,7 +134,9 @@ def news(agent_id: int, token: str, shown: str, seen: int) -> dict:
     fate = fate_of(agent, shown, seen) if shown else None
     if fate is not None:
         kind = "changed" if fate.holds else "gone"
-        notice = changed_notice(fate, agent) if fate.holds else gone_notice(fate, agent)
+        notice = f"{fate_words(fate, agent)}."
+        if fate.holds:
+            notice += " What this page shows may be out of date."
         answer |= {"kind": kind, "notice": notice}
     return answer
 
@@ -174,6 +169,7 @@ def _refused(field: str, rule: str) -> Response:
 
 
 @bp.get("/live")
+@read_only
 def live_now():
     """The desk's live object once, as JSON (where the stream cannot be had)."""
     agent = auth.current_agent()
@@ -186,6 +182,7 @@ def live_now():
 
 
 @bp.get("/live/stream")
+@read_only
 def live_stream():
     """The desk's live object as server-sent events: sent again whenever it changes."""
     agent = auth.current_agent()
@@ -197,12 +194,18 @@ def live_stream():
     token, agent_id = session.get(auth.AGENT_TOKEN_KEY, ""), agent.id
     secret = app.config["SECRET_KEY"]
 
+    # Both read only: a probe twice a second must never queue on SQLite's write lock.
     def probe() -> str:
-        version = version_of(agent_id, token, shown)
+        with transaction_mode(read_only=True):
+            version = version_of(agent_id, token, shown)
+            db.session.rollback()
         return hashlib.sha256(f"{secret}:{version}".encode()).hexdigest()[:32]
 
     def render() -> str:
-        return json.dumps(news(agent_id, token, shown, seen), separators=(",", ":"))
+        with transaction_mode(read_only=True):
+            answer = news(agent_id, token, shown, seen)
+            db.session.rollback()
+        return json.dumps(answer, separators=(",", ":"))
 
     # One channel per desk session and task shown; its key names neither the token nor a
     # digest a log line could repeat.
