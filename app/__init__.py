@@ -18,6 +18,7 @@ from app.db.engines import register_database
 from app.desk import api as desk_api  # noqa: F401 - the Desk API's views, on api_bp
 from app.desk import (
     api_bp,
+    live,  # noqa: F401 - the desk's live channel, on bp
     pages,  # noqa: F401 - the desk's views register themselves on bp
     sso,  # noqa: F401 - signing agents in through their company's identity provider
 )

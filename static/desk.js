@@ -149,6 +149,166 @@ const deskPost = async (url, token, fields) => {
   render();
 })();
 
+// The desk's live channel (app/desk/live.py): what became of the task this page shows, and
+// of the desk's session, within the two seconds the wallboard keeps too. The page follows
+// its stream of server-sent events; without EventSource, or when the stream is refused or
+// ends for good, it asks GET /desk/live every second instead (a sign-in page coming back
+// means signed out). A task deleted, moved, changed, released or taken elsewhere, or the
+// session ending, shows who did what and when above the task; the agent's choices stay on
+// screen, read only, and are said back to note down; the countdown stops (a "desk:hold"
+// event tells the call's script) and nothing more is sent. "Next task" then reloads: the
+// next countdown starts only once the agent has read it. A task changed while the agent
+// still holds it pauses the countdown and offers the new details.
+(() => {
+  const holder = document.getElementById("desk-presence");
+  const box = document.querySelector("[data-desk-notice]");
+  if (!holder || !box || !holder.dataset.liveUrl) return;
+  const shown = holder.dataset.liveTask || "";
+  const task = document.querySelector(".desk-task");
+  const query = new URLSearchParams({ task: shown, seen: holder.dataset.liveSeen || "0" });
+  const POLL_MS = 1000;
+  let source = null;
+  let polling = null;
+  let done = false; // the task is gone or the session ended: nothing more to learn
+  let changedSaid = false;
+
+  // What the agent chose and has not saved: the ticked work codes, the outcome's time, any
+  // text typed in the task's forms.
+  const choices = () => {
+    if (!task) return [];
+    const said = [];
+    for (const input of task.querySelectorAll("form input, form textarea, form select")) {
+      if (input.type === "hidden" || input.type === "submit" || input.disabled) continue;
+      if (input.type === "checkbox" || input.type === "radio") {
+        if (!input.checked) continue;
+        const group = input.closest("fieldset");
+        const legend = group && group.dataset.group;
+        const label = input.closest("label");
+        const name = label ? (label.querySelector(".code-name") || label).textContent.trim() : input.value;
+        said.push(legend ? `${legend}: ${name}` : name);
+      } else if (input.value.trim()) {
+        const label = input.id && task.querySelector(`label[for="${CSS.escape(input.id)}"]`);
+        const name = label ? label.textContent.trim() : input.name;
+        said.push(`${name}: ${input.value.trim()}`);
+      }
+    }
+    return said;
+  };
+
+  // The task's forms keep what was chosen, on screen, and send nothing more.
+  const readOnly = () => {
+    if (!task) return;
+    task.dataset.readOnly = "1";
+    for (const control of task.querySelectorAll("input, textarea, select, button")) {
+      if (control.type === "hidden") continue;
+      if (control.tagName === "TEXTAREA" || (control.tagName === "INPUT" && !["checkbox", "radio"].includes(control.type))) {
+        control.readOnly = true;
+      } else {
+        control.disabled = true;
+      }
+    }
+    for (const link of task.querySelectorAll("a.dial")) link.removeAttribute("href");
+    task.addEventListener("submit", (event) => event.preventDefault(), true);
+  };
+
+  const notice = (title, text, { next = "Next task", dismiss = false } = {}) => {
+    box.querySelector("[data-notice-title]").textContent = title;
+    box.querySelector("[data-notice-text]").textContent = text;
+    const chosen = choices();
+    const line = box.querySelector("[data-notice-choices]");
+    line.textContent = chosen.length ? `Not saved, so note it down: ${chosen.join("; ")}.` : "";
+    line.hidden = chosen.length === 0;
+    const nextLink = box.querySelector("[data-notice-next]");
+    nextLink.textContent = next;
+    box.querySelector("[data-notice-dismiss]").hidden = !dismiss;
+    const first = box.hidden;
+    box.hidden = false;
+    if (first) {
+      // Focus moves to the notice only from nowhere: never out of a field being typed in.
+      const from = document.activeElement;
+      if (!from || from === document.body || (task && task.contains(from))) nextLink.focus();
+    }
+  };
+
+  const stop = () => {
+    done = true;
+    if (source) source.close();
+    source = null;
+    if (polling !== null) window.clearInterval(polling);
+    polling = null;
+  };
+
+  const signedOut = (text) => {
+    document.dispatchEvent(new CustomEvent("desk:hold", { detail: { stop: true } }));
+    notice("You are signed out", text, { next: "Sign in again" });
+    readOnly();
+    const state = document.querySelector("[data-state]");
+    if (state) state.textContent = "SIGNED OUT";
+    for (const button of document.querySelectorAll(".state-switch button")) button.disabled = true;
+    box.dataset.kind = "signedOut";
+    stop();
+  };
+
+  const heard = (news) => {
+    if (done) return;
+    if (!news.signedIn) {
+      signedOut(news.notice || "You were signed out of the desk. Sign in again to go on.");
+    } else if (shown && news.kind === "gone") {
+      document.dispatchEvent(new CustomEvent("desk:hold", { detail: { stop: true } }));
+      notice("This task is no longer yours", news.notice);
+      readOnly();
+      box.dataset.kind = "gone";
+      stop();
+    } else if (shown && news.kind === "changed" && !changedSaid) {
+      changedSaid = true;
+      document.dispatchEvent(new CustomEvent("desk:hold", { detail: { stop: false } }));
+      notice("This task was changed while you worked it", news.notice,
+        { next: "Show the changes", dismiss: true });
+      box.dataset.kind = "changed";
+    }
+  };
+
+  box.querySelector("[data-notice-dismiss]").addEventListener("click", () => {
+    box.hidden = true;
+  });
+
+  const ask = async () => {
+    if (done) return;
+    try {
+      const response = await fetch(`${holder.dataset.liveUrl}?${query}`, {
+        credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" },
+      });
+      if (!(response.headers.get("Content-Type") || "").includes("application/json")) {
+        heard({ signedIn: false }); // the desk's sign-in page came back instead
+      } else if (response.ok) {
+        heard(await response.json());
+      }
+    } catch (error) {
+      // Unreachable: the heartbeat's warning says so; asked again at the next turn.
+    }
+  };
+
+  const poll = () => {
+    if (polling === null && !done) polling = window.setInterval(ask, POLL_MS);
+  };
+
+  if (window.EventSource) {
+    source = new EventSource(`${holder.dataset.liveStream}?${query}`);
+    source.onmessage = (message) => heard(JSON.parse(message.data));
+    source.onerror = () => {
+      // A stream cut asks at once (the session may have ended: the browser's own retry
+      // would be sent to the sign-in page); one ended for good polls instead.
+      ask();
+      if (source && source.readyState === EventSource.CLOSED) {
+        source = null;
+        poll();
+      }
+    };
+  } else {
+    poll();
+  }
+})();
+
 // The call (templates/desk/_call.html). "Call" first asks the server to record the call's
 // start (POST /desk/tasks/<id>/call): the server checks again, at that moment, that the
 // number may be called. Only then does the page dial, through the `tel:` link or the
@@ -382,6 +542,7 @@ const deskPost = async (url, token, fields) => {
   let pausedBy = null; // "agent" (the button, Escape) or "warning" ("Still there?")
   let timer = null;
   let lastSaid = null;
+  let stopped = false; // the task is gone or the session ended: nothing dials any more
 
   const stopCountdown = () => {
     if (timer !== null) window.clearInterval(timer);
@@ -390,7 +551,7 @@ const deskPost = async (url, token, fields) => {
   };
 
   const start = async (phoneKey) => {
-    if (starting || stage === "dialling") return;
+    if (starting || stage === "dialling" || stopped) return;
     starting = true;
     stopCountdown();
     say("");
@@ -486,6 +647,17 @@ const deskPost = async (url, token, fields) => {
     tick();
   };
 
+  // The live channel says the task is gone or the session ended (stop: nothing dials any
+  // more), or that someone changed the task (paused, for the agent to look first).
+  document.addEventListener("desk:hold", (event) => {
+    if (event.detail && event.detail.stop) {
+      stopped = true;
+      stopCountdown();
+    } else if (timer !== null) {
+      pause("agent");
+    }
+  });
+
   if (box && callForm && stage === "ready" && Number(panel.dataset.countdown) > 0) {
     deadline = performance.now() + Number(panel.dataset.countdown) * 1000;
     box.hidden = false;
@@ -495,6 +667,13 @@ const deskPost = async (url, token, fields) => {
       if (event.key === "Escape" && timer !== null) pause("agent");
     });
     timer = window.setInterval(tick, 250);
+    if (panel.dataset.countdownHeld === "1") {
+      // The page says above why the last task was lost: the countdown waits for the agent.
+      pause("agent");
+      pauseButton.textContent = "Start the countdown";
+      box.querySelector("[data-countdown-said]").textContent =
+        "The countdown waits until you have read the message above.";
+    }
     tick();
   }
 })();

@@ -27,12 +27,13 @@ from flask import (
     redirect,
     render_template,
     request,
+    session,
     url_for,
 )
 from flask_wtf.csrf import CSRFError
 
 from app.db.transactions import writes
-from app.desk import auth, bp, refusals
+from app.desk import auth, bp, live, refusals
 from app.desk.forms import (
     CALL_RESULTS,
     CallEventForm,
@@ -49,6 +50,7 @@ from app.services.actors import Actor
 from app.services.calls import dialing
 from app.services.campaigns.dialing import dial_settings
 from app.services.delivery import agent_state, closing, offers, rules
+from app.services.delivery.ownership import TaskFate, fate_of, newest_record_id
 from app.services.delivery.presence import Presence, desk_heartbeat, keep_task, presence
 from app.services.delivery.seat import local_text
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound, TaskTaken
@@ -68,6 +70,9 @@ def heartbeat_seconds() -> int:
 
 
 GONE = "That task is no longer yours: it was released, closed, changed or moved."
+# Set when the page says a task was lost: the next task's countdown waits until the agent
+# has read why (the desk's "Start the countdown").
+NOTICE_UNSEEN = "_desk_notice_unseen"
 
 
 def _actor(agent: User) -> Actor:
@@ -146,12 +151,15 @@ def _desk_page(agent: User, kept: Kept | None = None):
     offer = None
     with suppress(NotAvailable):  # not AVAILABLE: the page offers the state switch only
         offer = offers.next_task(agent, actor=_actor(agent))
+    if offer is None and (held := offers.reserved_task(agent)) is not None:
+        offer = offers.Offer(held)  # Away (or silent) never hides the task in hand
     now = utcnow()
     where = presence(agent, now)
     task: Task | None = offer.task if offer else None
     call = dialing.current_call(task) if task else None
     same = kept is not None and task is not None and task.record_id == kept.record_id
     suggested = kept.codes if same else _suggested(task, call)
+    seen = newest_record_id(agent, task.record_id) if task else 0
     db.session.commit()
     view = agent_view_of(task) if task else None
     phones = [d for d in view.details if d.kind == "phone"] if view else []
@@ -178,7 +186,12 @@ def _desk_page(agent: User, kept: Kept | None = None):
         form_answer=kept is not None,
         button_form=DeskButtonForm(),
         call=call,
-        countdown=dialing.countdown_seconds(task, call, now),
+        # Away: nobody dials by themselves; a lost task's notice holds the next countdown.
+        countdown=dialing.countdown_seconds(task, call, now)
+        if agent.desk_state == AgentState.AVAILABLE
+        else None,
+        countdown_held=session.pop(NOTICE_UNSEEN, False),
+        live_seen=seen,
         suggested=suggested,
         results=CALL_RESULTS,
         ccp=ccp,
@@ -216,8 +229,9 @@ def _refusal(error: ServiceError, agent: User) -> str:
     """A refusal as the page says it: a task no longer the agent's says what became of it,
     by whom and when (in the agent's zone)."""
     if isinstance(error, TaskTaken) and error.who:
-        when = f" at {_due_text(error.at, agent)}" if error.at else ""
-        return f"That task is no longer yours: {error.what} by {error.who}{when}."
+        fate = TaskFate(error.what, error.who, error.at, error.via)
+        words = live.fate_words(fate, agent)
+        return f"That task is no longer yours: {words[:1].lower()}{words[1:]}."
     if isinstance(error, NotFound | TaskNotFound):
         return GONE
     return error.message
@@ -231,6 +245,8 @@ def _run(action, agent: User):
     except ServiceError as error:
         db.session.rollback()
         flash(_refusal(error, agent), "error")
+        if isinstance(error, TaskTaken):
+            session[NOTICE_UNSEEN] = True
         return None
     return result
 
@@ -259,7 +275,9 @@ def close(record_id: str):
     form = CloseForm()
     task = find_tenant_task(agent.tenant_id, record_id)
     if task is None:
-        flash(GONE + _lost_choice(form, task), "error")
+        fate = fate_of(agent, record_id)
+        flash((live.gone_notice(fate, agent) if fate else GONE) + _lost_choice(form, task), "error")
+        session[NOTICE_UNSEEN] = True
         return redirect(url_for("desk.home"))
     codes = chosen_work_codes(request.form)
     if not form.validate_on_submit():
@@ -284,6 +302,8 @@ def close(record_id: str):
     except ServiceError as error:
         db.session.rollback()
         lost = _lost_choice(form, task)
+        if isinstance(error, TaskTaken):
+            session[NOTICE_UNSEEN] = True  # the next countdown waits for the agent
         if isinstance(error, NotFound | TaskNotFound):
             flash(_refusal(error, agent) + lost, "error")
             return redirect(url_for("desk.home"))

@@ -79,11 +79,12 @@ class TaskNotFound(ServiceError):
 
 
 class TaskTaken(TaskNotFound):
-    """The agent's task is no longer theirs: `what` happened, by `who`, `at` (UTC)."""
+    """The agent's task is no longer theirs: `what` happened, by `who`, `at` (UTC), `via`
+    what acted for them (a bulk job), if anything did."""
 
-    def __init__(self, message: str, *, what: str, who: str | None, at) -> None:
+    def __init__(self, message: str, *, what: str, who: str | None, at, via=None) -> None:
         super().__init__(message)
-        self.what, self.who, self.at = what, who, at
+        self.what, self.who, self.at, self.via = what, who, at, via
 
 
 class WorkCodeRefused(InvalidInput):

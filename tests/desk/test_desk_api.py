@@ -209,3 +209,33 @@ def test_an_unknown_action_is_a_json_404(client, tenant):
     )
     assert response.status_code == 404
     assert response.mimetype == "application/json"
+
+
+def test_a_task_bulk_deleted_while_held_names_who_when_and_the_bulk_job(desk, renewals, ann):
+    """A JSON client learns what the desk page says: what became of its task, by whom,
+    when, and through which bulk job."""
+    import re
+
+    from app.extensions import db
+    from app.services.actors import Actor
+    from app.services.bulk.actions import BulkRequest
+    from app.services.bulk.runs import start_bulk
+    from app.services.search.criteria import Condition, Criterion
+
+    add(renewals, "c1")
+    desk("setAgentState", agent="ann", state="AVAILABLE")
+    record_id = desk("nextTask", agent="ann")["task"]["previewRecordID"]
+    job_id = start_bulk(
+        renewals,
+        [Criterion("sys_worked_state", Condition.EQUALS, "NOTWORKED")],
+        BulkRequest("delete"),
+        actor=Actor.supervisor("sup@acme.example"),
+    ).id
+    db.session.commit()
+    answer = desk("closeTask", agent="ann", previewRecordID=record_id, outcome="COMPLETE")
+    assert answer["result"] == "NOT_FOUND"
+    assert re.fullmatch(
+        rf"task '{record_id}' is no longer agent 'ann''s: deleted by supervisor "
+        rf"sup@acme\.example via bulk job {job_id} at \d{{4}}-\d\d-\d\d [\d:.]+ UTC",
+        answer["message"],
+    ), answer["message"]

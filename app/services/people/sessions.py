@@ -121,3 +121,13 @@ def live_session(token: str, limits: SessionLimits, kind: SessionKind = SUPERVIS
 
 def _is_live(created: datetime, seen: datetime, limits: SessionLimits, now: datetime) -> bool:
     return now - seen < limits.idle and now - created < limits.lifetime
+
+
+def still_live(token: str, limits: SessionLimits, kind: SessionKind = SUPERVISORS) -> bool:
+    """Whether the session with this token is live, read only (never stamped nor swept):
+    what a live stream asks twice a second of the session it serves."""
+    model = kind.model
+    row = db.session.execute(
+        select(model.created_at, model.last_seen_at).where(model.id == _digest(token))
+    ).one_or_none()
+    return row is not None and _is_live(row.created_at, row.last_seen_at, limits, utcnow())
