@@ -239,7 +239,7 @@ def test_a_close_of_a_task_bulk_deleted_meanwhile_says_who_and_holds_the_next_co
         data={"outcome": "COMPLETE", "csrf_token": token},
     )
     shown = page(desk, "/desk")
-    told = " ".join(p.get_text(" ", strip=True) for p in shown.select(".notice"))
+    told = " ".join(p.get_text(" ", strip=True) for p in shown.select(".notice, .alert"))
     assert re.search(
         rf"Deleted by supervisor sup@acme\.example {CLOCK} in a bulk delete \(bulk job \d+\)", told
     ), told
