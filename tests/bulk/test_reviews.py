@@ -61,7 +61,7 @@ def test_two_tabs_reviewing_the_same_action_start_one_job(signed_in, renewals):
     assert len(db.session.scalars(select(BulkJob)).all()) == 1
     refused = page(signed_in, second.location)
     text = refused.get_text(" ", strip=True)
-    assert f"Not started: bulk job {job.id} changed tasks of this campaign after this review" in (
+    assert f"Not started: bulk job {job.id} changed tasks of this campaign since this review" in (
         text
     )
     link = refused.select_one(".refused a")
@@ -77,7 +77,7 @@ def test_a_review_made_while_a_job_of_the_campaign_runs_waits_for_it(renewals):
     running.state = BulkState.RUNNING  # the worker has not reached its end yet
     db.session.commit()
     made = review_bulk(renewals, plan_is("Gold"), BulkRequest("delete"), actor=BOSS)
-    with pytest.raises(ReviewRefused, match=f"bulk job {running.id} is still changing") as refused:
+    with pytest.raises(ReviewRefused, match=f"bulk job {running.id} is changing") as refused:
         confirm_review(renewals, made, actor=BOSS)
     assert refused.value.job.id == running.id
     db.session.rollback()

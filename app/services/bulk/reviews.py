@@ -125,9 +125,9 @@ def standing(campaign: Campaign, review: Review) -> ReviewRefused | None:
     )
     for job in later:
         if _concerns(job, campaign):
-            when = "is still changing" if job.state in UNFINISHED else "changed"
+            when = "is changing" if job.state in UNFINISHED else "changed"
             return ReviewRefused(
-                f"bulk job {job.id} {when} tasks of this campaign after this review was made, "
+                f"bulk job {job.id} {when} tasks of this campaign since this review was made, "
                 "so its count and tasks may no longer hold; nothing was started. "
                 "Review the action again to see the tasks as they are now",
                 job,
