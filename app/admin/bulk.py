@@ -2,14 +2,17 @@
 that says how many tasks and what will happen, then the job's progress and report.
 
 The search travels in the query string (`k`, `c`, `v`, `s`, as on the campaign page), the
-action's fields in the form. "Review" shows the confirmation without changing anything;
-"Confirm" records the job and hands it to the worker, then redirects to its page.
+action's fields in the form. "Review" checks the form and redirects to the review, a GET
+page whose URL carries the signed review (app/admin/bulk_reviews.py): a reload, Back or a
+second tab shows it again and changes nothing. "Confirm" posts that review, records the
+job once and redirects to the job's page; a review confirmed already, or overtaken by a
+job that changed the campaign's tasks since, is refused on its page, naming that job.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
+from datetime import UTC
 
 from flask import (
     Response,
@@ -29,24 +32,27 @@ from app.admin.blueprint import bp
 from app.admin.bulk_forms import (
     UNCHANGED,
     BulkAgentForm,
+    BulkConfirmForm,
     BulkDeleteForm,
     BulkStatusForm,
     BulkTransferForm,
 )
+from app.admin.bulk_reviews import read, signed
 from app.admin.problems import form_problems, refusal_in_form_words
 from app.admin.search_args import Search, read_search
 from app.extensions import db
 from app.models import BulkAction, BulkJob, Campaign, Tenant
-from app.services.bulk.actions import BulkRequest, consequences, describe, prepare
+from app.services.bulk.actions import BulkRequest, consequences, describe
 from app.services.bulk.report import failure_reasons, failures_csv
-from app.services.bulk.runs import (
-    CountChanged,
-    confirmed_job,
-    job_criteria,
-    job_request,
-    recent_jobs,
-    start_bulk,
+from app.services.bulk.reviews import (
+    Review,
+    ReviewRefused,
+    confirm_review,
+    held_in_review,
+    review_bulk,
+    standing,
 )
+from app.services.bulk.runs import CountChanged, job_criteria, job_request, recent_jobs
 from app.services.campaigns import setup as campaign_service
 from app.services.errors import ServiceError
 from app.services.search.query import count_tasks
@@ -130,11 +136,57 @@ def _search_or_back(campaign: Campaign) -> tuple[Search, int] | Response:
         return redirect(back)
 
 
+def _fill(form: FlaskForm, wanted: BulkRequest) -> None:
+    """The form as the review's request had it (its "Change…" and "Review again")."""
+    for name in ("state", "destination", "skill_queue", "time_zone", "preferred_agent"):
+        if name in form and (value := getattr(wanted, name)) is not None:
+            form[name].data = value
+    if "next_time" in form and wanted.next_earliest is not None:
+        form.next_time.data = wanted.next_earliest.astimezone(UTC).replace(tzinfo=None)
+        form.next_zone.data = "UTC"
+
+
+def _page(template: str, tenant: Tenant, campaign: Campaign, action: str, search: Search, **shown):
+    return render_template(
+        template,
+        tenant=tenant,
+        campaign=campaign,
+        action=action,
+        title=TITLES[BulkAction(action)],
+        search=search,
+        jobs=recent_jobs(campaign),
+        **shown,
+    )
+
+
+def _review_url(campaign: Campaign, action: str, search: Search, review: Review) -> str:
+    return url_for(
+        "admin.bulk_review",
+        tenant_id=campaign.tenant_id,
+        campaign_id=campaign.id,
+        action=action,
+        p=signed(review),
+        **search.args,
+    )
+
+
+def _form_url(campaign: Campaign, action: str, search: Search, **extra) -> str:
+    return url_for(
+        "admin.bulk",
+        tenant_id=campaign.tenant_id,
+        campaign_id=campaign.id,
+        action=action,
+        **search.args,
+        **extra,
+    )
+
+
 @bp.route(
     "/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/bulk/<action>", methods=["GET", "POST"]
 )
 def bulk(tenant_id: int, campaign_id: int, action: str):
-    """The action's form for the search's tasks; its review; its confirmation."""
+    """The action's form for the search's tasks; sent, it is checked and its review shown
+    on a page of its own (a GET, so a reload or Back never sends anything again)."""
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
     if action not in FORMS:
@@ -144,67 +196,107 @@ def bulk(tenant_id: int, campaign_id: int, action: str):
         return found
     search, count = found
     form = FORMS[action](tenant, campaign)
-    step = request.form.get("go", "edit")
 
-    def page(template: str, error: str | None = None, **shown):
-        html = render_template(
-            template,
-            tenant=tenant,
-            campaign=campaign,
-            action=action,
-            title=TITLES[BulkAction(action)],
-            search=search,
+    def page(error: str | None = None):
+        html = _page(
+            "admin/bulk_form.html",
+            tenant,
+            campaign,
+            action,
+            search,
             count=count,
             form=form,
             error=error,
-            jobs=recent_jobs(campaign),
-            **shown,
         )
         return html, (422 if error else 200)
 
-    if request.method == "GET" or step == "edit":
-        return page("admin/bulk_form.html")
+    if request.method == "GET":
+        if (shown := read(request.args.get("p"), campaign.id, action)) is not None:
+            _fill(form, shown.request)
+        return page()
+    if request.form.get("go") == "edit":
+        return page()
     if not form.validate_on_submit():
-        return page("admin/bulk_form.html", form_problems(form))
+        return page(form_problems(form))
     try:
         wanted = bulk_request(action, form)
-        prepare(campaign, wanted, supervisor())
+        review = review_bulk(campaign, search.criteria, wanted, actor=supervisor())
     except ServiceError as refusal:
-        return page("admin/bulk_form.html", refusal_in_form_words(form, refusal))
-    token = request.form.get("token", "")[:36] or None
-    if step == "confirm" and token and (started := confirmed_job(campaign, token)):
-        flash(f"Bulk job {started.id} was already started from this confirmation.")
-        return redirect(url_for("admin.bulk_job", tenant_id=tenant.id, job_id=started.id))
-    if step == "confirm":
-        try:
-            job = start_bulk(
-                campaign,
-                search.criteria,
-                wanted,
-                expected=form.expected.data,
-                token=token,
-                actor=supervisor(),
-            )
-        except CountChanged as changed:
-            db.session.rollback()
-            return _review(page, wanted, count, changed.message)
-        except ServiceError as refusal:
-            db.session.rollback()
-            return page("admin/bulk_form.html", refusal_in_form_words(form, refusal))
-        flash(f"Bulk job {job.id} started: {describe(wanted, job.confirmed)}.")
-        return redirect(url_for("admin.bulk_job", tenant_id=tenant.id, job_id=job.id))
-    return _review(page, wanted, count)
+        return page(refusal_in_form_words(form, refusal))
+    return redirect(_review_url(campaign, action, search, review), 303)
 
 
-def _review(page, wanted: BulkRequest, count: int, error: str | None = None):
-    """The confirmation: how many tasks, what will happen to each, and the button."""
-    return page(
+def _reviewed(campaign: Campaign, action: str, text: str | None) -> tuple[Search, Review | None]:
+    """The search and the review a review page's URL (or confirmation) carries; None when
+    they do not verify or do not agree."""
+    search = read_search(request.args)
+    review = read(text, campaign.id, action)
+    if search.error or review is None or review.criteria != search.criteria:
+        return search, None
+    return search, review
+
+
+@bp.get("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/bulk/<action>/review")
+def bulk_review(tenant_id: int, campaign_id: int, action: str):
+    """The review: how many tasks, which of them agents hold now, what will happen to each,
+    and the button; or, once confirmed or overtaken by another job, why not and that job."""
+    tenant = tenant_or_404(tenant_id)
+    campaign = campaign_or_404(tenant, campaign_id)
+    if action not in FORMS:
+        abort(404)
+    search, review = _reviewed(campaign, action, request.args.get("p"))
+    if review is None:
+        flash("That review is not one this service made; review the action again.")
+        return redirect(_form_url(campaign, action, search))
+    form = FORMS[action](tenant, campaign)
+    _fill(form, review.request)
+    return _page(
         "admin/bulk_confirm.html",
-        error,
-        description=describe(wanted, count),
-        notes=consequences(wanted),
-        token=request.form.get("token") or str(uuid.uuid4()),
+        tenant,
+        campaign,
+        action,
+        search,
+        form=form,
+        count=review.count,
+        description=describe(review.request, review.count),
+        notes=consequences(review.request),
+        held=held_in_review(campaign, review),
+        refused=standing(campaign, review),
+        signed=request.args.get("p"),
+        change_url=_form_url(campaign, action, search, p=request.args.get("p")),
     )
+
+
+@bp.post("/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/bulk/<action>/review")
+def bulk_confirm(tenant_id: int, campaign_id: int, action: str):
+    """Confirm the review: start its job once and go to the job's page; a review confirmed
+    already, or overtaken by another job, goes back to its page, which says which job."""
+    tenant = tenant_or_404(tenant_id)
+    campaign = campaign_or_404(tenant, campaign_id)
+    if action not in FORMS:
+        abort(404)
+    confirmation = BulkConfirmForm()
+    search, review = _reviewed(campaign, action, confirmation.review.data)
+    if not confirmation.validate_on_submit() or review is None:
+        abort(400)
+    back = _review_url(campaign, action, search, review)
+    try:
+        job = confirm_review(campaign, review, actor=supervisor())
+    except ReviewRefused as refused:
+        db.session.rollback()
+        flash(f"Not started: {refused.message}.")
+        return redirect(back, 303)
+    except CountChanged as changed:
+        db.session.rollback()
+        again = review_bulk(campaign, review.criteria, review.request, actor=supervisor())
+        flash(f"Not started: {changed.message}.")
+        return redirect(_review_url(campaign, action, search, again), 303)
+    except ServiceError as refusal:
+        db.session.rollback()
+        flash(f"Not started: {refusal.message}.")
+        return redirect(_form_url(campaign, action, search, p=confirmation.review.data), 303)
+    flash(f"Bulk job {job.id} started: {describe(review.request, job.confirmed)}.")
+    return redirect(url_for("admin.bulk_job", tenant_id=tenant.id, job_id=job.id), 303)
 
 
 def bulk_or_404(tenant: Tenant, job_id: int) -> BulkJob:

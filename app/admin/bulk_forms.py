@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from flask_wtf import FlaskForm
-from wtforms import IntegerField, SelectField, StringField
+from wtforms import HiddenField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, Optional
-from wtforms.widgets import HiddenInput
 
 from app.admin.forms import NextTimeMixin
 from app.models import WorkedState
@@ -17,10 +16,8 @@ UNCHANGED = ""
 
 
 class BulkForm(FlaskForm):
-    """Every bulk form carries the count its confirmation showed: a different count when it
-    is confirmed sends the supervisor back to check the new one."""
-
-    expected = IntegerField("Tasks", widget=HiddenInput(), validators=[Optional()])
+    """A bulk action's fields; its review (app/services/bulk/reviews.py) keeps the count
+    shown, and a different count when it is confirmed asks for a new review."""
 
 
 class BulkStatusForm(BulkForm, NextTimeMixin):
@@ -61,3 +58,9 @@ class BulkAgentForm(BulkForm):
 
 class BulkDeleteForm(BulkForm):
     """Deleting needs no field: the confirmation is the form."""
+
+
+class BulkConfirmForm(FlaskForm):
+    """The review page's confirmation: the signed review it confirms."""
+
+    review = HiddenField("Review", validators=[DataRequired()])

@@ -13,6 +13,7 @@ from wtforms import (
     FieldList,
     Form,
     FormField,
+    HiddenField,
     IntegerField,
     PasswordField,
     SelectField,
@@ -98,7 +99,14 @@ class TaskVersion:
     )
 
 
-class TaskItemsForm(ItemsForm, TaskVersion):
+class TaskShown(TaskVersion):
+    """The version a form showed and a stamp of the fields it edits as they were
+    (app/services/tasks/shown.py): a save is refused only when those fields changed."""
+
+    shown = HiddenField("Shown")
+
+
+class TaskItemsForm(ItemsForm, TaskShown):
     pass
 
 
@@ -117,7 +125,7 @@ class NewTaskForm(ItemsForm, NextTimeMixin):
     preferred_agent = StringField("Preferred agent", validators=[Length(max=255)])
 
 
-class StatusForm(FlaskForm, NextTimeMixin, TaskVersion):
+class StatusForm(FlaskForm, NextTimeMixin, TaskShown):
     api_names: ClassVar = {
         "previewRecordStateEnum": "state",
         "nextEarliestWorkTimeUTC": "next_time",
@@ -131,7 +139,7 @@ class StatusForm(FlaskForm, NextTimeMixin, TaskVersion):
     preferred_agent = StringField("Preferred agent (empty: none)", validators=[Length(max=255)])
 
 
-class TransferForm(FlaskForm, TaskVersion):
+class TransferForm(FlaskForm, TaskShown):
     api_names: ClassVar = {
         "transferToCampaign": "destination",
         "skillQueue": "skill_queue",

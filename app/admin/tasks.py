@@ -1,7 +1,9 @@
 """A task: every field, its agent view, and the forms that change it.
 
-Each form carries the version of the task it showed; a save from an older copy is refused
-and the page shows the task as it is now, with the refused changes listed so none is lost.
+Each form carries the version of the task it showed and a stamp of the fields it edits; a
+save is refused only when those fields changed since (app/services/tasks/shown.py: an agent
+given the task, or another form's save, is no conflict), and the page then shows the task
+as it is now, with the refused changes listed so none is lost.
 A refused form comes back as it was sent, every other form shows the task as stored.
 """
 
@@ -39,11 +41,13 @@ from app.admin.problems import words
 from app.models import Task, Tenant
 from app.services.calls.ledger import task_attempts
 from app.services.campaigns import setup as campaign_service
+from app.services.delivery.holders import held_task
 from app.services.delivery.progress import holder, passed_over
 from app.services.tasks import changes as task_service
 from app.services.tasks.changes import Locator, TaskChanges
 from app.services.tasks.display import agent_view_of
 from app.services.tasks.history import task_history
+from app.services.tasks.shown import Part, Shown, stamp, still_as_shown
 from app.services.tenants import setup as tenant_service
 from app.services.values import time_zones
 from app.web.form_times import next_time
@@ -71,7 +75,11 @@ class Unsaved:
 def _items_form(task: Task, posted: bool = False) -> TaskItemsForm:
     if posted:
         return TaskItemsForm(prefix="data")
-    form = TaskItemsForm(prefix="data", formdata=None, data={"version": task.version})
+    form = TaskItemsForm(
+        prefix="data",
+        formdata=None,
+        data={"version": task.version, "shown": stamp(task, Part.ITEMS)},
+    )
     for item in task.items:
         if item.key == task.client_id_field:
             continue  # the clientId is kept by the service itself
@@ -96,6 +104,7 @@ def _status_form(task: Task, posted: bool = False) -> StatusForm:
     form.time_zone.choices = form.next_zone.choices = zones
     if not posted:
         form.version.data = task.version
+        form.shown.data = stamp(task, Part.STATUS)
         form.state.data = task.worked_state
         form.skill_queue.data = task.skill_queue.name
         form.time_zone.data = form.next_zone.data = task.time_zone
@@ -120,6 +129,7 @@ def _transfer_form(task: Task, posted: bool = False) -> TransferForm:
     ]
     if not posted:
         form.version.data = task.version
+        form.shown.data = stamp(task, Part.TRANSFER)
         form.destination.data = task.campaign.name
         form.preferred_agent.data = task.preferred_agent or ""
     return form
@@ -130,6 +140,12 @@ FORMS: dict[str, tuple[str, Callable[..., FlaskForm]]] = {
     "status_form": ("Status", _status_form),
     "transfer_form": ("Transfer", _transfer_form),
 }
+PARTS = {TaskItemsForm: Part.ITEMS, StatusForm: Part.STATUS, TransferForm: Part.TRANSFER}
+
+
+def shown(form: FlaskForm) -> Shown:
+    """What the form showed: its version and the stamp of the fields it edits."""
+    return Shown(form.version.data, PARTS[type(form)], form.shown.data or None)
 
 
 def _unsaved(name: str, form: FlaskForm) -> Unsaved:
@@ -154,6 +170,7 @@ def _task_page(tenant: Tenant, task: Task, error: str | None = None, unsaved=Non
         task=task,
         view=agent_view_of(task),
         holding=holder(task),
+        held=held_task(task),
         passed_over=passed_over(task),
         attempts=task_attempts(task),
         error=error,
@@ -187,9 +204,10 @@ def _submit(tenant_id: int, record_id: str, form_name: str, action, done: str):
     def refused(error: str):
         # After a rollback the task is read again, as it is stored.
         stored = task_or_404(tenant, record_id)
-        if form.version.data != stored.version:  # a stale copy: show the newer task
-            reason = STALE if form.version.data is not None else OUT_OF_DATE
-            return _task_page(tenant, stored, reason, _unsaved(form_name, form))
+        if form.version.data is None:
+            return _task_page(tenant, stored, OUT_OF_DATE, _unsaved(form_name, form))
+        if not still_as_shown(stored, shown(form)):  # its fields changed: show them now
+            return _task_page(tenant, stored, STALE, _unsaved(form_name, form))
         return _task_page(tenant, stored, error, **{form_name: form})
 
     return submit(
@@ -211,7 +229,7 @@ def edit_items(tenant_id: int, record_id: str):
             task.client_id,
             item_inputs(form.items),
             record_id=task.record_id,
-            expected_version=form.version.data,
+            expected_version=shown(form),
             actor=supervisor(),
         )
 
@@ -234,7 +252,7 @@ def change_status(tenant_id: int, record_id: str):
             Locator(record_id=task.record_id),
             form.state.data,
             changes,
-            expected_version=form.version.data,
+            expected_version=shown(form),
             actor=supervisor(),
         )
 
@@ -255,7 +273,7 @@ def transfer(tenant_id: int, record_id: str):
             Locator(record_id=task.record_id),
             form.destination.data,
             changes,
-            expected_version=form.version.data,
+            expected_version=shown(form),
             actor=supervisor(),
         )
 
@@ -309,6 +327,7 @@ def delete(tenant_id: int, record_id: str):
         "admin/task_delete.html",
         tenant=tenant,
         task=task,
+        held=held_task(task),
         form=form,
         error=error,
     ), (422 if error and form.is_submitted() else 200)

@@ -84,3 +84,75 @@ def test_a_bulk_status_change_at_phone_width_without_javascript(no_script_tab: T
     db.session.rollback()
     states = db.session.scalars(select(Task.worked_state).order_by(Task.id)).all()
     assert states.count("COMPLETED") == 8
+
+
+def _sign_in_and_review(tab: Tab, campaign_path: str) -> None:
+    """From the search, the preferred-agent action reviewed for the 8 Gold tasks."""
+    page = tab.page
+    tab.goto(campaign_path + "/bulk/preferred_agent?k=Plan&c=EQUALS&v=Gold")
+    if page.locator("#password").count():
+        page.locator("#email").fill(EMAIL)
+        page.locator("#password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+    page.get_by_label("Preferred agent").fill("ann.lee")
+    page.get_by_role("button", name="Review…").click()
+    expect(
+        page.get_by_role("heading", name="Give 8 tasks the preferred agent ann.lee?")
+    ).to_be_visible()
+
+
+def test_back_after_a_confirmed_job_shows_its_review_again_without_a_resubmission(
+    no_script_tab: Tab, campaign_path
+):
+    tab, page = no_script_tab, no_script_tab.page
+    _sign_in_and_review(tab, campaign_path)
+    review_url = page.url
+    assert "/review?" in review_url  # the review is a page of its own, reached by a GET
+    page.get_by_role("button", name="Give 8 tasks the preferred agent ann.lee").click()
+    expect(page.get_by_role("heading", name="Bulk job", exact=False)).to_be_visible()
+    db.session.rollback()
+    [job] = db.session.scalars(select(BulkJob))
+    run_bulk(job.id)
+    db.session.rollback()
+    page.reload()
+    expect(page.locator(".bulk-state")).to_have_text("Done")
+    sent: list[str] = []
+    page.on("request", lambda request: sent.append(request.method))
+    back = page.go_back()
+    assert page.url == review_url
+    assert back is None or back.request.method == "GET"
+    assert "POST" not in sent  # nothing sent again: no "Confirm Form Resubmission"
+    refused = page.locator(".refused")
+    expect(refused).to_contain_text(f"confirmed already: bulk job {job.id} was started from it")
+    expect(
+        page.get_by_role("button", name="Give 8 tasks the preferred agent ann.lee")
+    ).to_have_count(0)
+    refused.get_by_role("link", name=f"See bulk job #{job.id}").click()
+    expect(page.locator(".bulk-state")).to_have_text("Done")
+    db.session.rollback()
+    assert len(db.session.scalars(select(BulkJob)).all()) == 1
+
+
+def test_two_tabs_confirming_the_same_action_start_one_job(
+    browser, no_script_tab: Tab, campaign_path
+):
+    first = no_script_tab
+    _sign_in_and_review(first, campaign_path)
+    second = Tab(first.page.context.new_page(), first.base_url)  # the same session
+    _sign_in_and_review(second, campaign_path)
+    first.page.get_by_role("button", name="Give 8 tasks the preferred agent ann.lee").click()
+    expect(first.page.get_by_role("heading", name="Bulk job", exact=False)).to_be_visible()
+    job_url = first.page.url
+    second.page.get_by_role("button", name="Give 8 tasks the preferred agent ann.lee").click()
+    refused = second.page.locator(".refused")
+    db.session.rollback()
+    [job] = db.session.scalars(select(BulkJob))
+    expect(refused).to_contain_text(
+        f"bulk job {job.id} is changing tasks of this campaign since this review"
+    )
+    expect(second.page.get_by_text("Not started:", exact=False)).to_be_visible()
+    refused.get_by_role("link", name=f"See bulk job #{job.id}").click()
+    assert second.page.url == job_url
+    second.shot("bulk-second-tab-refused")
+    db.session.rollback()
+    assert len(db.session.scalars(select(BulkJob)).all()) == 1

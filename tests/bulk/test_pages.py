@@ -52,19 +52,23 @@ def gold_tasks(campaign, count=12):
 
 
 def review(client, url: str, changes: dict):
+    """Fill the action's form and send it; a form that passes redirects to its review, a
+    page of its own, which is fetched (a refused form answers with the form again)."""
     form = page(client, url).select_one("form.bulk")
     values = form_values(form)
     for name, value in changes.items():
         values[name] = value
     values["go"] = "review"
-    return client.post(form["action"], data=values)
+    sent = client.post(form["action"], data=values)
+    if sent.status_code != 303:
+        return sent
+    assert "/review?" in sent.location
+    return client.get(sent.location)
 
 
 def confirm(client, shown):
     form = shown.select_one("form.bulk")
-    values = form_values(form)
-    values["go"] = "confirm"
-    return client.post(form["action"], data=values)
+    return client.post(form["action"], data=form_values(form))
 
 
 def test_the_search_result_offers_the_bulk_actions_for_its_tasks(signed_in, renewals):
@@ -87,7 +91,7 @@ def test_a_status_change_is_reviewed_confirmed_and_run_with_its_report(signed_in
     assert shown.h1.get_text(strip=True) == "Set 6 tasks to COMPLETED?"
     assert states(renewals)["C0000"] == "NOTWORKED"  # a review changes nothing
     done = confirm(signed_in, shown)
-    assert done.status_code == 302
+    assert done.status_code == 303
     [job] = db.session.scalars(select(BulkJob))
     assert done.location.endswith(f"/tenants/{renewals.tenant_id}/bulk/{job.id}")
     assert job.state == BulkState.DONE and job.acted == 6
@@ -121,14 +125,15 @@ def test_a_count_changed_since_the_confirmation_asks_again(signed_in, renewals):
     shown = soup(review(signed_in, bulk_url(renewals, "delete", **GOLD), {}))
     assert shown.h1.get_text(strip=True) == "Delete 6 tasks for good?"
     add_tasks(renewals, 1, plan=lambda n: "Gold", start=100)
-    again = confirm(signed_in, shown)
-    assert again.status_code == 422
-    text = soup(again).get_text(" ", strip=True)
+    sent = confirm(signed_in, shown)
+    assert sent.status_code == 303 and "/review?" in sent.location  # a new review
+    again = page(signed_in, sent.location)
+    text = again.get_text(" ", strip=True)
     assert "7 tasks match now, not the 6" in text
-    assert soup(again).h1.get_text(strip=True) == "Delete 7 tasks for good?"
+    assert again.h1.get_text(strip=True) == "Delete 7 tasks for good?"
     assert len(states(renewals)) == 13 and db.session.scalars(select(BulkJob)).all() == []
-    done = confirm(signed_in, soup(again))
-    assert done.status_code == 302 and len(states(renewals)) == 6
+    done = confirm(signed_in, again)
+    assert done.status_code == 303 and len(states(renewals)) == 6
 
 
 @pytest.mark.parametrize("settings", [{"WTF_CSRF_ENABLED": True}], indirect=True)
@@ -138,7 +143,6 @@ def test_a_confirmation_without_its_csrf_token_is_refused(signed_in, renewals):
     assert csrf_token(shown)
     values = form_values(shown.select_one("form.bulk"))
     values.pop("csrf_token")
-    values["go"] = "confirm"
     refused = signed_in.post(shown.select_one("form.bulk")["action"], data=values)
     assert refused.status_code in (400, 422)
     assert len(states(renewals)) == 12 and db.session.scalars(select(BulkJob)).all() == []
@@ -189,11 +193,21 @@ def test_a_search_that_is_not_valid_goes_back_to_the_campaign_page(signed_in, re
 
 def test_a_confirmation_sent_again_starts_no_second_job(signed_in, renewals):
     gold_tasks(renewals)
-    shown = soup(review(signed_in, bulk_url(renewals, "status", **GOLD), {"state": "REMOVED"}))
+    reviewed = review(signed_in, bulk_url(renewals, "status", **GOLD), {"state": "REMOVED"})
+    shown = soup(reviewed)
     first = confirm(signed_in, shown)
-    again = confirm(signed_in, shown)  # a reload of the POST, or the same page in another tab
-    assert again.status_code == 302 and again.location == first.location
-    assert "already started" in page(signed_in, again.location).get_text(" ", strip=True)
+    [job] = db.session.scalars(select(BulkJob))
+    assert first.location.endswith(f"/bulk/{job.id}")
+    again = confirm(signed_in, shown)  # the same page in another tab, or Back and confirm
+    assert again.status_code == 303 and reviewed.request.url.endswith(again.location)
+    refused = page(signed_in, again.location)
+    said = refused.select_one(".refused").get_text(" ", strip=True)
+    assert f"confirmed already: bulk job {job.id} was started from it" in said
+    assert (
+        refused.select_one(".refused a")["href"] == f"/tenants/{renewals.tenant_id}/bulk/{job.id}"
+    )
+    assert not refused.find("button", string="Set 6 tasks to REMOVED")
     assert len(db.session.scalars(select(BulkJob)).all()) == 1
     other = soup(review(signed_in, bulk_url(renewals, "status", **GOLD), {"state": "REMOVED"}))
-    assert confirm(signed_in, other).location != first.location  # a new review: a new job
+    assert "/bulk/" in confirm(signed_in, other).location  # a new review after it ran: a job
+    assert len(db.session.scalars(select(BulkJob)).all()) == 2

@@ -89,7 +89,10 @@ def test_the_new_task_form_records_the_supervisor(signed_in, acme, renewals):
 REFUSED = {
     "items: bad phone": ("/items", {"data-items-1-key": "Phone", "data-items-1-value": "12"}),
     "status: WORKED without a time": ("/status", {"status-state": "WORKED"}),
-    "status: stale version": ("/status", {"status-state": "COMPLETED", "status-version": "0"}),
+    "status: stale version": (
+        "/status",
+        {"status-state": "COMPLETED", "status-version": "0", "status-shown": "fields-since-changed"},
+    ),
     "transfer: clientId taken": ("/transfer", {"transfer-destination": "Winback"}),
 }
 

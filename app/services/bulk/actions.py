@@ -145,9 +145,15 @@ def consequences(request: BulkRequest) -> list[str]:
                 "A task an agent holds goes back to its queue (its reservation ends).",
             ]
         case BulkAction.PREFERRED_AGENT:
-            notes = ["Each task's preferred-agent hold starts again."]
+            notes = [
+                "Each task's preferred-agent hold starts again.",
+                "A task an agent holds stays with that agent.",
+            ]
         case BulkAction.DELETE:
-            notes = ["Deleted tasks and their data cannot be brought back."]
+            notes = [
+                "Deleted tasks and their data cannot be brought back.",
+                "A task an agent holds is taken from them and deleted.",
+            ]
         case _:
             notes = []
     return [*notes, trail]

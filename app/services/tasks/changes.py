@@ -42,6 +42,7 @@ from app.services.tasks.saving import (
     restart_hold,
     update_planned,
 )
+from app.services.tasks.shown import Expected, Shown, still_as_shown
 from app.services.tasks.trail import trace_changes
 from app.services.tasks.validation import ItemInput, check_agent
 from app.services.tasks.writes import client_id_key, keyed, touch
@@ -59,12 +60,14 @@ class TaskChanges:
     time_zone: str | None = None
 
 
-def check_version(task: Task, expected: int | None) -> None:
-    """Refuse a change prepared from an older copy of the task (None: no check)."""
-    if expected is not None and task.version != expected:
+def check_version(task: Task, expected: Expected) -> None:
+    """Refuse a change prepared from an older copy of the task (None: no check): an older
+    version, or (a form's `Shown`) one whose fields that form edits changed since."""
+    if not still_as_shown(task, expected):
+        shown = expected.version if isinstance(expected, Shown) else expected
         raise StaleTask(
             f"task '{task.client_id}' was changed by someone else (version {task.version}, "
-            f"you edited version {expected}); nothing was saved"
+            f"you edited version {shown}); nothing was saved"
         )
 
 
@@ -77,7 +80,7 @@ def add_or_update_task(
     client_id_field_name: str | None = None,
     preferred_agent: str | None = None,
     next_earliest: SentTime | None = None,
-    expected_version: int | None = None,
+    expected_version: Expected = None,
     actor: Actor,
 ) -> tuple[Task, bool]:
     """Add a task or replace an existing one's data; returns the task and whether it is new.
@@ -221,7 +224,7 @@ def change_status(
     state: str,
     changes: TaskChanges,
     *,
-    expected_version: int | None = None,
+    expected_version: Expected = None,
     actor: Actor,
 ) -> Task:
     """Set the worked state of one task, with its optional system fields."""
@@ -262,7 +265,7 @@ def transfer_task(
     destination_name: str,
     changes: TaskChanges,
     *,
-    expected_version: int | None = None,
+    expected_version: Expected = None,
     actor: Actor,
 ) -> Task:
     """Move a task to another campaign (or queue), keeping its id, data and state.
@@ -366,7 +369,7 @@ def set_preferred_agents(
 
 
 def delete_task(
-    campaign: Campaign, locator: Locator, *, expected_version: int | None = None, actor: Actor
+    campaign: Campaign, locator: Locator, *, expected_version: Expected = None, actor: Actor
 ) -> None:
     """Remove a task and its data for good; its previewRecordID is never given out again."""
     task = find_task(campaign, locator, lock=True)
