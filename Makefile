@@ -2,6 +2,9 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 9443
+# `make run` prints the demo's passwords: it listens on this machine alone unless HOST says
+# otherwise (HOST=0.0.0.0 for every interface).
+HOST ?= 127.0.0.1
 WORKERS ?= 2
 FLASK := $(BIN)/flask --app wsgi
 
@@ -47,7 +50,7 @@ RUN_BASE_URL = $(or $(PUBLIC_BASE_URL),$(if $(TLS_CERT),https,http)://localhost:
 run: install-serving
 	$(FLASK) db upgrade
 	PUBLIC_BASE_URL="$(RUN_BASE_URL)" $(FLASK) demo seed
-	PATH="$(abspath $(BIN)):$$PATH" WORKERS=$(WORKERS) PUBLIC_BASE_URL="$(RUN_BASE_URL)" \
+	PATH="$(abspath $(BIN)):$$PATH" HOST=$(HOST) WORKERS=$(WORKERS) PUBLIC_BASE_URL="$(RUN_BASE_URL)" \
 		GUNICORN_TLS="$(if $(TLS_CERT),--certfile $(TLS_CERT) --keyfile $(TLS_KEY))" \
 		$(BIN)/honcho -f app/Procfile -d . start -p $(PORT)
 

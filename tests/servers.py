@@ -58,12 +58,13 @@ def gunicorn(
     env: dict[str, str] | None = None,
 ) -> Iterator[LiveServer]:
     """gunicorn with `workers` processes on a free port, on the test database, configured
-    by app/web/serving.py; `options` are further command-line settings (`--timeout 2`)."""
+    by app/web/serving.py; `options` are further command-line settings (`--timeout 2`). No
+    control socket: the checkout's instance folder (and a `make run` there) keeps its own."""
     port = free_port()
     environ = {**os.environ, "DATABASE_URL": database_uri, "SECRET_KEY": secret, **(env or {})}
     process = start_process(
         ["-m", "gunicorn", "-c", "python:app.web.serving", "--workers", str(workers),
-         "--bind", f"127.0.0.1:{port}", *options, "wsgi:app"],
+         "--bind", f"127.0.0.1:{port}", "--no-control-socket", *options, "wsgi:app"],
         environ, log,
     )  # fmt: skip
     try:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import random
 import secrets
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import select
 
 from app.config import instance_secret
 from app.extensions import db
-from app.models import ApiKey, Campaign, Supervisor, Task, Tenant, WorkCode, WorkedState
+from app.models import ApiKey, Campaign, Supervisor, Task, Tenant
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.campaigns import dialing
@@ -31,8 +31,6 @@ from app.services.people.passwords import password_matches
 from app.services.people.users import NewUser, add_user, find_user
 from app.services.schedules import calling_windows, hours
 from app.services.tasks.changes import add_or_update_task
-from app.services.tasks.payload import task_snapshot
-from app.services.tasks.trail import trace_change
 from app.services.tasks.validation import ItemInput
 from app.services.tenants import api_keys as keys
 from app.services.tenants import setup as tenants
@@ -85,11 +83,15 @@ def _items(rng: random.Random, number: int) -> list[ItemInput]:
     ]
 
 
+def _client_id(campaign_name: str, number: int) -> str:
+    return f"{campaign_name[:3].upper()}-{number:04d}"
+
+
 def _task(
     campaign: Campaign, number: int, rng: random.Random, actor: Actor, **options
 ) -> Task | None:
     """Add demo task `number` to the campaign unless it has it already; the new task."""
-    client_id = f"{campaign.name[:3].upper()}-{number:04d}"
+    client_id = _client_id(campaign.name, number)
     if db.session.scalar(select(Task.id).filter_by(campaign_id=campaign.id, client_id=client_id)):
         return None
     task, _ = add_or_update_task(campaign, client_id, _items(rng, number), actor=actor, **options)
@@ -97,27 +99,11 @@ def _task(
 
 
 def _tasks(tenant: Tenant, rng: random.Random, actor: Actor) -> None:
+    """The campaigns' new tasks, loaded at seeding (the past's own are the history's)."""
     for name, *_ in CAMPAIGNS:
         campaign = campaigns.get_campaign(tenant, name)
         for number in range(1, 25):
-            task = _task(campaign, number, rng, actor)
-            if task is not None and (number % 4 == 0 or number % 6 == 0):
-                _worked(task, number, actor)
-
-
-def _worked(task: Task, number: int, actor: Actor) -> None:
-    """Give a demo task a past attempt, as agents would have; the trail says so."""
-    before = task_snapshot(task)
-    if number % 4 == 0:
-        task.worked_state = WorkedState.WORKED
-        task.work_attempts = 1
-        task.last_attempt_agent = "agent.smith@democo.example"
-        task.last_attempt_at = utcnow() - timedelta(hours=number)
-        task.next_earliest_work_at = utcnow() + timedelta(days=1)
-    if number % 6 == 0:
-        task.worked_state = WorkedState.COMPLETED
-        task.work_codes = [WorkCode(key="Outcome", value="Renewed", position=0)]
-    trace_change(actor, "task.updated", task, before, task_snapshot(task))
+            _task(campaign, number, rng, actor)
 
 
 SUPERVISOR = "supervisor@democo.example"
@@ -159,26 +145,19 @@ HELD = (("Spring Renewals", 25, JANE), ("Spring Renewals", 26, RAJ), ("Win-back"
 DUE_SOON = (("Spring Renewals", 27, JANE, 5), ("Win-back", 26, RAJ, 20))
 
 
-def _desk_work(tenant: Tenant, rng: random.Random, actor: Actor) -> None:
+def _desk_work(tenant: Tenant, rng: random.Random, actor: Actor, now: datetime) -> None:
+    """The held tasks, and the reschedules due soon (their call is the history's)."""
     for name, number, agent in HELD:
         campaign = campaigns.get_campaign(tenant, name)
         _task(campaign, number, rng, actor, preferred_agent=agent.login)
-    for name, number, agent, minutes in DUE_SOON:
-        due = utcnow() + timedelta(minutes=minutes)
-        task = _task(campaigns.get_campaign(tenant, name), number, rng, actor, next_earliest=due)
-        if task is not None:
-            _rescheduled(task, agent, actor)
+    for name, number, _who, minutes in DUE_SOON:
+        due = now + timedelta(minutes=minutes)
+        _task(campaigns.get_campaign(tenant, name), number, rng, actor, next_earliest=due)
 
 
-def _rescheduled(task: Task, agent: DemoAgent, actor: Actor) -> None:
-    """An earlier call by the agent that ended in a reschedule; the trail says so."""
-    before = task_snapshot(task)
-    task.worked_state = WorkedState.WORKED
-    task.work_attempts = 1
-    task.last_attempt_agent = agent.login
-    task.last_attempt_at = utcnow() - timedelta(hours=3)
-    task.work_codes = [WorkCode(key="Outcome", value="Call back", position=0)]
-    trace_change(actor, "task.updated", task, before, task_snapshot(task))
+def _call_backs() -> dict[str, tuple[str, str]]:
+    """Each agent's rescheduled task: campaign and clientId."""
+    return {agent.login: (name, _client_id(name, number)) for name, number, agent, _ in DUE_SOON}
 
 
 def _agent(tenant: Tenant, demo: DemoAgent, instance_path: str, actor: Actor) -> str:
@@ -333,8 +312,10 @@ def _paused_campaign(tenant: Tenant, rng: random.Random, actor: Actor) -> None:
     campaign_status.pause(campaign, actor=actor)
 
 
-def seed(platform: str, instance_path: str, *, actor: Actor) -> Seeded:
-    """Create whatever demo data is missing; return the demo API key and passwords."""
+def seed(platform: str, instance_path: str, *, actor: Actor, now: datetime | None = None) -> Seeded:
+    """Create whatever demo data is missing; return the demo API key and passwords. The
+    history ends before `now` (the moment of seeding) and the reschedules fall due after."""
+    now = now or utcnow()
     rng = random.Random(2026)  # noqa: S311 - demo content, not a secret
     tenant = _tenant(platform, actor)
     key = _demo_key(tenant, instance_path, actor)
@@ -349,12 +330,18 @@ def seed(platform: str, instance_path: str, *, actor: Actor) -> Seeded:
         tenants.create_user_template(tenant, AGENT_TEMPLATE, actor=actor)
     db.session.flush()
     _tasks(tenant, rng, actor)
-    _desk_work(tenant, rng, actor)
+    _desk_work(tenant, rng, actor, now)
     _paused_campaign(tenant, random.Random(2027), actor)  # noqa: S311 - demo content
     _progressive_campaign(tenant, random.Random(2028), actor)  # noqa: S311 - demo content
     _when_worked(tenant, actor)
     _work_codes(tenant, actor)
     passwords = {agent.login: _agent(tenant, agent, instance_path, actor) for agent in AGENTS}
     db.session.flush()
-    seed_history(tenant, utcnow(), random.Random(2029))  # noqa: S311 - demo content
+    past = random.Random(2030)  # noqa: S311 - demo content
+
+    def make_task(campaign: Campaign, number: int) -> Task | None:
+        return _task(campaign, number, past, actor)
+
+    history = random.Random(2029)  # noqa: S311 - demo content
+    seed_history(tenant, now, history, make_task=make_task, call_backs=_call_backs(), actor=actor)
     return Seeded(key, _supervisor(instance_path, actor), passwords)

@@ -1,81 +1,70 @@
-"""The demo's past: a few days of attempts by the demo agents and their state spans, so the
-reports and the wallboard show something on a fresh install.
+"""The demo's past: a few days of the demo agents' work and their state spans, so the reports
+and the wallboard show something on a fresh install, told as it could have happened.
 
-Each agent works a shift a day (with a lunch break Away), calling the tasks of the demo
-campaigns whose customers are in working hours (8:00 to 20:00 in the campaign's zone):
-a preview, a call that rings and may be answered, talk, wrap-up and the close with a work
-code, now and then a skip or a lapse. Contact and success follow the chosen codes' flags
-as the ledger sets them. The days end before the moment of seeding; the agents are left
-OFFLINE, as they are. Deterministic (a seeded random); written once, when the demo tenant
-has no attempt yet. These rows are the demo's made-up history, written in bulk without an
-audit record each (the seeding's own records say what was made).
+Each working day (Monday to Saturday) every history campaign loads a batch of tasks before
+the first shift, and each agent works a shift (with a lunch break Away) calling them while
+their customers are in hours (8:00 to 20:00 in the campaign's zone, within the queue's
+hours and the campaign's calling window). The agents take tasks as delivery gives them: a
+reschedule due first, then the oldest new task; never a task another agent holds, one
+already COMPLETED or REMOVED, one not due yet. A close with COMPLETE or REMOVE ends the
+task, a RESCHEDULE makes it due again after the codes' delay (or a time the agent names),
+Win-back's attempt limit completes it, a "Do not call" close lists its number from that
+moment; a skip or a lapse changes nothing but the time. The tasks the past left unfinished
+are left out with their attempts: the desk starts from the seed's own work (app/services/
+demo.py). The rescheduled tasks due soon after seeding get the call that rescheduled them,
+in their agent's latest shift.
+
+Each task written says what its attempts say (state, workAttempts, last attempt, work
+codes) and was loaded before its first attempt. The days end before the moment of seeding;
+the agents are left OFFLINE, as they are. Deterministic (a seeded random); written once,
+when the demo tenant has no attempt yet. The attempts are written in bulk, then the
+reports' rollups recounted from them; each task's past gets one audit record.
 """
 
 from __future__ import annotations
 
+import heapq
 import random
-import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 
 from app.extensions import db
 from app.models import (
     AgentStateSpan,
     Attempt,
     Campaign,
+    DncNumber,
     Task,
     Tenant,
     User,
+    WorkCode,
     WorkCodeChoice,
     WorkCodeGroup,
+    WorkedState,
 )
 from app.models.agents import AgentState
-from app.models.attempts import CallResult, EndedHow
+from app.models.attempts import EndedHow
+from app.services import demo_calls
+from app.services.actors import Actor
+from app.services.demo_calls import Called
+from app.services.dnc import numbers as dnc
 from app.services.reports.recount import recount
+from app.services.schedules import calling_windows, hours
+from app.services.tasks.payload import task_snapshot
+from app.services.tasks.trail import trace_change
 
 DAYS = 5  # today and the four days before it
 MAX_PER_DAY = 140  # at most this many attempts per agent and day
 LOCAL_HOURS = (8, 20)  # customers are called from 8:00 to 20:00 in the campaign's zone
-
-# Call results and their weights.
-RESULTS = (
-    (CallResult.ANSWERED, 42),
-    (CallResult.NO_ANSWER, 28),
-    (CallResult.BUSY, 10),
-    (CallResult.VOICEMAIL, 15),
-    (CallResult.INVALID_NUMBER, 5),
-)
-# The codes an agent chooses after each result, by the group the queue offers, with
-# weights; a queue with no group closes with a free label (its key and value).
-CODES: dict[str, dict[str, tuple[tuple[str, int], ...]]] = {
-    "Outcome": {
-        CallResult.ANSWERED: (
-            ("Renewed", 30),
-            ("Call back", 25),
-            ("Not interested", 35),
-            ("Do not call", 10),
-        ),
-        CallResult.NO_ANSWER: (("No answer", 1),),
-        CallResult.BUSY: (("Call back", 1), ("No answer", 2)),
-        CallResult.VOICEMAIL: (("No answer", 1),),
-        CallResult.INVALID_NUMBER: (("Wrong number", 1),),
-    },
-    "Call result": {
-        CallResult.ANSWERED: (("Sale", 30), ("Not interested", 70)),
-        CallResult.NO_ANSWER: (("No answer", 1),),
-        CallResult.BUSY: (("Busy", 1),),
-        CallResult.VOICEMAIL: (("Left voicemail", 1),),
-        CallResult.INVALID_NUMBER: (("Wrong number", 1),),
-    },
-}
-FREE_LABELS = {
-    CallResult.ANSWERED: (("Renewed", "COMPLETE", 35), ("Call back", "RESCHEDULE", 65)),
-    CallResult.INVALID_NUMBER: (("Wrong number", "REMOVE", 1),),
-}
-TOPICS = ("Price", "Coverage", "Competitor offer")
+LOADED_AT = time(8, 0)  # each day's batch is loaded at 08:00 UTC, before the first shift
+BATCH = 20  # tasks each history campaign loads a day
+# The history's tasks are numbered from these (their phone numbers too, none shared).
+NUMBERS = {"Spring Renewals": 1000, "Win-back": 2000, "Upgrade Calls": 3000}
+FINAL = {"COMPLETE": WorkedState.COMPLETED, "REMOVE": WorkedState.REMOVED}
 
 
 @dataclass(frozen=True)
@@ -93,74 +82,109 @@ SHIFTS = (
     Shift("raj@democo.example", time(9, 0), 8, ("Win-back", "Spring Renewals")),
 )
 
+# Makes the demo task `number` of a campaign (its data as the seed's); None if it exists.
+MakeTask = Callable[[Campaign, int], Task | None]
+
+
+@dataclass
+class _Past:
+    """A task as the history works it, in memory until it is written."""
+
+    campaign: Campaign
+    number: int
+    loaded: datetime
+    task: Task | None = None  # a seeded task: its one call, by its agent alone
+    attempts: list[Called] = field(default_factory=list)
+    state: str = WorkedState.NOTWORKED
+    closes: int = 0
+    next_work: datetime | None = None
+    busy_until: datetime | None = None
+    close_reason: str | None = None
+
+    @property
+    def wire(self) -> dict:
+        queue = self.campaign.default_skill_queue
+        return {
+            "skill_queue_id": queue.id,
+            "groups": [group.name for group in queue.work_code_groups],
+            "phone": f"+1415555{self.number:04d}",
+        }
+
+    def free(self, at: datetime) -> bool:
+        return (
+            self.task is None
+            and self.state in (WorkedState.NOTWORKED, WorkedState.WORKED)
+            and self.loaded <= at
+            and (self.busy_until is None or self.busy_until <= at)
+            and (self.next_work is None or self.next_work <= at)
+        )
+
+
+class _Hours:
+    """When a campaign's customers may be called: their day, the queue's hours, the window."""
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.zone = ZoneInfo(campaign.default_time_zone)
+        schedule = campaign.default_skill_queue.schedule
+        self.calendar = hours.calendar(schedule) if schedule is not None else None
+        self.window = calling_windows.window_of(campaign)
+
+    def open(self, at: datetime) -> bool:
+        local = at.astimezone(self.zone)
+        if local.weekday() == 6 or not LOCAL_HOURS[0] <= local.hour < LOCAL_HOURS[1]:
+            return False
+        if self.window is not None and local.hour * 60 + local.minute not in self.window:
+            return False
+        return self.calendar is None or self.calendar.is_open(at)
+
+
+@dataclass
+class _World:
+    """The history's tasks and clocks, shared by the agents working them."""
+
+    pasts: dict[int, list[_Past]]
+    hours: dict[int, _Hours]
+    choices: dict[tuple[str, str], WorkCodeChoice]
+    rng: random.Random
+
+    def next_for(self, campaign: Campaign, at: datetime) -> _Past | None:
+        """The task delivery would give at `at`: the reschedule due longest, else the oldest
+        new task; None if the campaign's customers are out of hours or it has none."""
+        if not self.hours[campaign.id].open(at):
+            return None
+        free = [past for past in self.pasts.get(campaign.id, ()) if past.free(at)]
+        due = [past for past in free if past.state == WorkedState.WORKED]
+        if due:
+            return min(due, key=lambda past: (past.next_work, past.number))
+        return min(free, key=lambda past: past.number, default=None)
+
+    def apply(self, past: _Past, called: Called) -> None:
+        """What the attempt's end does to its task, as the closing rules do it."""
+        row = called.row
+        past.attempts.append(called)
+        past.busy_until = row["ended_at"]
+        if row["ended_how"] != EndedHow.CLOSED.value:
+            return
+        past.closes += 1
+        limit = past.campaign.max_attempts
+        if row["outcome"] == "RESCHEDULE" and limit and past.closes >= limit:
+            row["outcome"] = "COMPLETE"
+            past.close_reason = f"attempt limit reached ({past.closes} attempts)"
+        past.state = FINAL.get(row["outcome"], WorkedState.WORKED)
+        if past.state != WorkedState.WORKED:
+            past.next_work = None
+        elif past.task is not None:
+            past.next_work = past.task.next_earliest_work_at  # the time the customer asked
+        else:
+            minutes = called.delay_minutes or self.rng.randint(60, 24 * 60)
+            past.next_work = row["closed_at"] + timedelta(minutes=minutes)
+
 
 @dataclass
 class _Day:
-    """What one agent's day writes."""
-
-    attempts: list[dict] = field(default_factory=list)
-    spans: list[dict] = field(default_factory=list)
-
-
-def seed_history(tenant: Tenant, now: datetime, rng: random.Random) -> int:
-    """Write the demo's past unless the tenant has attempts already; how many attempts."""
-    campaigns = {
-        c.name: c for c in db.session.scalars(select(Campaign).filter_by(tenant_id=tenant.id))
-    }
-    ids = [c.id for c in campaigns.values()]
-    if db.session.scalar(select(Attempt.id).where(Attempt.campaign_id.in_(ids)).limit(1)):
-        return 0
-    if db.session.scalar(select(AgentStateSpan.id).filter_by(tenant_id=tenant.id).limit(1)):
-        return 0  # the agents' own history has begun: none is made up beside it
-    tasks = {name: _tasks(campaign) for name, campaign in campaigns.items()}
-    choices = _choices(tenant)
-    attempts: list[dict] = []
-    spans: list[dict] = []
-    for shift in SHIFTS:
-        agent = db.session.scalar(
-            select(User).filter_by(tenant_id=tenant.id, login_user_id=shift.login)
-        )
-        if agent is None:
-            continue
-        ours = [campaigns[name] for name in shift.campaigns if tasks.get(name)]
-        for back in range(DAYS - 1, -1, -1):
-            day = (now - timedelta(days=back)).date()
-            begin = datetime.combine(day, shift.start, UTC)
-            if begin >= now:
-                continue
-            worked = _work_day(agent, begin, shift, ours, tasks, choices, now, rng)
-            attempts += worked.attempts
-            spans += worked.spans
-    _close_spans(spans)
-    if attempts:
-        db.session.execute(insert(Attempt), attempts)
-        recount(ids)  # written as plain rows: the reports' rollups are counted from them
-    if spans:
-        db.session.execute(insert(AgentStateSpan), spans)
-    return len(attempts)
-
-
-def _tasks(campaign: Campaign) -> list[Task]:
-    """The campaign's plain tasks: the work waiting for an agent (held for one, or due soon
-    after an agent's reschedule) keeps the story the desk tells of it."""
-    return list(
-        db.session.scalars(
-            select(Task)
-            .where(
-                Task.campaign_id == campaign.id,
-                Task.preferred_agent.is_(None),
-                Task.next_earliest_work_at.is_(None),
-            )
-            .order_by(Task.id)
-        )
-    )
-
-
-def _choices(tenant: Tenant) -> dict[tuple[str, str], WorkCodeChoice]:
-    rows = db.session.scalars(
-        select(WorkCodeChoice).join(WorkCodeGroup).where(WorkCodeGroup.tenant_id == tenant.id)
-    )
-    return {(choice.group.name, choice.name): choice for choice in rows}
+    begin: datetime
+    end: datetime
+    lunch: datetime
 
 
 def _span(agent: User, state: str, start: datetime) -> dict:
@@ -174,6 +198,262 @@ def _span(agent: User, state: str, start: datetime) -> dict:
     }
 
 
+@dataclass
+class _Agent:
+    """One agent's shifts, worked one move at a time (the agents' moves interleave)."""
+
+    agent: User
+    days: list[_Day]
+    campaigns: list[Campaign]
+    rng: random.Random
+    call_back: tuple[_Past, datetime] | None = None
+    day: int = 0
+    at: datetime = field(init=False)
+    lunched: bool = False
+    worked_today: int = 0
+    spans: list[dict] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._start_day()
+
+    def _start_day(self) -> None:
+        begin = self.days[self.day].begin
+        self.spans.append(_span(self.agent, AgentState.AVAILABLE.value, begin))
+        self.at = begin + timedelta(seconds=self.rng.randint(30, 300))
+        self.lunched, self.worked_today = False, 0
+
+    def step(self, world: _World) -> bool:
+        """The agent's next move; False once its last shift has ended."""
+        today = self.days[self.day]
+        if self.at >= today.end or self.worked_today >= MAX_PER_DAY:
+            off = min(self.at, today.end)
+            self.spans.append(_span(self.agent, AgentState.OFFLINE.value, off))
+            self.day += 1
+            if self.day == len(self.days):
+                return False
+            self._start_day()
+            return True
+        if not self.lunched and self.at >= today.lunch:
+            self.spans.append(_span(self.agent, AgentState.AWAY.value, self.at))
+            self.at += timedelta(minutes=self.rng.randint(30, 50))
+            if self.at < today.end:
+                self.spans.append(_span(self.agent, AgentState.AVAILABLE.value, self.at))
+            self.lunched = True
+            return True
+        past, call_back = self._pick(world)
+        if past is None:
+            self.at += timedelta(minutes=self.rng.randint(5, 12))  # Available, nothing due
+            return True
+        called = demo_calls.attempt(
+            self.agent, past.campaign, past.wire, self.at, world.choices, self.rng,
+            call_back=call_back,
+        )  # fmt: skip
+        if called.row["ended_at"] >= today.end:
+            self.at = today.end  # the shift ends first
+            return True
+        world.apply(past, called)
+        if call_back:
+            self.call_back = None
+        self.worked_today += 1
+        self.at = called.row["ended_at"] + timedelta(seconds=self.rng.randint(20, 240))
+        return True
+
+    def _pick(self, world: _World) -> tuple[_Past | None, bool]:
+        if self.call_back is not None:
+            past, due = self.call_back
+            if self.at >= due and world.hours[past.campaign.id].open(self.at):
+                return past, True
+        offered = [
+            past for campaign in self.campaigns if (past := world.next_for(campaign, self.at))
+        ]
+        return (self.rng.choice(offered) if offered else None), False
+
+
+def seed_history(
+    tenant: Tenant,
+    now: datetime,
+    rng: random.Random,
+    *,
+    make_task: MakeTask,
+    call_backs: dict[str, tuple[str, str]],
+    actor: Actor,
+) -> int:
+    """Write the demo's past unless the tenant has attempts already; how many attempts.
+    `call_backs`: each agent's rescheduled task (campaign, clientId) due after seeding."""
+    campaigns = {
+        c.name: c for c in db.session.scalars(select(Campaign).filter_by(tenant_id=tenant.id))
+    }
+    ids = [c.id for c in campaigns.values()]
+    if db.session.scalar(select(Attempt.id).where(Attempt.campaign_id.in_(ids)).limit(1)):
+        return 0
+    if db.session.scalar(select(AgentStateSpan.id).filter_by(tenant_id=tenant.id).limit(1)):
+        return 0  # the agents' own history has begun: none is made up beside it
+    worked = [campaigns[name] for name in NUMBERS if name in campaigns]
+    world = _World(_batches(worked, now), {c.id: _Hours(c) for c in worked}, _choices(tenant), rng)
+    runs = _agents(tenant, campaigns, world, call_backs, now)
+    queue = [(run.at, order) for order, run in enumerate(runs)]
+    heapq.heapify(queue)
+    while queue:
+        _, order = heapq.heappop(queue)
+        if runs[order].step(world):
+            heapq.heappush(queue, (runs[order].at, order))
+    attempts = _write_tasks(world, make_task, actor)
+    spans = [span for run in runs for span in run.spans]
+    _close_spans(spans)
+    if attempts:
+        db.session.execute(insert(Attempt), attempts)
+        recount(ids)  # written as plain rows: the reports' rollups are counted from them
+        _last_deliveries(attempts)
+    if spans:
+        db.session.execute(insert(AgentStateSpan), spans)
+    return len(attempts)
+
+
+def _history_days(now: datetime) -> list[datetime]:
+    """The working days of the history (UTC midnights, oldest first), today included."""
+    days = [
+        datetime.combine((now - timedelta(days=back)).date(), time(0), UTC)
+        for back in range(DAYS - 1, -1, -1)
+    ]
+    return [day for day in days if day.weekday() != 6]
+
+
+def _batches(campaigns: list[Campaign], now: datetime) -> dict[int, list[_Past]]:
+    pasts: dict[int, list[_Past]] = {}
+    for campaign in campaigns:
+        number = NUMBERS[campaign.name]
+        for day in _history_days(now):
+            loaded = datetime.combine(day.date(), LOADED_AT, UTC)
+            if loaded >= now:
+                continue
+            for _ in range(BATCH):
+                number += 1
+                pasts.setdefault(campaign.id, []).append(_Past(campaign, number, loaded))
+    return pasts
+
+
+def _agents(
+    tenant: Tenant,
+    campaigns: dict[str, Campaign],
+    world: _World,
+    call_backs: dict[str, tuple[str, str]],
+    now: datetime,
+) -> list[_Agent]:
+    runs = []
+    for shift in SHIFTS:
+        agent = db.session.scalar(
+            select(User).filter_by(tenant_id=tenant.id, login_user_id=shift.login)
+        )
+        days = _shift_days(shift, now, world.rng)
+        if agent is None or not days:
+            continue
+        ours = [campaigns[name] for name in shift.campaigns if name in campaigns]
+        run = _Agent(agent, days, ours, world.rng)
+        if shift.login in call_backs:
+            run.call_back = _call_back(campaigns, call_backs[shift.login], days, world)
+        runs.append(run)
+    return runs
+
+
+def _shift_days(shift: Shift, now: datetime, rng: random.Random) -> list[_Day]:
+    days = []
+    for day in _history_days(now):
+        begin = datetime.combine(day.date(), shift.start, UTC)
+        end = min(begin + timedelta(hours=shift.hours), now - timedelta(minutes=10))
+        if end > begin + timedelta(hours=1):
+            lunch = begin + timedelta(hours=shift.hours // 2, minutes=rng.randint(-20, 20))
+            days.append(_Day(begin, end, lunch))
+    return days
+
+
+def _call_back(
+    campaigns: dict[str, Campaign], wanted: tuple[str, str], days: list[_Day], world: _World
+) -> tuple[_Past, datetime] | None:
+    """The seeded task the agent rescheduled and when, late in their latest shift that
+    could reach its customer (away from lunch); None when no shift could."""
+    name, client_id = wanted
+    campaign = campaigns.get(name)
+    task = campaign and db.session.scalar(
+        select(Task).filter_by(campaign_id=campaign.id, client_id=client_id)
+    )
+    if task is None or task.worked_state != WorkedState.NOTWORKED:
+        return None
+    for day in reversed(days):
+        at = day.end - timedelta(minutes=40)
+        while at > day.begin + timedelta(minutes=15):
+            near_lunch = day.lunch - timedelta(minutes=10) <= at <= day.lunch + timedelta(hours=1)
+            if not near_lunch and world.hours[campaign.id].open(at):
+                loaded = datetime.combine(day.begin.date(), LOADED_AT, UTC)
+                past = _Past(campaign, int(client_id[-4:]), min(loaded, at), task=task)
+                world.pasts[campaign.id].append(past)
+                return past, at
+            at -= timedelta(minutes=15)
+    return None
+
+
+def _choices(tenant: Tenant) -> dict[tuple[str, str], WorkCodeChoice]:
+    rows = db.session.scalars(
+        select(WorkCodeChoice).join(WorkCodeGroup).where(WorkCodeGroup.tenant_id == tenant.id)
+    )
+    return {(choice.group.name, choice.name): choice for choice in rows}
+
+
+def _write_tasks(world: _World, make_task: MakeTask, actor: Actor) -> list[dict]:
+    """Make each task the past finished (and the seeded ones it called) as its attempts
+    leave it; their attempts' rows. Unfinished tasks are left out, attempts and all."""
+    rows: list[dict] = []
+    for pasts in world.pasts.values():
+        for past in sorted(pasts, key=lambda past: past.number):
+            if not past.attempts or (past.task is None and past.state == WorkedState.WORKED):
+                continue
+            if past.task is None and past.state == WorkedState.NOTWORKED:
+                continue  # only skipped or lapsed: never worked, as if never loaded
+            task = past.task or make_task(past.campaign, past.number)
+            if task is None:
+                continue
+            _as_worked(task, past, actor)
+            rows += [
+                {**called.row, "task_id": task.id, "time_zone": task.time_zone}
+                for called in past.attempts
+            ]
+    return rows
+
+
+def _as_worked(task: Task, past: _Past, actor: Actor) -> None:
+    """The task as its attempts leave it; the trail says the seed set its past."""
+    before = task_snapshot(task)
+    last = past.attempts[-1].row
+    closed = [called.row for called in past.attempts if called.row["closed_at"] is not None]
+    task.worked_state, task.work_attempts = past.state, past.closes
+    task.last_attempt_agent, task.last_attempt_at = last["agent_login"], last["delivered_at"]
+    task.next_earliest_work_at, task.close_reason = past.next_work, past.close_reason
+    task.created_at, task.updated_at = past.loaded, last["ended_at"]
+    task.work_codes.clear()
+    db.session.flush()
+    for position, code in enumerate(closed[-1]["work_codes"] if closed else []):
+        task.work_codes.append(WorkCode(key=code["key"], value=code["value"], position=position))
+    if past.state == WorkedState.REMOVED and past.attempts[-1].lists_number:
+        numbers = dnc.add_task_numbers(task, actor=actor)
+        db.session.execute(
+            update(DncNumber)
+            .where(DncNumber.tenant_id == task.campaign.tenant_id, DncNumber.number.in_(numbers))
+            .values(created_at=last["closed_at"])
+        )
+    trace_change(actor, "task.updated", task, before, task_snapshot(task))
+
+
+def _last_deliveries(rows: list[dict]) -> None:
+    """Each campaign's last delivery, as delivery records it (the campaigns' turns)."""
+    latest: dict[int, datetime] = {}
+    for row in rows:
+        latest[row["campaign_id"]] = max(latest.get(row["campaign_id"], row["delivered_at"]),
+                                         row["delivered_at"])  # fmt: skip
+    for campaign_id, at in latest.items():
+        db.session.execute(
+            update(Campaign).where(Campaign.id == campaign_id).values(last_delivered_at=at)
+        )
+
+
 def _close_spans(spans: list[dict]) -> None:
     """Each span ends where the agent's next begins; the last stays open (OFFLINE)."""
     by_agent: dict[int, list[dict]] = {}
@@ -182,129 +462,3 @@ def _close_spans(spans: list[dict]) -> None:
     for own in by_agent.values():
         for span, following in zip(own, own[1:], strict=False):
             span["ended_at"] = following["started_at"]
-
-
-def _in_hours(campaign: Campaign, moment: datetime) -> bool:
-    local = moment.astimezone(ZoneInfo(campaign.default_time_zone))
-    return LOCAL_HOURS[0] <= local.hour < LOCAL_HOURS[1] and local.weekday() < 6
-
-
-def _work_day(
-    agent: User,
-    begin: datetime,
-    shift: Shift,
-    campaigns: list[Campaign],
-    tasks: dict[str, list[Task]],
-    choices: dict,
-    now: datetime,
-    rng: random.Random,
-) -> _Day:
-    end = min(begin + timedelta(hours=shift.hours), now - timedelta(minutes=10))
-    if end <= begin:
-        return _Day()
-    lunch = begin + timedelta(hours=shift.hours // 2, minutes=rng.randint(-20, 20))
-    day = _Day(spans=[_span(agent, AgentState.AVAILABLE.value, begin)])
-    at = begin + timedelta(seconds=rng.randint(30, 300))
-    on_lunch = False
-    while at < end and len(day.attempts) < MAX_PER_DAY:
-        if not on_lunch and at >= lunch:
-            day.spans.append(_span(agent, AgentState.AWAY.value, at))
-            at += timedelta(minutes=rng.randint(30, 50))
-            if at >= end:
-                break
-            day.spans.append(_span(agent, AgentState.AVAILABLE.value, at))
-            on_lunch = True
-        open_now = [c for c in campaigns if _in_hours(c, at)]
-        if not open_now:
-            at += timedelta(minutes=15)
-            continue
-        campaign = rng.choice(open_now)
-        row = _attempt(agent, campaign, rng.choice(tasks[campaign.name]), at, choices, rng)
-        if row["ended_at"] >= end:
-            break
-        day.attempts.append(row)
-        at = row["ended_at"] + timedelta(seconds=rng.randint(20, 240))
-    day.spans.append(_span(agent, AgentState.OFFLINE.value, end))
-    return day
-
-
-def _attempt(
-    agent: User,
-    campaign: Campaign,
-    task: Task,
-    delivered: datetime,
-    choices: dict,
-    rng: random.Random,
-) -> dict:
-    row: dict = {
-        "task_id": task.id,
-        "campaign_id": campaign.id,
-        "skill_queue_id": task.skill_queue_id,
-        "agent_id": agent.id,
-        "agent_login": agent.login_user_id,
-        "delivered_at": delivered,
-        "work_codes": [],
-        "contact": False,
-        "success": False,
-        "outcome": None,
-        "closed_at": None,
-    }
-    luck = rng.random()
-    if luck < 0.06:  # skipped at the preview, or left until the offer lapsed
-        how = EndedHow.RELEASED if luck < 0.045 else EndedHow.LAPSED
-        wait = rng.randint(5, 40) if how == EndedHow.RELEASED else 300
-        return {**row, "ended_how": how.value, "ended_at": delivered + timedelta(seconds=wait)}
-    result = rng.choices([r for r, _ in RESULTS], [w for _, w in RESULTS])[0]
-    started = delivered + timedelta(seconds=rng.randint(4, 45))
-    rang = timedelta(seconds=rng.randint(4, 25))
-    connected = started + rang if result == CallResult.ANSWERED else None
-    talk = timedelta(seconds=int(rng.lognormvariate(4.8, 0.7))) if connected else timedelta()
-    call_ended = (connected or started + rang) + talk
-    closed = call_ended + timedelta(seconds=rng.randint(5, 90))
-    placement = campaign.call_placement or "desk"
-    row.update(
-        call_id=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-        call_started_at=started,
-        connected_at=connected,
-        call_ended_at=call_ended,
-        call_result=result.value,
-        phone_key="Mobile Phone",
-        phone_number=f"+1415555{task.client_id[-4:]}",
-        placed_by=placement,
-        ended_how=EndedHow.CLOSED.value,
-        ended_at=closed,
-        closed_at=closed,
-    )
-    row.update(_codes(task, result, choices, rng))
-    return row
-
-
-def _codes(task: Task, result: CallResult, choices: dict, rng: random.Random) -> dict:
-    """The codes closing the attempt, its outcome and its rollups, as the ledger makes them."""
-    groups = [group.name for group in task.skill_queue.work_code_groups]
-    chosen: list[WorkCodeChoice] = []
-    for group in groups:
-        offered = CODES.get(group, {}).get(result)
-        if offered:
-            name = rng.choices([n for n, _ in offered], [w for _, w in offered])[0]
-            chosen.append(choices.get((group, name)))
-    if "Topics" in groups and result == CallResult.ANSWERED and rng.random() < 0.4:
-        chosen.append(choices.get(("Topics", rng.choice(TOPICS))))
-    chosen = [c for c in chosen if c is not None]  # a code a supervisor renamed is left out
-    answered = result == CallResult.ANSWERED
-    if chosen:
-        outcome = next((c.outcome for c in chosen if c.outcome), "RESCHEDULE")
-        return {
-            "work_codes": [{"key": c.group.name, "value": c.name} for c in chosen],
-            "outcome": outcome,
-            "contact": answered or any(c.contact for c in chosen),
-            "success": any(c.success for c in chosen),
-        }
-    labels = FREE_LABELS.get(result, (("No answer", "RESCHEDULE", 1),))
-    value, outcome, _ = rng.choices(labels, [w for *_, w in labels])[0]
-    return {
-        "work_codes": [{"key": "Outcome", "value": value}],
-        "outcome": outcome,
-        "contact": answered,
-        "success": False,
-    }

@@ -24,7 +24,7 @@ import socket
 from gunicorn.glogging import Logger
 from gunicorn.util import write_error
 
-from app.config import live_streams_max
+from app.config import INSTANCE_PATH, live_streams_max
 from app.web import broadcast
 from app.web.api_paths import is_api_path
 from app.web.errors import error_body
@@ -51,6 +51,11 @@ limit_request_line = 4094
 limit_request_fields = 100
 limit_request_field_size = 8190
 accesslog = "-"
+# gunicorn's control socket (`gunicornc`) is the instance folder's: by default every server
+# of one user shares ~/.gunicorn/gunicorn.ctl, the last one started takes it from the others
+# and the first one stopped removes it, so one checkout's `gunicornc reload` could reach
+# another's server.
+control_socket = str(INSTANCE_PATH / "gunicorn.ctl")
 # Access log lines with the secrets of invitation links and sign-in answers redacted
 # (app/web/redaction.py).
 logger_class = "app.web.serving.RedactingLogger"
