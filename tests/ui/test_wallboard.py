@@ -278,9 +278,7 @@ def test_each_campaigns_row_is_its_progress_panels_counts(
     by_name = {row.campaign.name: row.progress for row in board.campaigns}
     for campaign in (renewals, winback):
         panel = progress.campaign_progress(campaign, floor)
-        assert replace(by_name[campaign.name], kept_back_why=()) == replace(
-            panel, kept_back_why=()
-        )
+        assert replace(by_name[campaign.name], kept_back_why=()) == replace(panel, kept_back_why=())
     assert (by_name["Renewals"].held, by_name["Winback"].kept_back) == (3, 2)
     # The two pages agree too: the wallboard's rows and each campaign's panel as shown.
     shown = campaign_rows(page(signed_in, f"/tenants/{acme.id}/wallboard"))
@@ -290,9 +288,7 @@ def test_each_campaigns_row_is_its_progress_panels_counts(
         assert {k: shown[campaign.name][k] for k in PANEL_COUNTS} == {
             k: counts[k] for k in PANEL_COUNTS
         }
-        assert shown[campaign.name]["open"] == str(
-            int(counts["NOTWORKED"]) + int(counts["WORKED"])
-        )
+        assert shown[campaign.name]["open"] == str(int(counts["NOTWORKED"]) + int(counts["WORKED"]))
     assert shown["Renewals"]["held"] == "3" and shown["Winback"]["kept_back"] == "2"
 
 

@@ -11,9 +11,9 @@ the campaign per hour since its first attempt of the day, once that is RATE_AFTE
 early, or none yet: no rate, shown "—"); deliverable now / that rate from now.
 
 A wall screen asks again every second; `change_token` answers "has anything changed?"
-from one index probe (the newest audit record of the tenant: every change writes one in its own transaction) and the
-current minute (times in state, the 15-minute window and the day move on by themselves),
-so a viewer with nothing new costs no recount.
+from one index probe (the newest audit record of the tenant: every change writes one in
+its own transaction) and the current minute (times in state, the 15-minute window and the
+day move on by themselves), so a viewer with nothing new costs no recount.
 """
 
 from __future__ import annotations
