@@ -156,3 +156,45 @@ def test_attempts_made_before_0023_are_rolled_up_by_the_upgrade(fresh_app):
     assert (rows(AttemptRollup), rows(WorkCodeRollup)) == kept
     zones = db.session.scalars(select(Attempt.time_zone).distinct()).all()
     assert zones == ["Asia/Kolkata"]
+
+
+def test_attempts_made_before_0025_get_their_ending_counts_from_the_upgrade(fresh_app):
+    """The upgrade counts the attempts taken back, changed elsewhere and still open into
+    the rollups (one UPDATE ... FROM on both databases): the rows the ledger keeps. (Made at
+    head, then taken back to 0023 and up again.)"""
+    flask_migrate.upgrade()
+    tenant, _ = make_tenant()
+    tenants.create_user_template(tenant, "Agent", actor=SETUP)
+    ann = add_user(tenant, NewUser("ann", "Ann", "Agent", "Agent"), actor=SETUP)
+    campaign = find_campaign(tenant, "Renewals")
+    base = datetime(2026, 3, 28, 23, 50, 7, 250000, tzinfo=UTC)
+    endings = [EndedHow.TAKEN_BACK, EndedHow.CHANGED_ELSEWHERE, None, EndedHow.RELEASED]
+    for n in range(8):
+        items = [ItemInput("Phone", "+14155550100")]
+        task, _ = add_or_update_task(campaign, f"c{n}", items, actor=SETUP)
+        db.session.flush()
+        at = base + timedelta(minutes=7 * n)
+        ledger.open_attempt(task, ann, at)
+        if endings[n % 4] is not None:
+            ledger.end_attempt(task, endings[n % 4], at + timedelta(seconds=40))
+    db.session.commit()
+
+    def rows() -> list[tuple]:
+        with db.engine.connect() as connection:
+            return sorted(map(tuple, connection.execute(select(AttemptRollup.__table__)).all()))
+
+    def totals() -> tuple[int, ...]:
+        names = ("taken_back", "changed_elsewhere", "in_progress")
+        return tuple(sum(getattr(r, name) for r in db.session.scalars(select(AttemptRollup)))
+                     for name in names)  # fmt: skip
+
+    kept = rows()
+    assert totals() == (2, 2, 2) and len(kept) > 1
+    db.session.remove()
+    flask_migrate.downgrade(revision="0023")
+    columns = {c["name"] for c in inspect(db.engine).get_columns("attempt_rollups")}
+    assert {"taken_back", "changed_elsewhere", "in_progress"}.isdisjoint(columns)
+    assert "deleted_task_id" not in {c["name"] for c in inspect(db.engine).get_columns("attempts")}
+    flask_migrate.upgrade()
+    assert rows() == kept
+    assert totals() == (2, 2, 2)

@@ -160,6 +160,19 @@ def report_scope_for(tenant: Tenant, chosen: Filters, now: datetime) -> reports.
     )
 
 
+# The summary's ending rows: each attempt in exactly one, so they sum to Attempts.
+ENDING_LABELS = {
+    "completed": "Completed",
+    "removed": "Removed",
+    "rescheduled": "Rescheduled",
+    "released": "Released",
+    "lapsed": "Lapsed",
+    "taken_back": "Taken back by a supervisor",
+    "changed_elsewhere": "Changed elsewhere (status, move, deletion)",
+    "in_progress": "In progress",
+}
+
+
 def _share(count: int, total: int) -> str:
     return f"{count / total:.1%}" if total else "—"
 
@@ -188,11 +201,7 @@ def build_tables(scope: reports.ReportScope, minutes: int) -> tuple[dict[str, Ta
                 ["Contacts", summary.contacts],
                 ["Contact rate", _rate(summary.contact_rate)],
                 ["Successes", summary.successes],
-                ["Completed", summary.completed],
-                ["Removed", summary.removed],
-                ["Rescheduled", summary.rescheduled],
-                ["Released", summary.released],
-                ["Lapsed", summary.lapsed],
+                *([ENDING_LABELS[name], n] for name, n in summary.endings.items()),
             ],
         ),
         "outcomes": Table(

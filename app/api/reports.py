@@ -110,6 +110,9 @@ class WorkCodeCount(Answer):
 
 
 class Summary(Answer):
+    """`completed`, `removed`, `rescheduled`, `released`, `lapsed`, `takenBack`,
+    `changedElsewhere` and `inProgress` hold every attempt once: they sum to `attempts`."""
+
     tasks: int = Field(description="The current tasks of the campaigns (and queue) in scope.")
     attemptedTasks: int = Field(description="Distinct tasks attempted in the range.")
     attempts: int
@@ -120,6 +123,14 @@ class Summary(Answer):
     rescheduled: int
     released: int = Field(description="Attempts the agent gave back (skip, sign-out).")
     lapsed: int = Field(description="Attempts the clock ended (an idle reservation).")
+    takenBack: int = Field(
+        description="Attempts a supervisor took back from the agent (or the agent was deleted)."
+    )
+    changedElsewhere: int = Field(
+        description="Attempts ended by a change elsewhere while held: a status change, a "
+        "move to another campaign or queue, a deletion."
+    )
+    inProgress: int = Field(description="Attempts still open (the task with its agent now).")
     outcomes: list[OutcomeCount] = Field(description="Closings by outcome, most first.")
     workCodes: list[WorkCodeCount] = Field(description="Work codes chosen, most first.")
 
@@ -203,6 +214,9 @@ def campaign_summary():
                 "rescheduled": s.rescheduled,
                 "released": s.released,
                 "lapsed": s.lapsed,
+                "takenBack": s.taken_back,
+                "changedElsewhere": s.changed_elsewhere,
+                "inProgress": s.in_progress,
                 "outcomes": [{"outcome": o, "count": n} for o, n in s.outcomes],
                 "workCodes": [{"key": k, "value": v, "count": n} for k, v, n in s.work_codes],
             }

@@ -3,7 +3,8 @@
 A row is opened when a task is delivered and ended, in the same transaction, by whatever
 ends the reservation (`EndedHow`). The call's columns stay empty until calls are placed
 through the contact centre. Reports count from this table, so a deleted task's attempts
-stay (their task becomes NULL) and an attempt keeps the campaign and queue it was made in.
+stay (their task becomes NULL, its id kept in `deleted_task_id`: the reports still count it
+as a task attempted) and an attempt keeps the campaign and queue it was made in.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, false
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, false, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
@@ -57,10 +58,21 @@ class Attempt(db.Model):
         # Calls the contact flow placed whose end the worker has yet to learn.
         Index("uq_attempts_call_id", "call_id", unique=True),
         Index("ix_attempts_calls_pending", "placed_by", "call_ended_at"),
+        # The attempts of deleted tasks (few): the tasks attempted in a range count them.
+        Index(
+            "ix_attempts_deleted_task",
+            "campaign_id",
+            "delivered_at",
+            "deleted_task_id",
+            sqlite_where=text("deleted_task_id IS NOT NULL"),
+            postgresql_where=text("deleted_task_id IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     task_id: Mapped[int | None] = mapped_column(BigId, ForeignKey("tasks.id", ondelete="SET NULL"))
+    # The task's id once the task is deleted (task_id is then NULL): no foreign key.
+    deleted_task_id: Mapped[int | None] = mapped_column(BigId)
     campaign_id: Mapped[int] = mapped_column(
         ForeignKey("campaigns.id", ondelete="CASCADE"), active_history=True
     )

@@ -29,6 +29,9 @@ MEASURES = (
     "closed",
     "released",
     "lapsed",
+    "taken_back",
+    "changed_elsewhere",
+    "in_progress",
     "preview_seconds",
     "previews",
     "talk_seconds",
@@ -66,6 +69,9 @@ class AttemptRollup(db.Model):
     closed: Mapped[int] = _count()  # ended CLOSED
     released: Mapped[int] = _count()  # ended RELEASED
     lapsed: Mapped[int] = _count()  # ended LAPSED
+    taken_back: Mapped[int] = _count()  # ended TAKEN_BACK
+    changed_elsewhere: Mapped[int] = _count()  # ended CHANGED_ELSEWHERE
+    in_progress: Mapped[int] = _count()  # not ended yet: every attempt is in one ending
     # Whole seconds (the difference of epoch seconds) and how many attempts they sum over:
     # delivery to the call's start (else the end), connected to the call's end, the call's
     # end to the close; held: delivery to the end of an ended attempt.

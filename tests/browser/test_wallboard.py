@@ -1,6 +1,8 @@
 """The wallboard in Chromium against a real gunicorn: a change shows without a reload
 within the 2 seconds promised (the page's own timers, real time), on the wallboard and on
-the Agents page; at a phone's width (390 px) nothing scrolls sideways."""
+the Agents page; agents by name with their e-mail on hover, a row per campaign counting a
+task held for its preferred agent; at a wall's width (1280 px) a long task id breaks, and
+at a phone's width (390 px) nothing scrolls sideways."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ pytestmark = pytest.mark.server
 
 EMAIL = "wall@acme.example"
 PASSWORD = "figures-on-the-wall"
+NAMES = (("Ann", "Lee"), ("Bob", "Ray"), ("Cat", "Moss"))
 PHONE = {"width": 390, "height": 844}
 WALL = {"width": 1280, "height": 900}
 # The page asks every second; a change shows within 2 seconds (a little slack for the
@@ -44,17 +47,21 @@ class Seed:
 
 @pytest.fixture
 def seed(app) -> Seed:
-    """Acme: three agents AVAILABLE, ann.lee holding a Renewals task, two more deliverable;
-    four attempts of the last hour, two of them contacts."""
+    """Acme: three agents AVAILABLE (by name, with e-mails), ann.lee holding a Renewals
+    task, two more deliverable and one held for its preferred agent cat.moss; four attempts
+    of the last hour, two of them contacts."""
     supervisors.create_supervisor(EMAIL, PASSWORD, actor=SETUP)
     tenant, _key = make_tenant()
     renewals = campaigns.get_campaign(tenant, "Renewals")
     for n in range(1, 4):
         add(renewals, f"R-100{n}")
     agents = [make_agent(tenant, login) for login in ("ann.lee", "bob.ray", "cat.moss")]
-    for agent in agents:
+    for agent, (first, last) in zip(agents, NAMES, strict=True):
+        agent.first_name, agent.last_name = first, last
+        agent.primary_email = f"{agent.login_user_id}@acme.example"
         available(agent, utcnow())
     offer(agents[0], utcnow())
+    add(renewals, "R-2001", preferred_agent="cat.moss")
     now = utcnow()
     for minutes, contact in ((2, True), (5, False), (9, True), (40, False)):
         db.session.add(
@@ -92,6 +99,14 @@ def test_a_change_shows_on_the_wallboard_without_a_reload(tab: Tab, seed: Seed):
     expect(page.locator("dd[data-figure='agents-available']")).to_have_text("3")
     expect(page.locator("dd[data-figure='attempts-15']")).to_have_text("4")  # ann's too
     expect(page.locator("dd[data-figure='contacts-15']")).to_have_text("2")
+    ann = page.locator("tr[data-agent='ann.lee'] td").first.locator("span")
+    expect(ann).to_have_text("Ann Lee")
+    expect(ann).to_have_attribute("title", "ann.lee@acme.example")
+    row = page.locator("tr[data-campaign='Renewals']")
+    for count, shown in (("open", "4"), ("deliverable", "2"), ("held", "1"), ("in_work", "1")):
+        expect(row.locator(f"td[data-count='{count}']")).to_have_text(shown)
+    expect(row.locator("td[data-count='penetration']")).to_have_text("25.0%")  # ann's task
+    expect(page.locator("tr[data-queue='Sales'] td[data-count='held']")).to_have_text("1")
     copy_to_readme(tab.shot("wallboard-1280"), "wallboard-1280.png")
 
     add(db.session.get(Campaign, seed.campaign_id), "R-1004")
@@ -107,6 +122,23 @@ def test_a_change_shows_on_the_wallboard_without_a_reload(tab: Tab, seed: Seed):
     page.set_viewport_size(PHONE)
     copy_to_readme(tab.shot("wallboard-390"), "wallboard-390.png")
     assert tab.page_width() == [PHONE["width"], PHONE["width"]]
+    tab.assert_no_problems()
+
+
+def test_a_long_task_id_breaks_rather_than_stretching_the_wall(tab: Tab, seed: Seed):
+    long_id = "RENEWAL-" + "0123456789" * 12
+    add(db.session.get(Campaign, seed.campaign_id), long_id, preferred_agent="bob.ray")
+    bob = db.session.scalars(select(User).filter_by(login_user_id="bob.ray")).one()
+    assert offer(bob, utcnow()).task.client_id == long_id
+    db.session.rollback()
+    page = tab.page
+    page.set_viewport_size(WALL)
+    sign_in(tab, f"/tenants/{seed.tenant_id}/wallboard")
+    cell = page.locator("tr[data-agent='bob.ray'] td[data-label='Task']")
+    expect(cell).to_contain_text(long_id)
+    assert tab.page_width() == [WALL["width"], WALL["width"]]
+    box = cell.bounding_box()
+    assert box is not None and box["height"] > 2 * 30  # wrapped over several lines
     tab.assert_no_problems()
 
 

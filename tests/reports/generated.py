@@ -21,7 +21,7 @@ AGENTS = ("ann", "bob", "cy")
 ZONES = ("America/New_York", "Europe/London", "Asia/Kolkata", "Australia/Lord_Howe")
 CODES = (("Reason", "Sold"), ("Reason", "Busy"), ("Mood", "Happy"))
 OUTCOMES = ("COMPLETE", "RESCHEDULE", "REMOVE")
-HOW = ("CLOSED", "CLOSED", "CLOSED", "RELEASED", "LAPSED", "TAKEN_BACK", None)
+HOW = ("CLOSED", "CLOSED", "CLOSED", "RELEASED", "LAPSED", "TAKEN_BACK", "CHANGED_ELSEWHERE", None)
 
 
 @dataclass
@@ -91,7 +91,7 @@ def generate(tenant: Tenant, seed: int = 7, count: int = 400) -> Data:
     for task in tasks[: len(tasks) // 10]:  # deleted tasks: their attempts stay, task-less
         for row in attempts:
             if row.task_id == task.id:
-                row.task_id = None
+                row.task_id, row.deleted_task_id = None, task.id
         db.session.delete(task)
     db.session.flush()
     tasks = tasks[len(tasks) // 10 :]
@@ -146,7 +146,7 @@ def reference_summary(data: Data, scope) -> dict:
             if (scope.campaign is None or t.campaign_id == scope.campaign.id)
             and (scope.queue is None or t.skill_queue_id == scope.queue.id)
         ),
-        "attempted_tasks": len({row.task_id for row in rows if row.task_id is not None}),
+        "attempted_tasks": len({row.task_id or row.deleted_task_id for row in rows}),
         "attempts": len(rows),
         "contacts": sum(row.contact for row in rows),
         "successes": sum(row.success for row in rows),
@@ -155,6 +155,9 @@ def reference_summary(data: Data, scope) -> dict:
         "rescheduled": outcomes["RESCHEDULE"],
         "released": sum(row.ended_how == "RELEASED" for row in rows),
         "lapsed": sum(row.ended_how == "LAPSED" for row in rows),
+        "taken_back": sum(row.ended_how == "TAKEN_BACK" for row in rows),
+        "changed_elsewhere": sum(row.ended_how == "CHANGED_ELSEWHERE" for row in rows),
+        "in_progress": sum(row.ended_how is None for row in rows),
         "outcomes": dict(outcomes),
         "work_codes": {(k, v): n for (k, v), n in codes.items()},
     }

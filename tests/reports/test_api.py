@@ -81,6 +81,12 @@ def test_the_campaign_summary_answers_the_services_figures(report, acme, data, f
     for name in ("tasks", "contacts", "successes", "completed", "removed", "rescheduled",
                  "released", "lapsed"):  # fmt: skip
         assert summary[name] == getattr(expected, name), name
+    wire = {"taken_back": "takenBack", "changed_elsewhere": "changedElsewhere"}
+    for name in ("taken_back", "changed_elsewhere", "in_progress"):
+        assert summary[wire.get(name, "inProgress")] == getattr(expected, name), name
+    endings = ("completed", "removed", "rescheduled", "released", "lapsed", "takenBack",
+               "changedElsewhere", "inProgress")  # fmt: skip
+    assert sum(summary[name] for name in endings) == summary["attempts"]
     assert summary["outcomes"] == [{"outcome": o, "count": n} for o, n in expected.outcomes]
     assert summary["workCodes"] == [
         {"key": k, "value": v, "count": n} for k, v, n in expected.work_codes

@@ -17,6 +17,7 @@ from app.extensions import db
 from app.models import Attempt, AttemptRollup, EndedHow, Task, WorkCodeRollup
 from app.models.report_rollups import MEASURES
 from app.services.calls import dialing, ledger
+from app.services.calls import rollups as rollups_module
 from app.services.campaigns.setup import find_campaign
 from app.services.reports import campaign_summary, report_scope
 from app.services.reports.recount import recount
@@ -124,6 +125,9 @@ def test_any_sequence_of_ledger_changes_leaves_the_rollups_equal_to_a_recount(ac
         select(db.func.count()).select_from(Attempt)
     )
     assert kept[1], "some closings chose codes"
+    endings = [MEASURES.index(name) for name in (*rollups_module.ENDINGS, "in_progress")]
+    for figures in kept[0].values():  # every attempt in exactly one ending, in every slot
+        assert sum(figures[i] for i in endings) == figures[MEASURES.index("attempts")]
     assert kept == recounted()
 
 

@@ -5,16 +5,19 @@ change or when the clock moves the window), and who may see it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import select
 
 from app.admin import wallboard as wallboard_door
 from app.extensions import db
-from app.models import Campaign
+from app.models import Campaign, User
 from app.models.attempts import Attempt
 from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.campaigns import life_cycle
 from app.services.delivery import agent_state, progress
 from app.services.reports import live
 from app.services.values import sent_time
@@ -42,6 +45,13 @@ def attempt(campaign: Campaign, at: datetime, contact: bool = False) -> None:
 
 def figures(html) -> dict[str, str]:
     return {dd["data-figure"]: dd.get_text(strip=True) for dd in html.select("dd[data-figure]")}
+
+
+def campaign_rows(html) -> dict[str, dict[str, str]]:
+    return {
+        tr["data-campaign"]: {td["data-count"]: td.get_text(strip=True) for td in tr("td")[1:]}
+        for tr in html.select("tr[data-campaign]")
+    }
 
 
 def queues(html) -> dict[str, dict[str, str]]:
@@ -142,9 +152,10 @@ def test_the_page_shows_the_figures_in_large_type_with_its_live_script(
     assert shown["agents-offline"] == "1"
     # ann's delivery of her task is an attempt too (no contact yet).
     assert shown["attempts-15"] == "2" and shown["contacts-15"] == "1"
+    none = {"held": "0", "kept_back": "0"}
     assert queues(html) == {
-        "Sales": {"deliverable": "1", "waiting": "1", "in_work": "1"},
-        "Support": {"deliverable": "1", "waiting": "0", "in_work": "0"},
+        "Sales": {"deliverable": "1", "waiting": "1", "in_work": "1", **none},
+        "Support": {"deliverable": "1", "waiting": "0", "in_work": "0", **none},
     }
     rows = agents(html)
     assert rows["ann"][0] == "AVAILABLE" and rows["ann"][2].startswith("held-by-ann")
@@ -248,3 +259,73 @@ def test_an_unchanged_poll_is_answered_before_the_app_and_a_changed_one_checks_w
     assert ask(stranger, url, '"made-up"')[0].status_code == 302  # to the sign-in page
     add(renewals, "one-more")
     assert ask(stranger, url, etag)[0].status_code == 302
+
+
+PANEL_COUNTS = ("deliverable", "waiting", "held", "in_work", "kept_back")
+
+
+def test_each_campaigns_row_is_its_progress_panels_counts(
+    signed_in, acme, renewals, winback, floor, clock
+):
+    """Tasks held for a preferred agent appeared nowhere on the wallboard; its campaign rows
+    now count every open task as the campaign's Progress panel does, by the same function."""
+    for n in range(3):
+        add(renewals, f"for-bob-{n}", preferred_agent="bob")
+    add(winback, "wb-paused")
+    life_cycle.pause(winback, actor=SETUP)
+    db.session.commit()
+    board = live.wallboard(acme, floor)
+    by_name = {row.campaign.name: row.progress for row in board.campaigns}
+    for campaign in (renewals, winback):
+        panel = progress.campaign_progress(campaign, floor)
+        assert replace(by_name[campaign.name], kept_back_why=()) == replace(panel, kept_back_why=())
+    assert (by_name["Renewals"].held, by_name["Winback"].kept_back) == (3, 2)
+    # The two pages agree too: the wallboard's rows and each campaign's panel as shown.
+    shown = campaign_rows(page(signed_in, f"/tenants/{acme.id}/wallboard"))
+    for campaign in (renewals, winback):
+        panel = page(signed_in, f"/tenants/{acme.id}/campaigns/{campaign.id}/progress")
+        counts = {dd["data-count"]: dd.get_text(strip=True) for dd in panel.select("dd")}
+        assert {k: shown[campaign.name][k] for k in PANEL_COUNTS} == {
+            k: counts[k] for k in PANEL_COUNTS
+        }
+        assert shown[campaign.name]["open"] == str(int(counts["NOTWORKED"]) + int(counts["WORKED"]))
+    assert shown["Renewals"]["held"] == "3" and shown["Winback"]["kept_back"] == "2"
+
+
+def test_agents_show_by_name_with_their_e_mail_on_hover(signed_in, acme, floor, clock):
+    ann = db.session.scalar(select(User).filter_by(tenant_id=acme.id, login_user_id="ann"))
+    ann.first_name, ann.last_name, ann.primary_email = "Ann", "Lee", "ann.lee@example.com"
+    db.session.commit()
+    html = page(signed_in, f"/tenants/{acme.id}/wallboard")
+    name = html.select_one("tr[data-agent='ann'] td span[title]")
+    assert (name.get_text(strip=True), name["title"]) == ("Ann Lee", "ann.lee@example.com")
+    cid = html.select_one("tr[data-agent='cid'] td span[title]")
+    assert cid.get_text(strip=True) == "Cid Agent" and cid["title"]
+
+
+# Attempts today, minutes before now, and what the Renewals row says then.
+RATES = {
+    "none yet": ([], "—"),
+    "the first 10 minutes old": ([10, 5], "—"),
+    "6 in the last 2 hours": ([120, 100, 80, 60, 30, 0], "13:20"),  # 3 an hour, 4 to go
+    "one an hour since 4 hours": ([240, 180, 120, 60], "16:00"),  # 4 h for 4
+    "two in 10 hours": ([600, 0], "Sat 11 Apr 08:00"),  # 0.2 an hour: 20 h for 4
+}
+
+
+@pytest.mark.parametrize(("minutes", "shown"), RATES.values(), ids=RATES)
+def test_penetration_and_when_the_list_runs_out_at_the_days_rate(
+    signed_in, acme, renewals, monkeypatch, minutes, shown
+):
+    now = datetime(2026, 4, 10, 12, 0, tzinfo=UTC)
+    monkeypatch.setattr(wallboard_door, "utcnow", lambda: now)
+    monkeypatch.setattr(live, "utcnow", lambda: now)
+    tasks = [add(renewals, f"c{n}") for n in range(5)]
+    tasks[0].worked_state = "COMPLETED"  # attempted, closed: 4 deliverable are left
+    tasks[0].last_attempt_at = now - timedelta(days=1)
+    attempt(renewals, now - timedelta(days=1))  # yesterday's: not today's rate
+    for ago in minutes:
+        attempt(renewals, now - ago * MIN)
+    row = campaign_rows(page(signed_in, f"/tenants/{acme.id}/wallboard"))["Renewals"]
+    assert (row["deliverable"], row["penetration"]) == ("4", "20.0%")
+    assert row["runs_out"] == shown

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 import app.services.calls.rollups  # noqa: F401 - the reports' rollups move with each flush
 from app.extensions import db
@@ -112,6 +112,19 @@ def end_attempts(tasks: Sequence[Task], how: EndedHow, at: datetime) -> None:
         select(Attempt).where(Attempt.task_id.in_(ids), Attempt.ended_how.is_(None))
     ):
         _end(attempt, how, at)
+
+
+def keep_deleted_tasks(tasks: Sequence[Task]) -> None:
+    """Tasks about to be deleted: their attempts keep the task's id (`deleted_task_id`),
+    so the reports still count each as one task attempted once its `task_id` is NULL."""
+    ids = [task.id for task in tasks]
+    if ids:
+        db.session.execute(
+            update(Attempt)
+            .where(Attempt.task_id.in_(ids))
+            .values(deleted_task_id=Attempt.task_id)
+            .execution_options(synchronize_session=False)
+        )
 
 
 def open_attempt_of(task: Task) -> Attempt | None:

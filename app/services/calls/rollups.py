@@ -46,7 +46,14 @@ COLUMNS = (
     "ended_at",
 )
 OUTCOMES = {"completed": "COMPLETE", "removed": "REMOVE", "rescheduled": "RESCHEDULE"}
-ENDINGS = {"closed": EndedHow.CLOSED, "released": EndedHow.RELEASED, "lapsed": EndedHow.LAPSED}
+# How an attempt ended, each counted in its own measure; an open attempt is `in_progress`.
+ENDINGS = {
+    "closed": EndedHow.CLOSED,
+    "released": EndedHow.RELEASED,
+    "lapsed": EndedHow.LAPSED,
+    "taken_back": EndedHow.TAKEN_BACK,
+    "changed_elsewhere": EndedHow.CHANGED_ELSEWHERE,
+}
 ROLLUP_KEY = ("campaign_id", "slot", "skill_queue_id", "agent_login", "time_zone")
 CODE_KEY = ("campaign_id", "slot", "skill_queue_id", "agent_login", "code_key", "code_value")
 
@@ -87,6 +94,7 @@ def figures_of(row: Mapping[str, Any]) -> tuple[Key, list[int], list[Key]]:
         int(bool(row["success"])),
         *(int(outcome == value) for value in OUTCOMES.values()),
         *(int(how == value.value) for value in ENDINGS.values()),
+        int(how is None),
         *preview,
         *talk,
         *wrap,

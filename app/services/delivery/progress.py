@@ -46,6 +46,8 @@ class Progress:
     held: int
     in_work: int
     now: datetime
+    # Tasks delivered to an agent at least once, whatever their state now (`attempted`).
+    attempted: int = 0
     # Why the kept-back tasks wait, and until when (the queue's next opening, the calling
     # window's next opening in the customer's zone), said in the campaign's zone.
     kept_back_why: tuple[Blocked, ...] = ()
@@ -56,6 +58,11 @@ class Progress:
     @property
     def total(self) -> int:
         return sum(self.by_state.values())
+
+    @property
+    def penetration(self) -> float | None:
+        """Tasks attempted per task (list penetration); None without tasks."""
+        return self.attempted / self.total if self.total else None
 
     @property
     def open(self) -> int:
@@ -103,32 +110,60 @@ def _count(condition: ColumnElement[bool]):
 def campaign_progress(campaign: Campaign, now: datetime | None = None) -> Progress:
     """The campaign's counts at `now`, in one aggregate query over its tasks (after the
     few look-ups the rules of when and whom make, whatever the number of tasks)."""
+    return campaigns_progress([campaign], now)[campaign.id]
+
+
+def campaigns_progress(
+    campaigns: list[Campaign], now: datetime | None = None, *, why: bool = True
+) -> dict[int, Progress]:
+    """The counts of each of a tenant's campaigns at `now`, by campaign id, in one aggregate
+    query grouped by campaign: the Progress panel's and the wallboard's rule alike. `why`:
+    also say why the kept-back tasks wait (a few look-ups per such campaign)."""
     now = now or utcnow()
+    if not campaigns:
+        return {}
     states = list(WorkedState)
-    seat = anyone(campaign.tenant_id, now)
-    conditions = buckets(campaign.tenant_id, now, seat)
+    seat = anyone(campaigns[0].tenant_id, now)
+    conditions = buckets(campaigns[0].tenant_id, now, seat)
     kept = kept_back_condition(conditions)
     reasons = refused_by(seat, kept, PER_AGENT)
     asked = [refused for _, refused in reasons if refused is not None]
-    row = db.session.execute(
+    rows = db.session.execute(
         select(
+            Task.campaign_id,
+            _count(attempted()),
             *(_count(Task.worked_state == state.value) for state in states),
             *(_count(condition) for condition in conditions.values()),
             *(_count(refused) for refused in asked),
-        ).where(Task.campaign_id == campaign.id)
-    ).one()
-    by_state = {state.value: row[i] for i, state in enumerate(states)}
-    start = len(states) + len(conditions)
-    counted = dict(zip(conditions, row[len(states) : start], strict=True))
-    refused_counts = iter(row[start:])
-    by_reason = tuple(
-        KeptBack(reason.key, reason.label, 0 if c is None else next(refused_counts))
-        for reason, c in reasons
+        )
+        .where(Task.campaign_id.in_([campaign.id for campaign in campaigns]))
+        .group_by(Task.campaign_id)
     )
-    progress = Progress(by_state=by_state, now=now, kept_back_by=by_reason, **counted)
-    if progress.kept_back:
-        progress = replace(progress, kept_back_why=kept_back_why(campaign, now))
-    return progress
+    counted_by = {row[0]: row[1:] for row in rows}
+    found = {}
+    for campaign in campaigns:
+        empty = (0,) * (1 + len(states) + len(conditions) + len(asked))
+        tried, *row = counted_by.get(campaign.id, empty)
+        by_state = {state.value: row[i] for i, state in enumerate(states)}
+        start = len(states) + len(conditions)
+        counted = dict(zip(conditions, row[len(states) : start], strict=True))
+        refused_counts = iter(row[start:])
+        by_reason = tuple(
+            KeptBack(reason.key, reason.label, 0 if c is None else next(refused_counts))
+            for reason, c in reasons
+        )
+        progress = Progress(
+            by_state=by_state, now=now, kept_back_by=by_reason, attempted=tried, **counted
+        )
+        if why and progress.kept_back:
+            progress = replace(progress, kept_back_why=kept_back_why(campaign, now))
+        found[campaign.id] = progress
+    return found
+
+
+def attempted() -> ColumnElement[bool]:
+    """Tasks delivered to an agent at least once (or worked before, by their count)."""
+    return or_(Task.last_attempt_at.is_not(None), Task.work_attempts > 0)
 
 
 def kept_back_why(campaign: Campaign, now: datetime) -> tuple[Blocked, ...]:

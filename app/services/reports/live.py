@@ -1,11 +1,19 @@
-"""The live wallboard: agents by state, each queue's open tasks, attempts and contacts now.
+"""The live wallboard: agents by state, each campaign's and queue's open tasks, attempts and
+contacts now.
 
-Its counts reuse the Progress panel's buckets (`progress.buckets`) and the Agents page's
-board (`progress.agent_board`), so the three never disagree. A wall screen asks again every
-second; `change_token` answers "has anything changed?" from one index probe (the newest
-audit record of the tenant: every change writes one in its own transaction) and the
-current minute (times in state, the 15-minute window and the day move on by themselves),
-so a viewer with nothing new costs no recount.
+Its counts reuse the Progress panel's counts (`progress.campaigns_progress`, the very
+function the panel calls, and `progress.buckets`) and the Agents page's board
+(`progress.agent_board`), so the three never disagree.
+
+Each campaign's row adds its list penetration (tasks attempted / tasks) and when its
+deliverable tasks run out at the day's rate: the attempts delivered today (the UTC day) in
+the campaign per hour since its first attempt of the day, once that is RATE_AFTER old (too
+early, or none yet: no rate, shown "—"); deliverable now / that rate from now.
+
+A wall screen asks again every second; `change_token` answers "has anything changed?"
+from one index probe (the newest audit record of the tenant: every change writes one in
+its own transaction) and the current minute (times in state, the 15-minute window and the
+day move on by themselves), so a viewer with nothing new costs no recount.
 """
 
 from __future__ import annotations
@@ -18,12 +26,14 @@ from sqlalchemy import case, func, select
 from app.extensions import db
 from app.models import Campaign, Task, Tenant
 from app.models.attempts import Attempt
-from app.models.campaigns import SkillQueue
+from app.models.campaigns import CampaignStatus, SkillQueue
 from app.models.history import AuditRecord
 from app.models.types import utcnow
 from app.services.delivery import progress
 
 WINDOW = timedelta(minutes=15)
+# How long after the day's first attempt its rate is trusted.
+RATE_AFTER = timedelta(minutes=15)
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,37 @@ class QueueRow:
     deliverable: int
     waiting: int
     in_work: int
+    held: int = 0
+    kept_back: int = 0
+
+
+@dataclass(frozen=True)
+class CampaignRow:
+    """One campaign now: its Progress panel's counts, its attempts today and their rate."""
+
+    campaign: Campaign
+    progress: progress.Progress
+    attempts_today: int
+    first_today: datetime | None
+
+    @property
+    def rate_per_hour(self) -> float | None:
+        """Today's attempts per hour since the day's first; None before RATE_AFTER."""
+        if self.first_today is None:
+            return None
+        elapsed = self.progress.now - self.first_today
+        if elapsed < RATE_AFTER:
+            return None
+        return self.attempts_today / (elapsed / timedelta(hours=1))
+
+    @property
+    def runs_out_at(self) -> datetime | None:
+        """When the deliverable tasks run out at today's rate (now when none is left);
+        None without a rate."""
+        rate = self.rate_per_hour
+        if rate is None:
+            return None
+        return self.progress.now + timedelta(hours=self.progress.deliverable / rate)
 
 
 @dataclass(frozen=True)
@@ -49,6 +90,7 @@ class Wallboard:
     now: datetime
     token: str
     agents: list[progress.AgentRow]
+    campaigns: list[CampaignRow]
     queues: list[QueueRow]
     last_15_minutes: Activity
     today: Activity
@@ -78,7 +120,8 @@ def queue_rows(tenant: Tenant, now: datetime) -> list[QueueRow]:
     """Each queue of the tenant with its deliverable, waiting and in-work tasks now, by the
     Progress panel's rules, in one aggregate query over the tenant's tasks."""
     conditions = progress.buckets(tenant.id, now)
-    wanted = ("deliverable", "waiting", "in_work")
+    conditions = {**conditions, "kept_back": progress.kept_back_condition(conditions)}
+    wanted = ("deliverable", "waiting", "in_work", "held", "kept_back")
     campaigns = select(Campaign.id).where(Campaign.tenant_id == tenant.id)
     counted = {
         row[0]: row[1:]
@@ -95,8 +138,37 @@ def queue_rows(tenant: Tenant, now: datetime) -> list[QueueRow]:
         select(SkillQueue).where(SkillQueue.tenant_id == tenant.id).order_by(SkillQueue.name)
     )
     return [
-        QueueRow(queue.name, *counted.get(queue.id, (0, 0, 0)))  # type: ignore[arg-type]
+        QueueRow(queue.name, *counted.get(queue.id, (0,) * len(wanted)))  # type: ignore[arg-type]
         for queue in queues
+    ]
+
+
+def campaign_rows(tenant: Tenant, now: datetime) -> list[CampaignRow]:
+    """Each campaign of the tenant by name (but the archived, hidden from lists), with the
+    Progress panel's counts (one grouped query) and its attempts of today (another)."""
+    campaigns = list(
+        db.session.scalars(
+            select(Campaign)
+            .where(Campaign.tenant_id == tenant.id, Campaign.status != CampaignStatus.ARCHIVED)
+            .order_by(Campaign.name)
+        )
+    )
+    counts = progress.campaigns_progress(campaigns, now, why=False)
+    today = {
+        row[0]: row[1:]
+        for row in db.session.execute(
+            select(Attempt.campaign_id, func.count(Attempt.id), func.min(Attempt.delivered_at))
+            .where(
+                Attempt.campaign_id.in_([campaign.id for campaign in campaigns]),
+                Attempt.delivered_at >= start_of_day(now),
+                Attempt.delivered_at <= now,
+            )
+            .group_by(Attempt.campaign_id)
+        )
+    }
+    return [
+        CampaignRow(campaign, counts[campaign.id], *today.get(campaign.id, (0, None)))
+        for campaign in campaigns
     ]
 
 
@@ -126,6 +198,7 @@ def wallboard(tenant: Tenant, now: datetime | None = None, token: str | None = N
         now=now,
         token=token or change_token(tenant, now),
         agents=progress.agent_board(tenant, now),
+        campaigns=campaign_rows(tenant, now),
         queues=queue_rows(tenant, now),
         last_15_minutes=activity(tenant, now - WINDOW, end),
         today=activity(tenant, start_of_day(now), end),

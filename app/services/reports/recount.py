@@ -84,6 +84,7 @@ def recount(campaign_ids: Iterable[int] | None = None) -> int:
             _count_if(Attempt.success),
             *(_count_if(Attempt.outcome == value) for value in OUTCOMES.values()),
             *(_count_if(Attempt.ended_how == value.value) for value in ENDINGS.values()),
+            _count_if(Attempt.ended_how.is_(None)),
             *_seconds_if(
                 Attempt.delivered_at, func.coalesce(Attempt.call_started_at, Attempt.ended_at)
             ),

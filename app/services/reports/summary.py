@@ -1,4 +1,10 @@
-"""The campaign summary: tasks, penetration, attempts, contacts, successes, how they ended."""
+"""The campaign summary: tasks, penetration, attempts, contacts, successes, how they ended.
+
+Every attempt is in exactly one of the ending rows: a closing's outcome (completed, removed,
+rescheduled), or how it was let go (released, lapsed, taken back by a supervisor, changed
+elsewhere: a status change, a move or a deletion meanwhile), or still in progress; so the
+rows always sum to `attempts`.
+"""
 
 from __future__ import annotations
 
@@ -16,14 +22,22 @@ from app.services.reports.slots import Parts, rollup_filters, split
 
 # How an attempt ended, counted by the summary: a closing's outcome, or how it was let go.
 OUTCOME_COUNTS = {"completed": "COMPLETE", "removed": "REMOVE", "rescheduled": "RESCHEDULE"}
-ENDED_COUNTS = {"released": EndedHow.RELEASED, "lapsed": EndedHow.LAPSED}
+ENDED_COUNTS: dict[str, EndedHow | None] = {
+    "released": EndedHow.RELEASED,
+    "lapsed": EndedHow.LAPSED,
+    "taken_back": EndedHow.TAKEN_BACK,
+    "changed_elsewhere": EndedHow.CHANGED_ELSEWHERE,
+    "in_progress": None,  # not ended yet
+}
+# The ending rows of the report, in its order: each attempt is in exactly one.
+ENDINGS = (*OUTCOME_COUNTS, *ENDED_COUNTS)
 
 
 @dataclass(frozen=True)
 class CampaignSummary:
     """`tasks` are the current tasks of the campaigns (and queue) in scope, whenever added;
-    `attempted_tasks` the distinct tasks attempted in the range (a deleted task's attempts
-    count as attempts, not as an attempted task)."""
+    `attempted_tasks` the distinct tasks attempted in the range, a task deleted since
+    among them. The ending rows (`ENDINGS`) sum to `attempts`."""
 
     tasks: int
     attempted_tasks: int
@@ -35,6 +49,9 @@ class CampaignSummary:
     rescheduled: int
     released: int
     lapsed: int
+    taken_back: int
+    changed_elsewhere: int
+    in_progress: int
     outcomes: list[tuple[str, int]]
     work_codes: list[tuple[str, str, int]]
 
@@ -44,6 +61,11 @@ class CampaignSummary:
         return self.attempted_tasks / self.tasks if self.tasks else None
 
     @property
+    def endings(self) -> dict[str, int]:
+        """Every ending row by name (ENDINGS), in the report's order: they sum to attempts."""
+        return {name: getattr(self, name) for name in ENDINGS}
+
+    @property
     def contact_rate(self) -> float | None:
         """Contacts per attempt; None without attempts."""
         return self.contacts / self.attempts if self.attempts else None
@@ -51,6 +73,10 @@ class CampaignSummary:
     @property
     def is_empty(self) -> bool:
         return self.attempts == 0
+
+
+def _ended(how: EndedHow | None):
+    return Attempt.ended_how.is_(None) if how is None else Attempt.ended_how == how.value
 
 
 def _count_if(condition):
@@ -85,7 +111,7 @@ def campaign_summary(scope: ReportScope) -> CampaignSummary:
                 _count_if(Attempt.contact),
                 _count_if(Attempt.success),
                 *(_count_if(Attempt.outcome == value) for value in OUTCOME_COUNTS.values()),
-                *(_count_if(Attempt.ended_how == value.value) for value in ENDED_COUNTS.values()),
+                *(_count_if(_ended(how)) for how in ENDED_COUNTS.values()),
             ).where(*edge.attempt_filters())
         ).one()
         totals = [a + int(b or 0) for a, b in zip(totals, row, strict=True)]
@@ -122,7 +148,21 @@ def _attempted(scope: ReportScope, parts: Parts) -> int:
     )
     # A DISTINCT subquery, not COUNT(DISTINCT): PostgreSQL then reads the tasks in index
     # order (Unique) or hashes them instead of sorting them all.
-    return int(db.session.scalar(select(func.count()).select_from(tasks)) or 0)
+    current = int(db.session.scalar(select(func.count()).select_from(tasks)) or 0)
+    return current + _attempted_deleted(scope)
+
+
+def _attempted_deleted(scope: ReportScope) -> int:
+    """The distinct tasks deleted since, attempted in the range (their attempts keep the
+    task's id in `deleted_task_id`, read from its partial index; no current task's attempt
+    has one)."""
+    deleted = (
+        select(Attempt.deleted_task_id)
+        .where(*scope.attempt_filters(), Attempt.deleted_task_id.is_not(None))
+        .distinct()
+        .subquery()
+    )
+    return int(db.session.scalar(select(func.count()).select_from(deleted)) or 0)
 
 
 def _wide(scope: ReportScope, parts: Parts) -> bool:

@@ -20,7 +20,7 @@ from app.extensions import db
 from app.models import Campaign, EndedHow, SkillQueue, Task, TaskItem, Tenant, WorkedState
 from app.models.types import utcnow
 from app.services.actors import Actor
-from app.services.calls.ledger import end_attempts
+from app.services.calls.ledger import end_attempts, keep_deleted_tasks
 from app.services.campaigns.life_cycle import ARCHIVED, check_takes_tasks
 from app.services.campaigns.setup import find_campaign
 from app.services.errors import Conflict, InvalidInput, NotFound, StaleTask
@@ -382,6 +382,7 @@ def delete_tasks(tasks: list[Task], *, actor: Actor, **extra: Any) -> None:
     record and event; their previewRecordIDs are never given out again."""
     before = task_snapshots(tasks)
     end_attempts(tasks, EndedHow.CHANGED_ELSEWHERE, utcnow())
+    keep_deleted_tasks(tasks)
     trace_changes(actor, "task.deleted", tasks, before, [None] * len(tasks), **extra)
     for task in tasks:
         db.session.delete(task)
