@@ -31,6 +31,7 @@ from flask import (
 
 from app.admin.access import tenant_or_404
 from app.admin.blueprint import bp
+from app.db.transactions import transaction_mode
 from app.extensions import db
 from app.models import Tenant
 from app.models.types import utcnow
@@ -99,7 +100,7 @@ class UnchangedFirst:
             known = self.known.get(tenant_id)
         if known is not None and now - known[0] < fresh_for:
             return known[1]
-        with self.app.app_context():
+        with self.app.app_context(), transaction_mode(read_only=True):
             try:
                 token = live.change_token(tenant_id) if db.session.get(Tenant, tenant_id) else None
             finally:

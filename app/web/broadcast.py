@@ -9,6 +9,13 @@ the channel's condition, costing no CPU, and writes a comment line every `heartb
 so that proxies keep the connection open (and a viewer gone is noticed). Each stream ends
 after about `lifetime_seconds`; the browser then connects again and is authorized again.
 
+A probe and a render only read: their transaction begins as a reader's (on SQLite never
+with the write lock, which would hold every desk write back, and fail it past the busy
+timeout) and ends before the channel's wait. The channels of a process probe and render
+one at a time (`at_once`), so that fifty of them neither hold fifty connections nor take
+the interpreter lock from the requests (a desk write beside fifty streams went from over a
+second to some 100 ms).
+
 A process serves at most `most` streams at once (`open` answers None beyond); the gthread pool
 is sized for them (app/web/serving.py). When the worker is told to stop, `close_all` ends
 every stream at once, so a restart does not wait for them.
@@ -26,6 +33,8 @@ from dataclasses import dataclass
 from functools import partial
 
 from flask import Flask
+
+from app.db.transactions import transaction_mode
 
 log = logging.getLogger(__name__)
 _HUBS: weakref.WeakSet[Hub] = weakref.WeakSet()
@@ -76,6 +85,7 @@ class Hub:
         heartbeat_seconds: float = 15.0,
         lifetime_seconds: float = 300.0,
         retry_ms: int = 2000,
+        at_once: int = 1,
     ) -> None:
         self.app, self.most = app, most
         self.check_seconds, self.heartbeat_seconds = check_seconds, heartbeat_seconds
@@ -84,6 +94,9 @@ class Hub:
         self.channels: dict[Hashable, Channel] = {}
         self.streams = 0
         self.closing = threading.Event()
+        # Channels probing or rendering at one time: the others wait their turn, holding
+        # no connection, instead of taking the process's interpreter lock from its requests.
+        self.busy = threading.BoundedSemaphore(at_once)
         _HUBS.add(self)
 
     def open(
@@ -149,7 +162,10 @@ class Hub:
                     del self.channels[channel.key]
                     return
             try:
-                with self.app.app_context():  # the session is removed when it ends
+                # A probe and a render only read: their transaction begins as a reader's,
+                # never with SQLite's write lock (which would keep every desk write
+                # waiting), and ends with the context, before the wait.
+                with self.busy, self.app.app_context(), transaction_mode(read_only=True):
                     current = channel.probe()
                     if current != etag:
                         html = channel.render() if current is not None else None

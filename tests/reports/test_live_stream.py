@@ -15,6 +15,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from app.admin import wallboard as wallboard_door
+from app.db.transactions import transaction
 from app.extensions import db
 from app.models.types import utcnow
 from app.services.actors import Actor
@@ -259,8 +260,10 @@ def test_the_agents_board_sent_to_all_holds_no_ones_csrf_token(app, hub, signed_
         assert tokens == [""]  # the page's own goes in (static/live.js)
         assert "ann" in board.get_text()
 
-        agent_state.set_agent_state(db.session.merge(ann), "AWAY", actor=Actor.agent("ann"))
-        db.session.commit()
+        # A writer's transaction, as the desk's own request has (the stream's GET left
+        # this context's transactions beginning as readers').
+        with transaction(db.session, read_only=False):
+            agent_state.set_agent_state(db.session.merge(ann), "AWAY", actor=Actor.agent("ann"))
         _etag, html = stream.next_event()
         assert "AWAY" in html
     finally:
