@@ -23,6 +23,7 @@ from app.services.intake.runs import recent_loads
 from app.services.people.supervisors import visible_tenants
 from app.services.search.criteria import SYSTEM_KEYS, Condition
 from app.services.search.query import count_tasks, search_tasks, suggested_keys
+from app.services.sso.providers import providers_of
 from app.services.tasks import changes as task_service
 from app.services.tasks.data import with_data
 from app.services.tasks.display import NAME_KEY
@@ -40,8 +41,9 @@ def index():
 
 @bp.get("/tenants")
 def tenants():
-    """The tenants this supervisor may see."""
-    return render_template("admin/tenants.html", tenants=visible_tenants(current_user))
+    """The tenants this supervisor may see, with how their agents sign in to the desk."""
+    shown = visible_tenants(current_user)
+    return render_template("admin/tenants.html", tenants=shown, providers=providers_of(shown))
 
 
 def _campaign_form(tenant: Tenant) -> CampaignForm:
