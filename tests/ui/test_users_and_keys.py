@@ -32,6 +32,9 @@ def agent_template(acme):
     return template
 
 
+NOT_LINKED = "Not linked to an instance user the desk works without one"
+
+
 def user_rows(client, url) -> dict[str, list[str]]:
     rows = page(client, url).select("table.users tbody tr")
     cells = ([td.get_text(" ", strip=True) for td in row.find_all("td")] for row in rows)
@@ -60,7 +63,7 @@ def test_users_are_listed_with_their_instance_user_and_connect_user_id(
     assert user_rows(signed_in, users_url) == {
         "alice": ["Alice Smith", "Agent", "Linked", connect_id],
         # Bob works at the desk without an instance user: said so, not NOT_FOUND.
-        "bob": ["Bob Jones", "Agent", "Not linked to an instance user the desk works without one", "—"],
+        "bob": ["Bob Jones", "Agent", NOT_LINKED, "—"],
     }
 
 
