@@ -145,6 +145,10 @@ def campaign(tenant_id: int, campaign_id: int):
         dialing_summary=dialing.summary(campaign),
         rows=search.rows or [SearchRow("", "EQUALS", "")],
         state=search.state,
+        ignore_case=search.ignore_case,
+        # With no row of its own the form's first row stands for one of the rows sent.
+        blank_rows=search.blank_rows - ("add" in request.args and not search.rows),
+        adding="add" in request.args,
         faults=search.faults,
         said=search.said,
         rows_at_fault=search.rows_at_fault,
