@@ -23,6 +23,7 @@ from app.services.intake.runs import recent_loads
 from app.services.people.supervisors import visible_tenants
 from app.services.search.criteria import SYSTEM_KEYS, Condition
 from app.services.search.query import count_tasks, search_tasks, suggested_keys
+from app.services.sso.providers import providers_of
 from app.services.tasks import changes as task_service
 from app.services.tasks.data import with_data
 from app.services.tasks.display import NAME_KEY
@@ -40,8 +41,9 @@ def index():
 
 @bp.get("/tenants")
 def tenants():
-    """The tenants this supervisor may see."""
-    return render_template("admin/tenants.html", tenants=visible_tenants(current_user))
+    """The tenants this supervisor may see, with how their agents sign in to the desk."""
+    shown = visible_tenants(current_user)
+    return render_template("admin/tenants.html", tenants=shown, providers=providers_of(shown))
 
 
 def _campaign_form(tenant: Tenant) -> CampaignForm:
@@ -143,6 +145,10 @@ def campaign(tenant_id: int, campaign_id: int):
         dialing_summary=dialing.summary(campaign),
         rows=search.rows or [SearchRow("", "EQUALS", "")],
         state=search.state,
+        ignore_case=search.ignore_case,
+        # With no row of its own the form's first row stands for one of the rows sent.
+        blank_rows=search.blank_rows - ("add" in request.args and not search.rows),
+        adding="add" in request.args,
         faults=search.faults,
         said=search.said,
         rows_at_fault=search.rows_at_fault,

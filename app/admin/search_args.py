@@ -1,8 +1,11 @@
-"""The campaign page's search, read from its query string: `k`, `c`, `v` rows and a state `s`.
+"""The campaign page's search, read from its query string: `k`, `c`, `v` rows, a state `s`,
+`i` (letters match in either case) and `add` (the form's "Add a condition" button).
 
 The form obeys the API's limits (how many criteria, how long a key or a value) and offers
 the worked state as a choice. A search outside them is refused with a message naming the
-row and the field at fault, rather than run to match nothing or fail later.
+row and the field at fault, rather than run to match nothing or fail later; a value typed
+without a key is such a refusal, never a row silently dropped. Ignoring case is the
+supervisors' option only: the Preview API's conditions stay exact.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ class Search:
     # A group of the Progress panel the results are narrowed to ("deliverable",
     # "kept_back.dnc", ...; see progress.groups); "" for none.
     group: str = ""
+    ignore_case: bool = False
+    # Empty rows the form shows below the search's own (one more per "Add a condition").
+    blank_rows: int = 1
     criteria: list[Criterion] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     # The fields at fault: (row index, "k" | "c" | "v"), or (None, "s") for the state choice.
@@ -62,6 +68,8 @@ class Search:
         }
         if self.state:
             args["s"] = self.state
+        if self.ignore_case:
+            args["i"] = "1"
         if self.group:
             args["group"] = self.group
         return args
@@ -83,13 +91,22 @@ class Search:
 
 
 def search_rows(args: MultiDict) -> list[SearchRow]:
-    """The filled-in rows of the search form."""
+    """The rows of the search form that hold something (a key, or a value without one)."""
     keys, conditions, values = args.getlist("k"), args.getlist("c"), args.getlist("v")
     return [
         SearchRow(k.strip(), c, v)
         for k, c, v in zip(keys, conditions, values, strict=False)
-        if k.strip()
+        if k.strip() or v
     ]
+
+
+def _blank_rows(args: MultiDict, filled: int) -> int:
+    """The empty rows to show: one; after "Add a condition", one more than the form sent
+    (within the limit of rows a search may have)."""
+    if "add" not in args:
+        return 1
+    sent = len(args.getlist("k")) - filled
+    return max(1, min(sent + 1, MAX_CRITERIA - filled))
 
 
 def _states() -> str:
@@ -98,7 +115,14 @@ def _states() -> str:
 
 def read_search(args: MultiDict) -> Search:
     """The search the query string asks for; `problems` says why it may not run."""
-    search = Search(search_rows(args), args.get("s", "").strip(), args.get("group", "").strip())
+    rows = search_rows(args)
+    search = Search(
+        rows,
+        args.get("s", "").strip(),
+        args.get("group", "").strip(),
+        ignore_case=args.get("i") == "1",
+        blank_rows=_blank_rows(args, len(rows)),
+    )
     if search.state and search.state not in STATES:
         search.refuse(None, "s", f"State must be one of {_states()}.")
     count = len(search.rows) + bool(search.state)
@@ -108,7 +132,11 @@ def read_search(args: MultiDict) -> Search:
         )
     for index, row in enumerate(search.rows):
         number = index + 1
-        if row.condition not in set(Condition):
+        if not row.key:
+            search.refuse(
+                index, "k", f"Row {number}: a value needs a key: type the key, or clear the value."
+            )
+        elif row.condition not in set(Condition):
             search.refuse(index, "c", f"Row {number}: '{row.condition}' is not a search condition.")
         elif problem := criterion_problem(row.key, row.value):
             name, reason = problem.split(" ", 1)
@@ -116,7 +144,8 @@ def read_search(args: MultiDict) -> Search:
         elif row.key == STATE_KEY and row.value not in STATES:
             search.refuse(index, "v", f"Row {number}: the state must be one of {_states()}.")
         else:
-            search.criteria.append(Criterion(row.key, Condition(row.condition), row.value))
+            condition = Condition(row.condition)
+            search.criteria.append(Criterion(row.key, condition, row.value, search.ignore_case))
     if search.state:
         search.criteria.append(Criterion(STATE_KEY, Condition.EQUALS, search.state))
     if search.problems:

@@ -12,7 +12,7 @@ from app.admin.blueprint import bp
 from app.admin.forms import OUT_OF_DATE, ConfirmForm
 from app.admin.prg import form_post
 from app.models import Tenant
-from app.services.sso import providers
+from app.services.sso import desk_passwords, providers
 
 KINDS = ("saml", "oidc", "ldap")
 
@@ -26,6 +26,7 @@ def sign_in_page(tenant: Tenant, errors: dict[str, str] | None = None, values=No
         tenant=tenant,
         provider=provider,
         shown=providers.describe(provider) if provider else None,
+        taken=[str(kind) for kind in desk_passwords.passwords_taken(tenant, provider)],
         desk_url=url_for(
             "desk.tenant_login",
             company=tenant.company_code,

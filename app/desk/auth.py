@@ -32,8 +32,9 @@ from app.services.delivery import agent_state
 from app.services.errors import ServiceError
 from app.services.people import agents, sessions
 from app.services.people.sign_in_limits import AccountLocked, agent_account
+from app.services.sso import desk_passwords
 from app.services.sso import ldap as directory
-from app.services.sso.identity import SignInRefused, agent_for
+from app.services.sso.identity import SignInRefused
 from app.services.sso.providers import provider_for
 from app.services.tenants.setup import find_tenant
 from app.web import sso_flow
@@ -182,17 +183,17 @@ def login():
 
 
 def _directory_sign_in(tenant: Tenant, provider, form, template):
-    """Sign in with the directory's own user name and password (app/services/sso/ldap),
-    counted against the account's limit like a desk password; one message for every
-    refused password, a clear page when the directory is down or the person it vouches for
-    is no agent here (nothing is created for them)."""
+    """Sign in with the directory's own user name and password (app/services/sso/ldap), then,
+    while the agents' own desk passwords are on, the agent's desk password
+    (app/services/sso/desk_passwords); counted against the account's limit like a desk
+    password; one message for every refused password, a clear page when the directory is
+    down or the person it vouches for is no agent here (nothing is created for them)."""
     login = form.login_user_id.data
     account = agent_account(tenant, tenant.company_code, tenant.environment, login)
     if (locked := _locked_out(account, form, template)) is not None:
         return locked
     try:
-        identity = directory.authenticate(provider, login, form.password.data)
-        agent = agent_for(tenant, identity) if identity is not None else None
+        agent = desk_passwords.check_password(tenant, provider, login, form.password.data)
     except directory.DirectoryUnavailable as down:
         return _refused(tenant, down.message, 503)
     except SignInRefused as refused:
@@ -226,10 +227,10 @@ def tenant_login_url(tenant: Tenant, next_path: str | None = None) -> str:
 
 
 def _passwords_here(tenant: Tenant) -> bool:
-    """Whether the tenant's agents sign in with a password of ours (a directory tenant's
-    password is the directory's, checked on the tenant's own page)."""
+    """Whether the tenant's agents sign in with a password of ours alone (a directory
+    tenant's password is the directory's first, checked on the tenant's own page)."""
     provider = provider_for(tenant)
-    return tenant.local_agent_passwords and (provider is None or provider.kind != ProviderKind.LDAP)
+    return desk_passwords.passwords_taken(tenant, provider) == (desk_passwords.Password.DESK,)
 
 
 @bp.route("/login/<company>/<environment>", methods=["GET", "POST"])

@@ -263,5 +263,21 @@ def test_the_campaign_list_shows_the_dialling(runner, renewals):
     db.session.commit()
     result = runner.invoke(args=["campaign", "list", "Acme", "prod"])
     assert "Renewals: progressive" in result.output
-    assert "dialling: progressive, dials after 25 s, no skipping" in result.output
+    assert "dialling: progressive: the desk dials after 25 s, no skipping" in result.output
     assert dialing.summary(renewals) in result.output
+
+
+@pytest.mark.parametrize(
+    ("campaign_type", "seconds", "said"),
+    [
+        ("preview", None, "preview: the agent dials"),
+        ("preview", 20, "preview with a countdown: the desk dials after 20 s"),
+        ("progressive", 20, "progressive: the desk dials after 20 s"),
+        ("progressive", None, "progressive without a countdown (set one): the agent dials"),
+    ],
+)
+def test_the_summary_says_who_dials_as_the_desk_does(renewals, campaign_type, seconds, said):
+    # Never "progressive, the agent dials": progressive means the desk dials by itself.
+    renewals.type = campaign_type
+    renewals.auto_dial_seconds = seconds
+    assert dialing.summary(renewals).startswith(said + ", ")

@@ -72,7 +72,7 @@ def test_a_countdown_without_skipping_is_saved_then_the_page_shown_again(signed_
     record = db.session.scalar(select(AuditRecord).filter_by(action="campaign.updated"))
     assert (record.actor_kind, record.actor_id) == ("supervisor", "boss@example.com")
     shown = page(signed_in, url(acme, renewals)).get_text(" ", strip=True)
-    assert "dialling: preview, dials after 20 s, no skipping" in shown
+    assert "dialling: preview with a countdown: the desk dials after 20 s, no skipping" in shown
 
 
 def test_off_removes_the_countdown_and_ignores_the_seconds(signed_in, acme, renewals):
@@ -148,7 +148,7 @@ def test_the_campaign_page_shows_the_dialling(signed_in, acme, renewals):
     db.session.commit()
     shown = page(signed_in, f"/tenants/{acme.id}/campaigns/{renewals.id}")
     text = shown.find("hgroup").get_text(" ", strip=True)
-    assert "Dialling: progressive, dials after 30 s, skipping allowed" in text
+    assert "Dialling: progressive: the desk dials after 30 s, skipping allowed" in text
 
 
 @CSRF_ON

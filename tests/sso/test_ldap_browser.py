@@ -43,7 +43,9 @@ def test_an_agent_signs_in_with_the_directory_and_closes_a_task(tab: Tab, seeded
     page = tab.page
     page.set_viewport_size(PHONE)
     tab.goto("/desk/login/Acme/prod")
-    expect(page.get_by_text("Your company user name and password.")).to_be_visible()
+    expect(
+        page.get_by_text("Your company user name and password, or your password of this desk.")
+    ).to_be_visible()
     page.get_by_label("Login user id").fill(AGENT)
     page.get_by_label("Password").fill("not the directory's password")
     page.get_by_role("button", name="Sign in").click()

@@ -53,20 +53,44 @@ def test_an_agent_signs_in_with_the_directorys_password(client, acme):
     assert signed_in(client)
 
 
-def test_the_desks_own_password_opens_nothing_on_a_directory_tenant(client, acme):
-    # Ann still has a desk password from her invitation: the directory's is the one asked.
-    answer = sign_in_on_page(client, password=PASSWORD)
-    assert answer.status_code == 422 and FAILED in answer.text
-    plain = client.post(
+def plain_sign_in(client, password):
+    return client.post(
         "/desk/login",
         data={
             "company": "Acme",
             "environment": "prod",
             "login_user_id": AGENT,
-            "password": PASSWORD,
+            "password": password,
             "csrf_token": csrf_token(soup(client.get("/desk/login?other=1"))),
         },
     )
+
+
+def test_with_desk_passwords_on_the_desks_own_password_opens_after_the_directory(client, acme):
+    # Ann still has a desk password from her invitation; the directory does not take it,
+    # and the agents' own desk passwords are on (as the Sign-in page says): it opens.
+    assert acme.local_agent_passwords
+    page = soup(client.get(PAGE))
+    assert "or your password of this desk" in page.get_text()
+    answer = sign_in_on_page(client, password=PASSWORD)
+    assert answer.status_code == 302 and answer.headers["Location"] == "/desk"
+    assert signed_in(client)
+
+
+def test_with_desk_passwords_off_only_the_directorys_password_opens(client, acme):
+    providers.set_local_agent_passwords(acme, False, actor=SETUP)
+    db.session.commit()
+    assert "or your password of this desk" not in soup(client.get(PAGE)).get_text()
+    answer = sign_in_on_page(client, password=PASSWORD)
+    assert answer.status_code == 422 and FAILED in answer.text
+    plain = plain_sign_in(client, PASSWORD)
+    assert plain.status_code == 302 and plain.headers["Location"].startswith(PAGE)
+    assert not signed_in(client)
+    assert sign_in_on_page(client).status_code == 302  # the directory's password opens
+
+
+def test_the_plain_form_sends_a_directory_tenant_to_its_own_page(client, acme):
+    plain = plain_sign_in(client, PASSWORD)
     assert plain.status_code == 302 and plain.headers["Location"].startswith(PAGE)
     assert not signed_in(client)
 
@@ -121,6 +145,23 @@ def test_a_directory_that_is_down_is_said_so_within_the_timeout(client, acme, di
     assert "directory is not answering" in answer.text
     assert not signed_in(client)
     assert sign_in_on_page(client).status_code == 302  # back up: signs in again
+
+
+def test_a_directory_that_is_down_leaves_the_desk_password_while_they_are_on(
+    client,
+    acme,
+    directory,  # noqa: F811
+):
+    directory.stop()
+    try:
+        answer = sign_in_on_page(client, password=PASSWORD)
+        assert answer.status_code == 302 and signed_in(client)
+        client.post("/desk/logout", data={"csrf_token": csrf_token(soup(client.get("/desk")))})
+        providers.set_local_agent_passwords(acme, False, actor=SETUP)
+        db.session.commit()
+        assert sign_in_on_page(client, password=PASSWORD).status_code == 503
+    finally:
+        directory.start()
 
 
 @pytest.mark.parametrize(

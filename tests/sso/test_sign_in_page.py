@@ -148,19 +148,45 @@ def test_no_form_of_the_page_acts_without_its_csrf_token(signed_in, acme):
     assert provider_of(acme).settings["url"] == "ldaps://other.example.org:636"
 
 
+def said(shown) -> str:
+    return shown.select_one("[data-passwords-said]").get_text(" ", strip=True)
+
+
 def test_passwords_are_switched_off_and_on_with_a_provider(signed_in, acme):
     set_ldap(acme)
-    form = find_form(page(signed_in, url(acme)), url(acme, "/passwords"))
+    shown = page(signed_in, url(acme))
+    # What the desk's form does with a directory (app/services/sso/desk_passwords.py).
+    assert said(shown) == (
+        "On: the desk's sign-in form takes the directory's password first, then the agent's "
+        "own password of the desk."
+    )
+    form = find_form(shown, url(acme, "/passwords"))
     answer = signed_in.post(form["action"], data=form_values(form))
     assert answer.status_code == 303
     db.session.refresh(acme)
     assert acme.local_agent_passwords is False
     shown = page(signed_in, url(acme))
-    assert "Off: agents sign in only through the identity provider." in shown.get_text()
+    assert said(shown) == (
+        "Off: agents sign in only through the identity provider, with the directory's "
+        "password; a password of the desk opens nothing."
+    )
     form = find_form(shown, url(acme, "/passwords"))
     signed_in.post(form["action"], data=form_values(form))
     db.session.refresh(acme)
     assert acme.local_agent_passwords is True
+
+
+def test_the_page_says_what_a_sign_in_button_provider_leaves_to_desk_passwords(signed_in, acme):
+    assert said(page(signed_in, url(acme))) == "On: agents sign in with a password of the desk."
+    provider = IdentityProvider(tenant_id=acme.id, kind="oidc", settings={"issuer": "https://x"})
+    db.session.add(provider)
+    db.session.commit()
+    assert said(page(signed_in, url(acme))).startswith("On: agents may also sign in with a ")
+    providers.set_local_agent_passwords(acme, False, actor=SETUP)
+    db.session.commit()
+    assert said(page(signed_in, url(acme))) == (
+        "Off: agents sign in only through the identity provider."
+    )
 
 
 def test_switching_passwords_off_without_a_provider_is_refused(signed_in, acme):

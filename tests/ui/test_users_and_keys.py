@@ -32,6 +32,9 @@ def agent_template(acme):
     return template
 
 
+NOT_LINKED = "Not linked to an instance user the desk works without one"
+
+
 def user_rows(client, url) -> dict[str, list[str]]:
     rows = page(client, url).select("table.users tbody tr")
     cells = ([td.get_text(" ", strip=True) for td in row.find_all("td")] for row in rows)
@@ -49,7 +52,7 @@ def instance_users(tenant) -> list[str]:
 # --- Users ------------------------------------------------------------------------------
 
 
-def test_users_are_listed_with_instance_status_and_connect_user_id(
+def test_users_are_listed_with_their_instance_user_and_connect_user_id(
     signed_in, acme, users_url, agent_template
 ):
     add_user(
@@ -58,12 +61,13 @@ def test_users_are_listed_with_instance_status_and_connect_user_id(
     add_user(acme, NewUser("bob", "Bob", "Jones", "Agent"), actor=SETUP)
     connect_id = find_user(acme, "alice").connect_user_id
     assert user_rows(signed_in, users_url) == {
-        "alice": ["Alice Smith", "Agent", "EXISTS", connect_id],
-        "bob": ["Bob Jones", "Agent", "NOT_FOUND", "—"],
+        "alice": ["Alice Smith", "Agent", "Linked", connect_id],
+        # Bob works at the desk without an instance user: said so, not NOT_FOUND.
+        "bob": ["Bob Jones", "Agent", NOT_LINKED, "—"],
     }
 
 
-def test_users_are_paged_and_a_user_gone_from_the_instance_shows_not_found(
+def test_users_are_paged_and_a_user_gone_from_the_instance_shows_missing(
     app, signed_in, acme, users_url, agent_template
 ):
     app.config["PAGE_SIZE"] = 2
@@ -76,7 +80,7 @@ def test_users_are_paged_and_a_user_gone_from_the_instance_shows_not_found(
     assert list(user_rows(signed_in, users_url)) == ["ann", "ben"]
     second = user_rows(signed_in, f"{users_url}?page=2")
     assert list(second) == ["cy"]
-    assert second["cy"][2] == "NOT_FOUND"
+    assert second["cy"][2] == "Missing from the instance its instance user was deleted"
     assert list(user_rows(signed_in, f"{users_url}?page=99")) == ["cy"]
 
 
@@ -99,7 +103,7 @@ def test_add_a_user_created_in_the_instance(signed_in, acme, users_url, agent_te
     assert user.connect_user_id is not None
     assert instance_users(acme) == ["carol@example.com"]
     row = user_rows(signed_in, users_url)["carol@example.com"]
-    assert row == ["Carol King", "Agent", "EXISTS", user.connect_user_id]
+    assert row == ["Carol King", "Agent", "Linked", user.connect_user_id]
 
 
 def test_add_a_user_only_in_the_service(signed_in, acme, users_url, agent_template):

@@ -34,7 +34,11 @@ UNFINISHED = (BulkState.QUEUED, BulkState.RUNNING)
 
 
 def job_criteria(job: BulkJob) -> list[Criterion]:
-    return [Criterion(key, Condition(condition), value) for key, condition, value in job.criteria]
+    # A fourth member, when there is one, says the search ignored case (the campaign page's).
+    return [
+        Criterion(row[0], Condition(row[1]), row[2], len(row) > 3 and bool(row[3]))
+        for row in job.criteria
+    ]
 
 
 def job_request(job: BulkJob) -> BulkRequest:
@@ -85,7 +89,10 @@ def start_bulk(
         actor_kind=actor.kind.value,
         actor_id=actor.id,
         created_at=now or utcnow(),
-        criteria=[[c.key, c.condition.value, c.value] for c in criteria],
+        criteria=[
+            [c.key, c.condition.value, c.value, *([True] if c.ignore_case else [])]
+            for c in criteria
+        ],
         action=request.action,
         fields=request.fields(),
         confirmed=count,

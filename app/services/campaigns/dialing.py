@@ -89,18 +89,28 @@ def dialing_fields(campaign: Campaign) -> dict:
 
 
 def summary(campaign: Campaign) -> str:
-    """For pages and the CLI: `progressive, dials after 20 s, no skipping, placed by the desk`."""
+    """For pages and the CLI: `progressive: the desk dials after 20 s, no skipping, placed by
+    the desk`. What the desk does comes from the countdown, not from the campaign's type: a
+    progressive campaign without a countdown is said to be dialled by the agent."""
     settings = dial_settings(campaign)
-    seconds = settings.auto_dial_seconds
     parts = [
-        settings.mode.lower(),
-        f"dials after {seconds} s" if seconds else "the agent dials",
+        _who_dials(settings.mode, settings.auto_dial_seconds),
         "skipping allowed" if settings.can_skip else "no skipping",
         "placed by the contact flow"
         if settings.call_placement == CallPlacement.CONTACT_FLOW
         else "placed by the desk",
     ]
     return ", ".join(parts)
+
+
+def _who_dials(mode: str, seconds: int | None) -> str:
+    if mode == "PROGRESSIVE":
+        if seconds:
+            return f"progressive: the desk dials after {seconds} s"
+        return "progressive without a countdown (set one): the agent dials"
+    if seconds:
+        return f"preview with a countdown: the desk dials after {seconds} s"
+    return "preview: the agent dials"
 
 
 def _text(value: str | None) -> str | None:

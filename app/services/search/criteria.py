@@ -35,10 +35,29 @@ class Criterion:
     key: str
     condition: Condition
     value: str
+    # The supervisors' pages may ask for letters in either case to match; the Preview API's
+    # conditions are exact, as the specification has them.
+    ignore_case: bool = False
 
 
-def text_test(column, condition: Condition, value: str) -> ColumnElement[bool]:
-    """The condition on a text column; LIKE wildcards in the value are taken literally."""
+# The letters both databases fold: their lower() on the byte-order collation the values are
+# stored in (SQLite's binary, PostgreSQL's C) changes A-Z alone.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def folded(value: str) -> str:
+    """The value with A-Z in lower case, as the databases' lower() folds a column."""
+    return value.translate(_ASCII_LOWER)
+
+
+def text_test(
+    column, condition: Condition, value: str, ignore_case: bool = False
+) -> ColumnElement[bool]:
+    """The condition on a text column; LIKE wildcards in the value are taken literally.
+    Ignoring case compares lower(column) with the folded value: no index of the column
+    serves it."""
+    if ignore_case:
+        column, value = func.lower(column), folded(value)
     match condition:
         case Condition.EQUALS:
             return column == value
@@ -77,7 +96,7 @@ def _numeric_test(column, condition: Condition, value) -> ColumnElement[bool]:
 def _skill_queue(scope: Scope, criterion: Criterion) -> ColumnElement[bool]:
     queues = select(SkillQueue.id).where(
         SkillQueue.tenant_id == scope.campaign.tenant_id,
-        text_test(SkillQueue.name, criterion.condition, criterion.value),
+        text_test(SkillQueue.name, criterion.condition, criterion.value, criterion.ignore_case),
     )
     return Task.skill_queue_id.in_(queues)
 
@@ -96,7 +115,7 @@ def _next_work_time(_scope: Scope, criterion: Criterion) -> ColumnElement[bool]:
 
 def _text_column(column) -> Callable[[Scope, Criterion], ColumnElement[bool]]:
     def test(_scope: Scope, criterion: Criterion) -> ColumnElement[bool]:
-        return text_test(column, criterion.condition, criterion.value)
+        return text_test(column, criterion.condition, criterion.value, criterion.ignore_case)
 
     return test
 

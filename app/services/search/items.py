@@ -74,6 +74,10 @@ def item_finder(scope: Scope, criterion: Criterion) -> Finder:
     """A criterion on a data item: numbers compare as numbers when both sides are numbers."""
     key, condition, value = criterion.key, criterion.condition, criterion.value
     number = parse_number(value)
+    if criterion.ignore_case and not (
+        condition in (Condition.GREATERTHAN, Condition.LESSTHAN) and number is not None
+    ):
+        return _ignoring_case(scope, key, condition, value)
     if condition in (Condition.GREATERTHAN, Condition.LESSTHAN) and number is not None:
         above = condition is Condition.GREATERTHAN
 
@@ -125,6 +129,23 @@ def item_finder(scope: Scope, criterion: Criterion) -> Finder:
                 ids = (_items(scope, key, passes(TaskItem.value.concat(""))),)
             return Finder(test, ids, by_planner=True, item=item)
     return Finder(test, ids, item=item)
+
+
+def _ignoring_case(scope: Scope, key: str, condition: Condition, value: str) -> Finder:
+    """A criterion whose letters match in either case: lower(value) is in no index, so the
+    plan walks the campaign's tasks in order, testing each, until it has a page (bounded,
+    as a CONTAINS that no index finds)."""
+    if condition is Condition.NOTEQUALS:
+        return Finder(
+            test=~_has(
+                scope, key, lambda item: text_test(item.value, Condition.EQUALS, value, True)
+            )
+        )
+
+    def passes(item):
+        return text_test(item.value, condition, value, True)
+
+    return Finder(_has(scope, key, passes), item=(key, passes))
 
 
 def _equal_in_order(scope: Scope, key: str, value: str, number: float | None):

@@ -43,6 +43,15 @@ def provider_for(tenant: Tenant | None) -> IdentityProvider | None:
     return db.session.scalar(select(IdentityProvider).where(where))
 
 
+def providers_of(tenants: list[Tenant]) -> dict[int, IdentityProvider]:
+    """The identity providers of these tenants by tenant id (one query), for lists."""
+    ids = [tenant.id for tenant in tenants]
+    if not ids:
+        return {}
+    found = db.session.scalars(select(IdentityProvider).where(IdentityProvider.tenant_id.in_(ids)))
+    return {provider.tenant_id: provider for provider in found}
+
+
 def _subject(tenant: Tenant | None) -> str:
     return CONSOLE if tenant is None else tenant.label
 
