@@ -86,6 +86,7 @@ def test_the_call_is_the_attempts(renewals, ann, key, chosen, number):
     assert started == [
         {
             "previewRecordID": task.record_id,
+            "clientId": task.client_id,  # the history and the event name the task as people do
             "callId": placed.call_id,
             "phoneKey": chosen,
             "phoneNumber": number,

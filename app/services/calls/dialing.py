@@ -416,7 +416,7 @@ def _trace(
     if task is not None:
         kind, entity, subject = "task", task.record_id, task.record_id
         tenant_id = task.campaign.tenant_id
-        data = {"previewRecordID": task.record_id, **data}
+        data = {"previewRecordID": task.record_id, "clientId": task.client_id, **data}
     else:
         kind, entity, subject = "attempt", str(attempt.id), None
         tenant_id = db.session.get(Campaign, attempt.campaign_id).tenant_id
