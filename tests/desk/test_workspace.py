@@ -42,7 +42,9 @@ def reasons(acme):
 def spans(agent) -> list[tuple[str, str | None]]:
     db.session.expire_all()
     rows = db.session.scalars(
-        select(AgentStateSpan).where(AgentStateSpan.agent_id == agent.id).order_by(AgentStateSpan.id)
+        select(AgentStateSpan)
+        .where(AgentStateSpan.agent_id == agent.id)
+        .order_by(AgentStateSpan.id)
     )
     return [(span.state, span.reason) for span in rows]
 
@@ -117,7 +119,9 @@ def test_another_reason_while_away_is_a_change_and_leaving_away_clears_it(reason
     now = start()
     agent_state.set_agent_state(ann, "AWAY", reason="Break", actor=as_agent(ann), now=now)
     agent_state.set_agent_state(ann, "AWAY", reason="Break", actor=as_agent(ann), now=now + S)
-    agent_state.set_agent_state(ann, "AWAY", reason="Training", actor=as_agent(ann), now=now + 2 * S)
+    agent_state.set_agent_state(
+        ann, "AWAY", reason="Training", actor=as_agent(ann), now=now + 2 * S
+    )
     assert ann.desk_state_since == now + 2 * S
     agent_state.set_agent_state(ann, "AVAILABLE", actor=as_agent(ann), now=now + 3 * S)
     db.session.commit()
@@ -198,8 +202,14 @@ def test_setting_the_wrap_up_limit_is_audited(acme):
     wrap_up.set_wrap_up_limit(sales, None, actor=SETUP)
     db.session.commit()
     assert [(r.before, r.after) for r in audit("skill_queue.wrap_up_limit_set")] == [
-        ({"name": "Sales", "wrapUpLimitSeconds": None}, {"name": "Sales", "wrapUpLimitSeconds": 120}),
-        ({"name": "Sales", "wrapUpLimitSeconds": 120}, {"name": "Sales", "wrapUpLimitSeconds": None}),
+        (
+            {"name": "Sales", "wrapUpLimitSeconds": None},
+            {"name": "Sales", "wrapUpLimitSeconds": 120},
+        ),
+        (
+            {"name": "Sales", "wrapUpLimitSeconds": 120},
+            {"name": "Sales", "wrapUpLimitSeconds": None},
+        ),
     ]
     assert wrap_up.limit_words(90) == "1 min 30 s"
 

@@ -88,9 +88,10 @@ def test_a_note_is_kept_with_the_attempt_and_answered_by_task_attempts(desk, ann
     )
     assert too_long["result"] == "INVALID_ARGUMENTS"
     assert too_long["message"] == "note is longer than 2,000 characters (2,001)"
-    assert desk("taskAttempts", agent="ann", previewRecordID=record_id)["attempts"][0][
-        "endedHow"
-    ] is None  # nothing closed
+    assert (
+        desk("taskAttempts", agent="ann", previewRecordID=record_id)["attempts"][0]["endedHow"]
+        is None
+    )  # nothing closed
     closed = desk(
         "closeTask",
         agent="ann",
