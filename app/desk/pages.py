@@ -45,9 +45,8 @@ from app.extensions import db
 from app.models import AgentState, Attempt, CallPlacement, Task, Tenant, User
 from app.models.types import utcnow
 from app.services.actors import Actor
-from app.services.calls import dialing
+from app.services.calls import dialing, ledger
 from app.services.campaigns.dialing import dial_settings
-from app.services.calls import ledger
 from app.services.delivery import agent_state, away_reasons, closing, offers, rules, wrap_up
 from app.services.delivery.presence import Presence, desk_heartbeat, keep_task, presence
 from app.services.delivery.seat import local_text

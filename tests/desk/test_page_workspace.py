@@ -39,7 +39,9 @@ def offered(desk, renewals, client_id="c1") -> str:
 
 def end_call(desk, record_id: str) -> None:
     started = desk.post(
-        f"/desk/tasks/{record_id}/call", data={"phone_key": "Phone"}, headers={"Accept": "application/json"}
+        f"/desk/tasks/{record_id}/call",
+        data={"phone_key": "Phone"},
+        headers={"Accept": "application/json"},
     ).get_json()
     desk.post(
         f"/desk/tasks/{record_id}/call-event",
@@ -49,7 +51,9 @@ def end_call(desk, record_id: str) -> None:
 
 def test_the_desk_offers_the_tenants_reasons_and_away_keeps_the_one_chosen(desk, agent):
     shown = page(desk, "/desk")
-    options = [o.get_text() for o in shown.find("select", attrs={"name": "reason"}).find_all("option")]
+    options = [
+        o.get_text() for o in shown.find("select", attrs={"name": "reason"}).find_all("option")
+    ]
     assert options == ["No reason", "Break", "Lunch"]
     desk.post("/desk/state", data={"state": "AWAY", "reason": "Lunch"})
     shown = page(desk, "/desk")
@@ -94,7 +98,9 @@ def test_after_the_call_the_desk_shows_wrap_up_and_warns_past_the_queues_limit(
     shown = page(desk, "/desk")
     assert int(shown.find(attrs={"data-wrap-up": True})["data-wrap-up-elapsed"]) >= 45
     warning = shown.find(attrs={"data-wrap-up-warning": True})
-    assert not warning.has_attr("hidden") and "past this queue's limit of 30 s" in warning.get_text()
+    assert (
+        not warning.has_attr("hidden") and "past this queue's limit of 30 s" in warning.get_text()
+    )
 
 
 def test_the_note_goes_with_the_close_and_the_next_attempt_shows_it_escaped(desk, renewals):

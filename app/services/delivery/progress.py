@@ -21,7 +21,7 @@ from sqlalchemy.orm import joinedload, selectinload
 
 from app.extensions import db
 from app.models import EndedHow, Task, Tenant, User, WorkedState
-from app.models.agents import agent_skill_queues
+from app.models.agents import AgentState, agent_skill_queues
 from app.models.campaigns import Campaign
 from app.models.types import utcnow
 from app.services.actors import Actor
@@ -30,6 +30,7 @@ from app.services.delivery.closing import release
 from app.services.delivery.kept_back import KeptBack, refused_by, refuses
 from app.services.delivery.offers import in_work
 from app.services.delivery.seat import Blocked, Seat
+from app.services.delivery.wrap_up import WrapUp, wrap_ups
 from app.services.errors import InvalidInput, StaleTask
 
 # The rules that depend on who asks; the rest of ELIGIBILITY holds for any agent of the queue.
@@ -159,6 +160,9 @@ class AgentRow:
     queues: list[str]
     task: Task | None
     now: datetime
+    # AWAY's reason (None: none, or another state) and the wrap-up of the task held, if any.
+    reason: str | None = None
+    wrap_up: WrapUp | None = None
 
     @property
     def in_state(self) -> timedelta | None:
@@ -238,17 +242,23 @@ def agent_board(
         )
     )
     held = held_tasks([agent.id for agent in agents], now)
-    return [
-        AgentRow(
-            agent=agent,
-            state=rules.effective_state(agent, now),
-            since=state_since(agent, now),
-            queues=[queue.name for queue in agent.skill_queues],
-            task=held.get(agent.id),
-            now=now,
+    wrapping = wrap_ups(held, now)
+    rows = []
+    for agent in agents:
+        state = rules.effective_state(agent, now)
+        rows.append(
+            AgentRow(
+                agent=agent,
+                state=state,
+                since=state_since(agent, now),
+                queues=[queue.name for queue in agent.skill_queues],
+                task=held.get(agent.id),
+                now=now,
+                reason=agent.desk_state_reason if state == AgentState.AWAY else None,
+                wrap_up=wrapping.get(agent.id),
+            )
         )
-        for agent in agents
-    ]
+    return rows
 
 
 # --- who holds a task, and releasing it --------------------------------------------------

@@ -54,23 +54,21 @@ def wrap_up_of(task: Task | None, attempt: Attempt | None, now: datetime) -> Wra
 
 
 def wrap_ups(tasks: dict[int, Task], now: datetime) -> dict[int, WrapUp]:
-    """The wrap-up of each agent (by id) holding one of `tasks` (by agent id): one query."""
+    """The wrap-up of each agent (by id) holding one of `tasks` (by agent id), with its
+    attempt's queue's limit: one query."""
     if not tasks:
         return {}
     by_task = {task.id: agent_id for agent_id, task in tasks.items()}
     rows = db.session.execute(
-        select(Attempt.task_id, Attempt.call_ended_at).where(
+        select(Attempt.task_id, Attempt.call_ended_at, SkillQueue.wrap_up_limit_seconds)
+        .outerjoin(SkillQueue, SkillQueue.id == Attempt.skill_queue_id)
+        .where(
             Attempt.task_id.in_(by_task),
             Attempt.ended_how.is_(None),
             Attempt.call_ended_at.is_not(None),
         )
     )
-    found = {}
-    for task_id, ended in rows:
-        agent_id = by_task[task_id]
-        queue = tasks[agent_id].skill_queue
-        found[agent_id] = WrapUp(ended, queue.wrap_up_limit_seconds if queue else None, now)
-    return found
+    return {by_task[task_id]: WrapUp(ended, limit, now) for task_id, ended, limit in rows}
 
 
 def limit_words(seconds: int | None) -> str:
