@@ -7,7 +7,9 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord, Event, SkillQueue
-from app.services.delivery import away_reasons
+from app.services.actors import Actor
+from app.services.delivery import away_reasons, closing
+from tests.desk.delivery_support import add, available, make_agent, offer, start
 from tests.ui.conftest import page
 
 
@@ -66,3 +68,22 @@ def test_a_supervisor_sets_a_queues_wrap_up_limit_and_a_bad_one_is_refused(signe
         select(AuditRecord).filter_by(action="skill_queue.wrap_up_limit_set")
     ).all()
     assert [r.actor_id for r in audit] == ["boss@example.com"] * 2
+
+
+def test_the_task_page_shows_each_attempts_note_escaped(signed_in, acme, renewals):
+    add(renewals, "c1")
+    ann = make_agent(acme, "ann")
+    now = start()
+    available(ann, now)
+    task = offer(ann, now).task
+    note = "Wife answers <img src=x onerror=alert(1)>\nsecond line"
+    closing.close_task(
+        ann, task.record_id, "COMPLETE", note=note, actor=Actor.agent("ann"), now=now
+    )
+    db.session.commit()
+    response = signed_in.get(f"/tenants/{acme.id}/tasks/{task.record_id}")
+    assert "<img src=x" not in response.get_data(as_text=True)
+    row = page(signed_in, f"/tenants/{acme.id}/tasks/{task.record_id}").select_one(
+        "tr[data-attempt-note]"
+    )
+    assert row.find(class_="attempt-note").get_text() == note
