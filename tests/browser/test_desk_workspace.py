@@ -17,7 +17,7 @@ from app.models import Attempt, SkillQueue, Task
 from app.services.delivery import away_reasons, wrap_up
 from app.services.people import supervisors
 from tests.browser.conftest import REPORT_CSP_VIOLATIONS, Tab
-from tests.browser.test_desk_calls import NUMBER, TEL_SPY, seeded  # noqa: F401 (a fixture)
+from tests.browser.test_desk_calls import NUMBER, TEL_SPY, seeded  # noqa: F401, F811 (a fixture)
 from tests.browser.test_desk_flow import WIDE, state_button
 from tests.conftest import SETUP
 from tests.work_codes.test_browser import sign_in_available
@@ -55,7 +55,7 @@ def _held(record_id: str) -> tuple[bool, str | None]:
     return found
 
 
-def test_after_the_call_the_desk_shows_wrap_up_and_warns_past_the_limit(tab: Tab, seeded, acme):
+def test_after_the_call_the_desk_shows_wrap_up_and_warns_past_the_limit(tab: Tab, seeded, acme):  # noqa: F811
     _limit(acme, 30)
     tab.page.set_viewport_size(WIDE)
     tab.page.add_init_script(TEL_SPY)
@@ -95,7 +95,7 @@ def test_after_the_call_the_desk_shows_wrap_up_and_warns_past_the_limit(tab: Tab
     tab.assert_no_problems()
 
 
-def test_a_reason_chosen_at_the_desk_shows_on_the_wallboard(tab: Tab, wall: Tab, seeded, acme):
+def test_a_reason_chosen_at_the_desk_shows_on_the_wallboard(tab: Tab, wall: Tab, seeded, acme):  # noqa: F811
     for order, name in enumerate(("Break", "Lunch", "Training")):
         away_reasons.add_reason(acme, name, sort_order=order, actor=SETUP)
     supervisors.create_supervisor(EMAIL, PASSWORD, actor=SETUP)
