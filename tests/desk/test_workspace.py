@@ -12,7 +12,7 @@ from app.extensions import db
 from app.models import AgentStateSpan, Attempt, AuditRecord, SkillQueue
 from app.services.actors import Actor
 from app.services.calls import dialing
-from app.services.delivery import agent_state, away_reasons, closing, wrap_up
+from app.services.delivery import agent_state, away_reasons, closing, progress, wrap_up
 from app.services.errors import Conflict, InvalidInput, NotFound
 from tests.calls.calls_support import add_phones, as_agent, deliver
 from tests.calls.calls_support import events as told
@@ -172,7 +172,8 @@ def test_wrap_up_runs_from_the_calls_end_and_warns_past_the_queues_limit(acme, r
     during = wrap_up.wrap_up_of(task, attempt, now + 32 * S)
     assert (during.since, during.elapsed, during.over_limit) == (now + 2 * S, 30 * S, False)
     assert wrap_up.wrap_up_of(task, attempt, now + 63 * S).over_limit
-    assert wrap_up.wrap_ups({ann.id: task}, now + 63 * S)[ann.id].over_limit
+    board = {row.agent.id: row for row in progress.agent_board(task.campaign.tenant, now + 63 * S)}
+    assert board[ann.id].wrap_up.over_limit
     closing.close_task(ann, task.record_id, "COMPLETE", actor=as_agent(ann), now=now + 70 * S)
     db.session.commit()
     assert wrap_up.wrap_up_of(task, attempt, now + 71 * S) is None

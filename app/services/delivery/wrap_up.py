@@ -14,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
-
 from app.extensions import db
 from app.models import Attempt, SkillQueue, Task
 from app.services.actors import Actor
@@ -51,24 +49,6 @@ def wrap_up_of(task: Task | None, attempt: Attempt | None, now: datetime) -> Wra
         return None
     limit = task.skill_queue.wrap_up_limit_seconds if task.skill_queue else None
     return WrapUp(attempt.call_ended_at, limit, now)
-
-
-def wrap_ups(tasks: dict[int, Task], now: datetime) -> dict[int, WrapUp]:
-    """The wrap-up of each agent (by id) holding one of `tasks` (by agent id), with its
-    attempt's queue's limit: one query."""
-    if not tasks:
-        return {}
-    by_task = {task.id: agent_id for agent_id, task in tasks.items()}
-    rows = db.session.execute(
-        select(Attempt.task_id, Attempt.call_ended_at, SkillQueue.wrap_up_limit_seconds)
-        .outerjoin(SkillQueue, SkillQueue.id == Attempt.skill_queue_id)
-        .where(
-            Attempt.task_id.in_(by_task),
-            Attempt.ended_how.is_(None),
-            Attempt.call_ended_at.is_not(None),
-        )
-    )
-    return {by_task[task_id]: WrapUp(ended, limit, now) for task_id, ended, limit in rows}
 
 
 def limit_words(seconds: int | None) -> str:
