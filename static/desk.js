@@ -339,6 +339,7 @@ const deskPost = async (url, token, fields) => {
   const show = (name) => {
     stage = panel.dataset.stage = name;
     for (const part of panel.querySelectorAll("[data-panel]")) part.hidden = part.dataset.panel !== name;
+    panel.dispatchEvent(new CustomEvent("desk-call-stage", { detail: name }));
   };
 
   const resultLabel = (result) => {
@@ -676,4 +677,45 @@ const deskPost = async (url, token, fields) => {
     }
     tick();
   }
+})();
+
+// Wrap-up (after-call work): once the call has ended the desk shows "Wrap-up m:ss", counted
+// from the call's end (the server says how long ago at the page's view), and past the
+// queue's wrap-up limit a warning; it never closes the task by itself. A redial stops it.
+// The note typed in the close form goes with the plain Reschedule form too.
+(() => {
+  const panel = document.querySelector("[data-call]");
+  const line = panel && panel.querySelector("[data-wrap-up]");
+  if (line) {
+    const timerText = line.querySelector("[data-wrap-up-timer]");
+    const warning = panel.querySelector("[data-wrap-up-warning]");
+    const limit = line.dataset.wrapUpLimit ? Number(line.dataset.wrapUpLimit) : null;
+    let since = null; // performance.now() at the call's end
+    let timer = null;
+
+    const render = () => {
+      const elapsed = Math.max(0, Math.floor((performance.now() - since) / 1000));
+      timerText.textContent = `${Math.floor(elapsed / 60)}:${String(elapsed % 60).padStart(2, "0")}`;
+      warning.hidden = !(limit !== null && elapsed > limit);
+    };
+    const begin = (elapsedSeconds) => {
+      since = performance.now() - elapsedSeconds * 1000;
+      if (timer === null) timer = window.setInterval(render, 1000);
+      render();
+    };
+    const stop = () => {
+      if (timer !== null) window.clearInterval(timer);
+      timer = null;
+      warning.hidden = true;
+    };
+    panel.addEventListener("desk-call-stage", (event) => {
+      if (event.detail === "ended") begin(0);
+      else stop();
+    });
+    if (panel.dataset.stage === "ended") begin(Number(line.dataset.wrapUpElapsed) || 0);
+  }
+
+  const note = document.querySelector("[data-note]");
+  const copy = document.querySelector("[data-note-copy]");
+  if (note && copy) copy.form.addEventListener("submit", () => { copy.value = note.value; });
 })();

@@ -24,6 +24,7 @@ from app.admin import (  # noqa: F401 - the views register themselves on bp
     wallboard,
     webhooks,
     work_codes,
+    workspace,
 )
 from app.admin.blueprint import bp
 

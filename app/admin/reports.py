@@ -269,6 +269,7 @@ def build_tables(scope: reports.ReportScope, minutes: int) -> tuple[dict[str, Ta
             "Avg wrap-up (s)",
             "Available (s)",
             "Away (s)",
+            "Away by reason (s)",
             "In work (s)",
         ],
         [
@@ -284,6 +285,7 @@ def build_tables(scope: reports.ReportScope, minutes: int) -> tuple[dict[str, Ta
                 _secs(row.avg_wrap_up_seconds),
                 row.available_seconds,
                 row.away_seconds,
+                "; ".join(f"{reason} {seconds}" for reason, seconds in row.away_by_reason) or "—",
                 row.in_work_seconds,
             ]
             for row in reports.agent_summary(scope)

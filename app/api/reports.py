@@ -153,6 +153,11 @@ class IntervalsResponse(ReportResponse):
     )
 
 
+class AwayReasonTime(Answer):
+    reason: str = Field(description="The away reason as it was named then, or `No reason`.")
+    seconds: int
+
+
 class AgentAnswer(Answer):
     agent: str = Field(description="The agent's loginUserId.")
     attempts: int
@@ -162,6 +167,12 @@ class AgentAnswer(Answer):
     avgTalkSeconds: float | None = Field(description="Connected to call end; null without one.")
     avgWrapUpSeconds: float | None = Field(description="Call end to close; null without one.")
     availableSeconds: int = Field(description="Time AVAILABLE within the range.")
+    awaySeconds: int | None = Field(None, description="Time AWAY within the range.")
+    awayByReason: list[AwayReasonTime] | None = Field(
+        None,
+        description="Time AWAY per away reason (`No reason` when none was chosen), the "
+        "longest first; adds up to awaySeconds.",
+    )
 
 
 class AgentsResponse(ReportResponse):
@@ -264,6 +275,11 @@ def agent_summary():
                     "avgTalkSeconds": row.avg_talk_seconds,
                     "avgWrapUpSeconds": row.avg_wrap_up_seconds,
                     "availableSeconds": row.available_seconds,
+                    "awaySeconds": row.away_seconds,
+                    "awayByReason": [
+                        {"reason": reason, "seconds": seconds}
+                        for reason, seconds in row.away_by_reason
+                    ],
                 }
                 for row in reports.agent_summary(scope)
             ]

@@ -9,6 +9,7 @@ from flask import Flask
 
 from app.cli.agents import agent_group
 from app.cli.audit import audit_group
+from app.cli.away_reasons import away_reason_group
 from app.cli.campaigns import campaign_group
 from app.cli.common import ends_full_storage_in_one_line
 from app.cli.demo import demo_group
@@ -34,6 +35,7 @@ COMMANDS = (
     supervisor_group,
     sso_group,
     agent_group,
+    away_reason_group,
     hours_group,
     work_codes_group,
     dnc_group,

@@ -120,16 +120,20 @@ def offered_codes(task: Task) -> list[dict[str, Any]]:
 
 @api_bp.post("/setAgentState", provide_automatic_options=False)
 def set_agent_state():
-    """Set the agent's state: AVAILABLE, AWAY or OFFLINE (which releases the agent's task)."""
+    """Set the agent's state: AVAILABLE, AWAY (with one of the tenant's reasons, or none)
+    or OFFLINE (which releases the agent's task)."""
 
     def action(agent: User, request: SetAgentStateRequest, actor: Actor) -> dict:
-        agent_state.set_agent_state(agent, request.state, actor=actor)
+        agent_state.set_agent_state(agent, request.state, reason=request.reason, actor=actor)
+        reason = agent.desk_state_reason
         return {
-            "message": f"agent '{agent.login_user_id}' is {request.state}",
+            "message": f"agent '{agent.login_user_id}' is {request.state}"
+            + (f" ({reason})" if reason else ""),
             "state": request.state,
+            "reason": reason,
         }
 
-    return _run(SetAgentStateRequest, action, state=None)
+    return _run(SetAgentStateRequest, action, state=None, reason=None)
 
 
 @api_bp.post("/nextTask", provide_automatic_options=False)
@@ -184,6 +188,7 @@ def close_task():
             request.outcome,
             next_earliest=sent_time(request.nextEarliestWorkTimeUTC, "nextEarliestWorkTimeUTC"),
             work_codes=codes,
+            note=request.note,
             actor=actor,
         )
         outcome = CLOSED_BY_STATE.get(task.worked_state)
@@ -239,6 +244,7 @@ def attempt_answer(attempt: Attempt) -> dict[str, Any]:
         ),
         "talkSeconds": ledger.seconds_between(attempt.connected_at, attempt.call_ended_at),
         "wrapUpSeconds": ledger.seconds_between(attempt.call_ended_at, attempt.closed_at),
+        "note": attempt.note,
     }
 
 

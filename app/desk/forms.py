@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from flask_wtf import FlaskForm
-from wtforms import DateTimeLocalField, PasswordField, RadioField, SelectField, StringField
+from wtforms import (
+    DateTimeLocalField,
+    PasswordField,
+    RadioField,
+    SelectField,
+    StringField,
+    TextAreaField,
+)
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length, Optional
 
@@ -60,6 +67,8 @@ class StateForm(FlaskForm):
     """The state switch: each button sends its state."""
 
     state = SelectField(choices=[s.value for s in AgentState], validators=[DataRequired()])
+    # AWAY's reason, one of the tenant's (the service checks it); empty: none.
+    reason = StringField(validators=[Optional(), Length(max=40)])
 
 
 class CloseForm(FlaskForm):
@@ -67,6 +76,8 @@ class CloseForm(FlaskForm):
 
     outcome = RadioField("Outcome", choices=OUTCOMES, validators=[Optional()])
     next_time = DateTimeLocalField("Next attempt (customer's time)", validators=[Optional()])
+    # The note kept with the attempt: its length is the service's rule (closing.NOTE_LIMIT).
+    note = TextAreaField("Note on this attempt", validators=[Optional()])
 
 
 # The close form has one field per work-code group of the task's queue, named by the group

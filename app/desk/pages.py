@@ -47,9 +47,9 @@ from app.extensions import db
 from app.models import AgentState, Attempt, CallPlacement, Task, Tenant, User
 from app.models.types import utcnow
 from app.services.actors import Actor
-from app.services.calls import dialing
+from app.services.calls import dialing, ledger
 from app.services.campaigns.dialing import dial_settings
-from app.services.delivery import agent_state, closing, offers, rules
+from app.services.delivery import agent_state, away_reasons, closing, offers, rules, wrap_up
 from app.services.delivery.ownership import TaskFate, fate_of, newest_record_id
 from app.services.delivery.presence import Presence, desk_heartbeat, keep_task, presence
 from app.services.delivery.seat import local_text
@@ -160,6 +160,8 @@ def _desk_page(agent: User, kept: Kept | None = None):
     same = kept is not None and task is not None and task.record_id == kept.record_id
     suggested = kept.codes if same else _suggested(task, call)
     seen = newest_record_id(agent, task.record_id) if task else 0
+    earlier = _earlier_attempts(task, call, agent)
+    reasons = [reason.name for reason in away_reasons.list_reasons(agent.tenant_id)]
     db.session.commit()
     view = agent_view_of(task) if task else None
     phones = [d for d in view.details if d.kind == "phone"] if view else []
@@ -195,11 +197,49 @@ def _desk_page(agent: User, kept: Kept | None = None):
         suggested=suggested,
         results=CALL_RESULTS,
         ccp=ccp,
+        wrap=_wrap_up(task, call, now),
+        earlier=earlier,
+        away_reasons=reasons,
+        note_limit=closing.NOTE_LIMIT,
     )
     response = make_response(page, 422 if kept is not None and kept.refused else 200)
     if ccp is not None:
         response.headers["Content-Security-Policy"] = framing_policy(ccp["origin"])
     return response
+
+
+def _wrap_up(task: Task | None, call: Attempt | None, now: datetime) -> dict | None:
+    """What the desk's wrap-up timer needs: seconds since the call ended (None: the call has
+    not ended) and the queue's limit, said in words too."""
+    if task is None:
+        return None
+    limit = task.skill_queue.wrap_up_limit_seconds if task.skill_queue else None
+    now_wrap = wrap_up.wrap_up_of(task, call, now)
+    return {
+        "elapsed": int(now_wrap.elapsed.total_seconds()) if now_wrap else None,
+        "over": now_wrap.over_limit if now_wrap else False,
+        "limit": limit,
+        "limit_words": wrap_up.limit_words(limit) if limit else None,
+    }
+
+
+def _earlier_attempts(task: Task | None, call: Attempt | None, agent: User) -> list[dict]:
+    """The task's attempts before this one, newest first, as the desk lists them."""
+    if task is None:
+        return []
+    return [
+        {
+            "when": _due_text(attempt.delivered_at, agent),
+            "agent": attempt.agent_login,
+            "result": attempt.call_result,
+            "outcome": attempt.outcome,
+            "ended": attempt.ended_how,
+            "codes": ", ".join(f"{c['key']}: {c['value']}" for c in attempt.work_codes or ()),
+            "note": attempt.note,
+        }
+        for attempt in ledger.task_attempts(task)
+        if call is None or attempt.id != call.id
+    ]
 
 
 def ccp_settings(tenant: Tenant, task: Task | None) -> dict | None:
@@ -257,8 +297,12 @@ def state():
     agent = auth.current_agent()
     form = StateForm()
     if form.validate_on_submit():
+        reason = form.reason.data if form.state.data == AgentState.AWAY else None
         _run(
-            lambda: agent_state.set_agent_state(agent, form.state.data, actor=_actor(agent)), agent
+            lambda: agent_state.set_agent_state(
+                agent, form.state.data, reason=reason, actor=_actor(agent)
+            ),
+            agent,
         )
     else:
         flash("Choose AVAILABLE, AWAY or OFFLINE.")
@@ -297,7 +341,9 @@ def close(record_id: str):
         ):
             db.session.rollback()
             return _confirm_remove(agent, task)
-        closed = closing.close_task(agent, record_id, outcome, actor=_actor(agent), **chosen)
+        closed = closing.close_task(
+            agent, record_id, outcome, note=form.note.data, actor=_actor(agent), **chosen
+        )
         db.session.commit()
     except ServiceError as error:
         db.session.rollback()
@@ -345,6 +391,8 @@ def _lost_choice(form: CloseForm, task: Task | None) -> str:
     if form.next_time.data:
         zone = f" {task.time_zone}" if task is not None else ""
         parts.append(f"next attempt {form.next_time.data:%Y-%m-%d %H:%M}{zone}")
+    if form.note.data and form.note.data.strip():
+        parts.append(f"note “{form.note.data.strip()}”")
     if not parts:
         return ""
     return " Not saved, so note it down: " + "; ".join(parts) + "."

@@ -44,6 +44,13 @@ class SetAgentStateRequest(DeskRequest):
     model_config = ConfigDict(json_schema_extra=published(agent=NOT_BLANK, state={"enum": STATES}))
 
     state: Name = Field(description="AVAILABLE, AWAY or OFFLINE (OFFLINE releases the task).")
+    reason: Annotated[str, StringConstraints(max_length=40)] | None = Field(
+        None,
+        description="With AWAY only: one of the tenant's away reasons (any case; the CLI's "
+        "`away-reason list`), e.g. `Lunch`. Left out or empty: AWAY with no reason. An "
+        "unknown reason, or one with another state, is INVALID_ARGUMENTS naming `reason`, "
+        "and the state stays as it was.",
+    )
 
 
 class NextTaskRequest(DeskRequest):
@@ -82,6 +89,12 @@ class CloseTaskRequest(DeskRequest):
         description="When the task's queue has work-code groups: a code of every required "
         "group, one only of a single-choice group, enabled codes of the queue's groups only "
         "(see nextTask's workCodeGroups). Otherwise free labels.",
+    )
+    note: str | None = Field(
+        None,
+        description="The agent's note on this attempt, at most 2,000 characters (blanks "
+        "around it dropped; empty: none). Kept with the attempt: taskAttempts, the task "
+        "page and the `task.closed` event show it.",
     )
 
 
@@ -162,6 +175,11 @@ class DeskResponse(Answer):
 class AgentStateResponse(DeskResponse):
     state: Literal["AVAILABLE", "AWAY", "OFFLINE"] | None = Field(
         description="The agent's state now; null when the request was refused."
+    )
+    reason: str | None = Field(
+        None,
+        description="AWAY's reason as the tenant spells it; null for none, another state, "
+        "or a refusal.",
     )
 
 
@@ -288,6 +306,9 @@ class AttemptAnswer(Answer):
     previewSeconds: float | None = Field(description="Delivery to the call's start (or end).")
     talkSeconds: float | None = Field(description="The call's connection to its end.")
     wrapUpSeconds: float | None = Field(description="The call's end to the close.")
+    note: str | None = Field(
+        None, description="The agent's note on the attempt, written at its close; else null."
+    )
 
 
 class CallEventResponse(DeskResponse):

@@ -1,6 +1,6 @@
 """The database models, one module per aggregate."""
 
-from app.models.agents import AgentSession, AgentState
+from app.models.agents import AgentSession, AgentState, AwayReason
 from app.models.attempts import AgentStateSpan, Attempt, CallResult, EndedHow
 from app.models.bulk import BulkAction, BulkFailure, BulkJob, BulkState
 from app.models.campaigns import (
@@ -39,6 +39,7 @@ __all__ = [
     "DncNumber",
     "AgentSession",
     "AgentState",
+    "AwayReason",
     "AgentStateSpan",
     "Attempt",
     "AttemptRollup",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, false, text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, false, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
@@ -113,6 +113,8 @@ class Attempt(db.Model):
     # EndedHow; NULL while the attempt is open (the task still reserved for its agent).
     ended_how: Mapped[str | None] = mapped_column(String(20), active_history=True)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime, active_history=True)
+    # The agent's note on the attempt, written when closing (at most NOTE_LIMIT characters).
+    note: Mapped[str | None] = mapped_column(Text)
 
     @property
     def is_open(self) -> bool:
@@ -157,5 +159,7 @@ class AgentStateSpan(db.Model):
     agent_id: Mapped[int] = mapped_column(Integer)
     agent_login: Mapped[str] = mapped_column(String(255))
     state: Mapped[str] = mapped_column(String(16))
+    # AWAY's reason (an away reason's name as it was then); None: none chosen, or not AWAY.
+    reason: Mapped[str | None] = mapped_column(String(40))
     started_at: Mapped[datetime] = mapped_column(UTCDateTime)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -55,6 +55,9 @@ class SkillQueue(db.Model):
     schedule_id: Mapped[int | None] = mapped_column(
         ForeignKey("schedules.id", ondelete="SET NULL"), index=True
     )
+    # Seconds of wrap-up (the call's end to the close) after which the desk warns the agent;
+    # None: no limit. The desk never closes a task by itself.
+    wrap_up_limit_seconds: Mapped[int | None] = mapped_column(Integer)
 
     tenant: Mapped[Tenant] = relationship()
     schedule = relationship("Schedule")

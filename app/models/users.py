@@ -68,6 +68,9 @@ class User(db.Model):
     invite_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     desk_state: Mapped[str] = mapped_column(String(16), default="OFFLINE", server_default="OFFLINE")
     desk_state_since: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Why the agent is AWAY (one of the tenant's away reasons, by name); None: no reason
+    # chosen, or not AWAY.
+    desk_state_reason: Mapped[str | None] = mapped_column(String(40))
     # The desk's last heartbeat: silent past AGENT_IDLE_SECONDS counts as offline.
     last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # The agent's own IANA zone: the desk shows times in it (UTC when none).

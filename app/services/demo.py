@@ -24,6 +24,7 @@ from app.services.actors import Actor
 from app.services.campaigns import dialing
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns import setup as campaigns
+from app.services.delivery import away_reasons
 from app.services.demo_history import seed_history
 from app.services.dnc import numbers as dnc
 from app.services.people import agents, supervisors
@@ -312,6 +313,18 @@ def _paused_campaign(tenant: Tenant, rng: random.Random, actor: Actor) -> None:
     campaign_status.pause(campaign, actor=actor)
 
 
+# The reasons the demo's agents choose from when they go Away, in the desk's order.
+AWAY_REASONS = ("Break", "Lunch", "Training", "Meeting")
+
+
+def _away_reasons(tenant: Tenant, actor: Actor) -> None:
+    """The demo's away reasons, once: a supervisor's later removal stands until none is left."""
+    if away_reasons.list_reasons(tenant):
+        return
+    for order, name in enumerate(AWAY_REASONS, start=1):
+        away_reasons.add_reason(tenant, name, sort_order=order, actor=actor)
+
+
 def seed(platform: str, instance_path: str, *, actor: Actor, now: datetime | None = None) -> Seeded:
     """Create whatever demo data is missing; return the demo API key and passwords. The
     history ends before `now` (the moment of seeding) and the reschedules fall due after."""
@@ -335,6 +348,7 @@ def seed(platform: str, instance_path: str, *, actor: Actor, now: datetime | Non
     _progressive_campaign(tenant, random.Random(2028), actor)  # noqa: S311 - demo content
     _when_worked(tenant, actor)
     _work_codes(tenant, actor)
+    _away_reasons(tenant, actor)
     passwords = {agent.login: _agent(tenant, agent, instance_path, actor) for agent in AGENTS}
     db.session.flush()
     past = random.Random(2030)  # noqa: S311 - demo content

@@ -7,7 +7,7 @@
   NULL), with a partial index; attempts of tasks deleted before this revision keep none.
 
 Revision ID: 0025
-Revises: 0023
+Revises: 0024
 Create Date: 2026-12-01 21:30:00.000000
 
 """
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '0025'
-down_revision = '0023'
+down_revision = '0024'
 branch_labels = None
 depends_on = None
 

@@ -128,6 +128,9 @@ def test_an_agent_works_a_task_and_reschedules_it_in_the_customers_time(tab: Tab
     assert page.evaluate("window.dialled") == f"tel:{phone}"
     page.get_by_role("button", name="No answer").click()
     expect(page.locator("[data-call-result]")).to_have_text("No answer")
+    # Wrap-up: from the call's end until the task is closed, with its timer.
+    expect(page.locator("[data-wrap-up]")).to_contain_text(re.compile(r"Wrap-up \d+:\d\d"))
+    copy_to_readme(tab.shot("desk-wrap-up-1280"), "desk-wrap-up-1280.png")
 
     # Reschedule with the date-time picker, read in the task's (the customer's) zone.
     picker = page.get_by_label(re.compile(r"^Next attempt, in the customer's time"))

@@ -131,6 +131,8 @@ def test_agents_answer_the_published_shape(report, acme, data):
             "avgTalkSeconds": row.avg_talk_seconds,
             "avgWrapUpSeconds": row.avg_wrap_up_seconds,
             "availableSeconds": row.available_seconds,
+            "awaySeconds": row.away_seconds,
+            "awayByReason": [{"reason": r, "seconds": n} for r, n in row.away_by_reason],
         }
 
 

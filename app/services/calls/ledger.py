@@ -67,6 +67,7 @@ def end_attempt(
     outcome: str | None = None,
     codes: Sequence[tuple[str, str]] = (),
     chosen: Sequence[WorkCodeChoice] = (),
+    note: str | None = None,
 ) -> Attempt | None:
     """End the task's open attempt as `how`; a CLOSED one keeps its outcome and codes
     (`chosen`: the codes' choices, whose flags make the rollups). None when the task has
@@ -80,6 +81,7 @@ def end_attempt(
     if how == EndedHow.CLOSED:
         attempt.closed_at, attempt.outcome = at, outcome
         attempt.work_codes = [{"key": key, "value": value} for key, value in codes]
+        attempt.note = note
         roll_up(attempt, chosen)
     return attempt
 

@@ -16,6 +16,9 @@ when a supervisor later gives one of its codes an outcome.
 
 The campaign's attempt limit (`max_attempts`): a RESCHEDULE that brings `workAttempts` to
 the limit closes the task COMPLETED instead, with `close_reason` saying so.
+
+The agent may write a note on the attempt (at most NOTE_LIMIT characters, blanks around it
+dropped, an empty one is none): kept with the attempt, told by `task.closed`.
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ class Closing:
 # How long a task a supervisor took back from an agent is kept from that agent: as long as
 # a preferred agent's hold, the time the others of the queue get to take it.
 PASSED_OVER_FOR = "PREFERRED_AGENT_HOLD_SECONDS"
+# The longest note an agent may keep with an attempt, in characters.
+NOTE_LIMIT = 2000
 
 # Checks every closing passes before it is applied, each raising a ServiceError to refuse.
 OUTCOME_RULES: list[Callable[[Task, Closing], None]] = []
@@ -84,6 +89,20 @@ def _asked(outcome: str | None) -> Outcome | None:
             f"outcome '{outcome}' is not one of {', '.join(Outcome)}", field="outcome"
         )
     return Outcome(outcome)
+
+
+def checked_note(note: str | None) -> str | None:
+    """The note as kept: blanks around it dropped, empty is none, NOTE_LIMIT at most."""
+    if note is None:
+        return None
+    note = note.strip()
+    if len(note) > NOTE_LIMIT:
+        raise InvalidInput(
+            f"note is longer than {NOTE_LIMIT:,} characters ({len(note):,})", field="note"
+        )
+    if "\x00" in note:
+        raise InvalidInput("note holds a NUL character", field="note")
+    return note or None
 
 
 def implied_outcome(codes: Sequence[WorkCodeChoice]) -> Outcome | None:
@@ -218,11 +237,13 @@ def close_task(
     *,
     next_earliest: SentTime | None = None,
     work_codes: Sequence[tuple[str, str]] = (),
+    note: str | None = None,
     actor: Actor,
     now: datetime | None = None,
 ) -> Task:
     """End the agent's attempt: one more work attempt, reservation ended. The outcome is
     the one named, else the one the work codes imply; see the module's docstring."""
+    note = checked_note(note)
     task, closing, now = _checked(agent, record_id, outcome, next_earliest, work_codes, now)
     before = task_snapshot(task)
     task.work_attempts = (task.work_attempts or 0) + 1
@@ -238,6 +259,7 @@ def close_task(
         outcome=closing.outcome.value,
         codes=closing.work_codes,
         chosen=closing.chosen,
+        note=note,
     )
     end_reservation(task)
     touch(task, now)
@@ -255,6 +277,7 @@ def close_task(
         workCodes=[{"key": key, "value": value} for key, value in closing.work_codes],
         closeReason=closing.reason,
         call=call_summary(attempt),
+        note=note,
     )
     return task
 

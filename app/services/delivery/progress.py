@@ -20,8 +20,8 @@ from sqlalchemy import ColumnElement, and_, case, exists, func, or_, select
 from sqlalchemy.orm import joinedload, selectinload
 
 from app.extensions import db
-from app.models import EndedHow, Task, Tenant, User, WorkedState
-from app.models.agents import agent_skill_queues
+from app.models import Attempt, EndedHow, SkillQueue, Task, Tenant, User, WorkedState
+from app.models.agents import AgentState, agent_skill_queues
 from app.models.campaigns import Campaign
 from app.models.types import stamped, utcnow
 from app.services.actors import Actor
@@ -30,6 +30,7 @@ from app.services.delivery.closing import release
 from app.services.delivery.kept_back import KeptBack, refused_by, refuses
 from app.services.delivery.offers import in_work
 from app.services.delivery.seat import Blocked, Seat
+from app.services.delivery.wrap_up import WrapUp
 from app.services.errors import InvalidInput, StaleTask
 
 # The rules that depend on who asks; the rest of ELIGIBILITY holds for any agent of the queue.
@@ -194,6 +195,9 @@ class AgentRow:
     queues: list[str]
     task: Task | None
     now: datetime
+    # AWAY's reason (None: none, or another state) and the wrap-up of the task held, if any.
+    reason: str | None = None
+    wrap_up: WrapUp | None = None
 
     @property
     def in_state(self) -> timedelta | None:
@@ -246,15 +250,30 @@ def _known(agent: User) -> list[datetime]:
 
 def held_tasks(agent_ids: list[int], now: datetime) -> dict[int, Task]:
     """The open task each of these agents holds now (reserved, not lapsed), by agent id."""
+    return _held(agent_ids, now)[0]
+
+
+def _held(agent_ids: list[int], now: datetime) -> tuple[dict[int, Task], dict[int, WrapUp]]:
+    """The task each agent holds now, and the wrap-up of those whose call has ended (the
+    open attempt's call end, the task's queue's limit), in one query."""
     if not agent_ids:
-        return {}
-    tasks = db.session.scalars(
-        select(Task)
+        return {}, {}
+    rows = db.session.execute(
+        select(Task, Attempt.call_ended_at, SkillQueue.wrap_up_limit_seconds)
         .options(joinedload(Task.campaign))
+        .outerjoin(Attempt, and_(Attempt.task_id == Task.id, Attempt.ended_how.is_(None)))
+        .outerjoin(SkillQueue, SkillQueue.id == Task.skill_queue_id)
         .where(held_now(now), Task.reserved_by_id.in_(agent_ids))
         .order_by(Task.reserved_at)
     )
-    return {task.reserved_by_id: task for task in tasks}  # the latest reservation wins
+    tasks: dict[int, Task] = {}
+    wrapping: dict[int, WrapUp] = {}
+    for task, call_ended, limit in rows:  # the latest reservation wins
+        tasks[task.reserved_by_id] = task
+        wrapping.pop(task.reserved_by_id, None)
+        if call_ended is not None:
+            wrapping[task.reserved_by_id] = WrapUp(call_ended, limit, now)
+    return tasks, wrapping
 
 
 def agent_board(
@@ -272,18 +291,23 @@ def agent_board(
             .offset(offset)
         )
     )
-    held = held_tasks([agent.id for agent in agents], now)
-    return [
-        AgentRow(
-            agent=agent,
-            state=rules.effective_state(agent, now),
-            since=state_since(agent, now),
-            queues=[queue.name for queue in agent.skill_queues],
-            task=held.get(agent.id),
-            now=now,
+    held, wrapping = _held([agent.id for agent in agents], now)
+    rows = []
+    for agent in agents:
+        state = rules.effective_state(agent, now)
+        rows.append(
+            AgentRow(
+                agent=agent,
+                state=state,
+                since=state_since(agent, now),
+                queues=[queue.name for queue in agent.skill_queues],
+                task=held.get(agent.id),
+                now=now,
+                reason=agent.desk_state_reason if state == AgentState.AWAY else None,
+                wrap_up=wrapping.get(agent.id),
+            )
         )
-        for agent in agents
-    ]
+    return rows
 
 
 # --- who holds a task, and releasing it --------------------------------------------------

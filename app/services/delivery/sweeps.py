@@ -66,9 +66,13 @@ def expire_silent_agents(now: datetime) -> int:
         )
     ).all()
     for agent in agents:
-        before = agent.desk_state
+        before, reason = agent.desk_state, agent.desk_state_reason
         agent.desk_state, agent.desk_state_since = AgentState.OFFLINE.value, now
-        record_state(agent, before, AgentState.OFFLINE.value, actor=AGENT_IDLE, now=now)
+        agent.desk_state_reason = None
+        record_state(
+            agent, before, AgentState.OFFLINE.value, actor=AGENT_IDLE, now=now,
+            reasons=(reason, None),
+        )  # fmt: skip
     return len(agents)
 
 

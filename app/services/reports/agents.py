@@ -1,6 +1,6 @@
 """Per agent: attempts, contacts, successes, closings per hour signed in, average preview,
-talk and wrap-up time (from the attempts), and time Available, Away and in work (from the
-agents' state spans, clipped to the range)."""
+talk and wrap-up time (from the attempts), and time Available, Away (per away reason too)
+and in work (from the agents' state spans, clipped to the range)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from app.extensions import db
 from app.models import AgentStateSpan, Attempt, AttemptRollup
 from app.models.attempts import EndedHow
 from app.models.types import UTCDateTime
+from app.services.delivery.away_reasons import NO_REASON
 from app.services.reports.scope import ReportScope
 from app.services.reports.slots import rollup_filters, split
 from app.services.reports.sql import bucket, epoch
@@ -35,6 +36,8 @@ class AgentRow:
     available_seconds: int
     away_seconds: int
     in_work_seconds: int  # holding a task: its attempts' delivery to end, within the range
+    # Time AWAY per reason (NO_REASON for none chosen), the longest first; adds up to away.
+    away_by_reason: tuple[tuple[str, int], ...] = ()
 
 
 def _average(total, count) -> float | None:
@@ -161,7 +164,7 @@ def agent_summary(scope: ReportScope, *, now: datetime | None = None) -> list[Ag
     now = now or datetime.now(UTC)
     until = min(now, scope.end)
     by_login = _attempt_rows(scope, until)
-    spans = _span_seconds(scope, until)
+    spans, away = _span_seconds(scope, until)
     logins = set(by_login)
     if scope.campaign is None and scope.queue is None:
         logins |= {login for login, states in spans.items() if _signed_in(states)}
@@ -186,6 +189,9 @@ def agent_summary(scope: ReportScope, *, now: datetime | None = None) -> list[Ag
                 available_seconds=states.get("AVAILABLE", 0),
                 away_seconds=states.get("AWAY", 0),
                 in_work_seconds=in_work,
+                away_by_reason=tuple(
+                    sorted(away.get(login, {}).items(), key=lambda item: (-item[1], item[0]))
+                ),
             )
         )
     return result
@@ -195,12 +201,15 @@ def _signed_in(states: dict[str, int]) -> int:
     return sum(seconds for state, seconds in states.items() if state != SIGNED_OUT)
 
 
-def _span_seconds(scope: ReportScope, until: datetime) -> dict[str, dict[str, int]]:
+def _span_seconds(
+    scope: ReportScope, until: datetime
+) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
     """Whole seconds per agent and state of the spans overlapping the range, clipped to
-    it; an open span runs until `until`."""
+    it (an open span runs until `until`), and per agent and reason of the AWAY ones."""
     query = select(
         AgentStateSpan.agent_login,
         AgentStateSpan.state,
+        AgentStateSpan.reason,
         AgentStateSpan.started_at,
         AgentStateSpan.ended_at,
     ).where(
@@ -211,12 +220,16 @@ def _span_seconds(scope: ReportScope, until: datetime) -> dict[str, dict[str, in
     if scope.agent is not None:
         query = query.where(AgentStateSpan.agent_login == scope.agent)
     seconds: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    for login, state, started, ended in db.session.execute(query):
+    reasons: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for login, state, reason, started, ended in db.session.execute(query):
         begin = max(started, scope.start)
         finish = min(ended or until, scope.end)
         if finish > begin:
             seconds[login][state] += (finish - begin).total_seconds()
-    return {
-        login: {state: int(total) for state, total in states.items()}
-        for login, states in seconds.items()
-    }
+            if state == "AWAY":
+                reasons[login][reason or NO_REASON] += (finish - begin).total_seconds()
+    return _whole(seconds), _whole(reasons)
+
+
+def _whole(totals: dict[str, dict[str, float]]) -> dict[str, dict[str, int]]:
+    return {login: {name: int(total) for name, total in by.items()} for login, by in totals.items()}

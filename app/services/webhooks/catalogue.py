@@ -24,7 +24,9 @@ EVENT_TYPES: dict[str, str] = {
     "task.preferred_agent_cleared": "A task's preferred-agent hold ended.",
     "task.released": "A task went back unworked: its agent or a supervisor released it.",
     "task.reservation_lapsed": "A delivered task went back to its queue (no activity, agent gone).",
-    "agent.state_changed": "An agent's state changed.",
+    "agent.state_changed": "An agent's state changed (AWAY's reason too: `fromReason`, `reason`).",
+    "away_reason.added": "An away reason was added to the tenant's list.",
+    "away_reason.removed": "An away reason was removed from the tenant's list.",
     "campaign.updated": (
         "A campaign's default skill queue, default time zone, type or dialling settings changed."
     ),
