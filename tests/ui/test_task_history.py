@@ -91,7 +91,11 @@ REFUSED = {
     "status: WORKED without a time": ("/status", {"status-state": "WORKED"}),
     "status: stale version": (
         "/status",
-        {"status-state": "COMPLETED", "status-version": "0", "status-shown": "fields-since-changed"},
+        {
+            "status-state": "COMPLETED",
+            "status-version": "0",
+            "status-shown": "fields-since-changed",
+        },
     ),
     "transfer: clientId taken": ("/transfer", {"transfer-destination": "Winback"}),
 }
