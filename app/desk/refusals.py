@@ -35,6 +35,7 @@ FORM = "form"
 
 # The API's names of the fields the close form has, and the form's own.
 TIME_FIELD = "nextEarliestWorkTimeUTC"
+NOTE_FIELD = "note"
 OUTCOME_FIELD = "outcome"
 CHOOSE_OUTCOME = "Choose Complete, Reschedule or Remove."
 
@@ -88,6 +89,8 @@ def close_refusal(
                 OUTCOME,
             )
         return Refused(CHOOSE_OUTCOME, OUTCOME)
+    if name == NOTE_FIELD:
+        return Refused(f"Your note {error.reason}: change it, then close the task again.", FORM)
     # A rule of the desk's own (no field): its words are written for people already.
     return Refused(f"Not saved: {error.reason}", FORM)
 

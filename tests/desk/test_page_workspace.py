@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from bs4 import BeautifulSoup
 from sqlalchemy import select
 
 from app.extensions import db
@@ -131,8 +132,12 @@ def test_the_note_goes_with_the_close_and_the_next_attempt_shows_it_escaped(desk
 
 def test_a_note_too_long_is_refused_naming_the_note_and_the_task_stays_held(desk, renewals):
     record_id = offered(desk, renewals)
-    desk.post(f"/desk/tasks/{record_id}/close", data={"outcome": "COMPLETE", "note": "x" * 2001})
-    shown = page(desk, "/desk")
-    assert "note is longer than 2,000 characters" in shown.get_text()
+    answer = desk.post(
+        f"/desk/tasks/{record_id}/close", data={"outcome": "COMPLETE", "note": "x" * 2001}
+    )
+    assert answer.status_code == 422  # the desk again, every choice kept
+    shown = BeautifulSoup(answer.get_data(as_text=True), "html.parser")
+    assert "Your note is longer than 2,000 characters (2,001)" in shown.get_text()
+    assert shown.find("textarea", attrs={"name": "note"}).get_text() == "x" * 2001
     assert shown.find("article", class_="desk-task")["data-record-id"] == record_id
     assert shown.find("textarea", attrs={"name": "note"})["maxlength"] == "2000"

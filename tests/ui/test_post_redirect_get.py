@@ -163,6 +163,8 @@ SAMPLE = {
     "delivery_id": 1,
     "load_id": "x",
     "action": "status",
+    "reason_id": 1,
+    "queue_id": 1,
 }
 
 
