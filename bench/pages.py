@@ -35,7 +35,7 @@ from app.extensions import db
 from app.models import Task
 from app.services.actors import Actor
 from app.services.people import supervisors
-from bench import delivery, delivery_pull, reports, servers
+from bench import delivery, delivery_pull, reports
 from bench.databases import on_both
 from bench.wallboard import EMAIL, PASSWORD, _sign_in
 
@@ -102,36 +102,38 @@ def _report(name: str, url: str) -> None:
         f"{TASKS:,} tasks and {TASKS * ATTEMPTS:,} attempts (loaded in {loaded:.0f} s);"
         f" {RUNS} openings of each page after a first, gunicorn {delivery_pull.WORKERS} workers"
     )
-    with tempfile.TemporaryDirectory() as folder:
-        with delivery_pull.served(url, Path(folder)) as (base, _pid):
-            http = requests.Session()
-            http.cookies.update(_sign_in(base))
-            for path in pages.values():  # the first opening fills the caches
-                _open(http, base, path)
-            seconds = {page: [] for page in pages}
-            statuses: dict[str, set[int]] = {page: set() for page in pages}
-            agents: list = []
-            done = threading.Event()
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        delivery_pull.served(url, Path(folder)) as (base, _pid),
+    ):
+        http = requests.Session()
+        http.cookies.update(_sign_in(base))
+        for path in pages.values():  # the first opening fills the caches
+            _open(http, base, path)
+        seconds = {page: [] for page in pages}
+        statuses: dict[str, set[int]] = {page: set() for page in pages}
+        agents: list = []
+        done = threading.Event()
 
-            def work() -> None:  # the agents pull until the pages are measured
-                while not done.is_set():
-                    agents.append(delivery_pull.pull(base, key, delivery_pull.AGENTS, 5))
+        def work() -> None:  # the agents pull until the pages are measured
+            while not done.is_set():
+                agents.append(delivery_pull.pull(base, key, delivery_pull.AGENTS, 5))
 
-            pulling = threading.Thread(target=work)
-            pulling.start()
-            try:
-                for _ in range(RUNS):
-                    for page, path in pages.items():
-                        took, status = _open(http, base, path)
-                        seconds[page].append(took)
-                        statuses[page].add(status)
-            finally:
-                done.set()
-                pulling.join()
-            if any(errors for _rate, _out, errors in agents):
-                first = next(errors for _rate, _out, errors in agents if errors)
-                print(f"agents failed: {first[0][:200]}")
-                delivery_pull._server_error(Path(folder))
+        pulling = threading.Thread(target=work)
+        pulling.start()
+        try:
+            for _ in range(RUNS):
+                for page, path in pages.items():
+                    took, status = _open(http, base, path)
+                    seconds[page].append(took)
+                    statuses[page].add(status)
+        finally:
+            done.set()
+            pulling.join()
+        if any(errors for _rate, _out, errors in agents):
+            first = next(errors for _rate, _out, errors in agents if errors)
+            print(f"agents failed: {first[0][:200]}")
+            delivery_pull._server_error(Path(folder))
     deliveries = sum(len(out) for _rate, out, _errors in agents)
     print(f"the agents delivered and closed {deliveries:,} tasks meanwhile")
     print(f"{'page':<16} {'median ms':>10} {'ceiling':>8} {'p95 ms':>8} {'ceiling':>8}  verdict")
