@@ -145,17 +145,16 @@ def worker_settings(env: Mapping[str, str]) -> dict[str, Any]:
 _HASH_METHOD = re.compile(r"scrypt(:\d+:\d+:\d+)?|pbkdf2(:sha(256|512)(:\d+)?)?")
 
 
-def webhook_allow_networks(env: Mapping[str, str]) -> str:
-    """WEBHOOK_ALLOW_NETWORKS: networks (CIDR, comma-separated) that webhooks may reach
-    although not public; none by default. A bad one stops the start, naming it."""
-    text = env.get("WEBHOOK_ALLOW_NETWORKS", "")
+def webhook_allow_networks(env: Mapping[str, str], name: str = "WEBHOOK_ALLOW_NETWORKS") -> str:
+    """OUTBOUND_ALLOW_NETWORKS (and WEBHOOK_ALLOW_NETWORKS, its older name for webhooks):
+    networks (CIDR, comma-separated) the service may reach although not public; none by
+    default. A bad one stops the start, naming it."""
+    text = env.get(name, "")
     for item in filter(None, (part.strip() for part in text.split(","))):
         try:
             ipaddress.ip_network(item, strict=False)
         except ValueError:
-            raise ValueError(
-                f"WEBHOOK_ALLOW_NETWORKS: {item!r} is not a network such as 10.0.0.0/8"
-            ) from None
+            raise ValueError(f"{name}: {item!r} is not a network such as 10.0.0.0/8") from None
     return text
 
 
@@ -223,6 +222,9 @@ def defaults() -> dict[str, Any]:
         "WEBHOOK_LANE_SECONDS": float(env.get("WEBHOOK_LANE_SECONDS", 2)),
         # Not public, but allowed as webhook receivers (e.g. "10.20.0.0/16"): none by default.
         "WEBHOOK_ALLOW_NETWORKS": webhook_allow_networks(env),
+        # Not public, but allowed for every connection the service makes on a tenant's
+        # behalf (e.g. "10.20.0.0/16"): none by default.
+        "OUTBOUND_ALLOW_NETWORKS": webhook_allow_networks(env, "OUTBOUND_ALLOW_NETWORKS"),
         # Audit records older than this are pruned; 0 keeps them forever.
         "AUDIT_RETENTION_DAYS": int(env.get("AUDIT_RETENTION_DAYS", 365)),
         # The desk: a desk silent this long counts as offline; a delivered task untouched

@@ -13,7 +13,8 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import WebhookDelivery, WebhookEndpoint
 from app.services.errors import InvalidInput
-from app.services.webhooks import addresses, endpoints, run_once
+from app.services.outbound import addresses
+from app.services.webhooks import endpoints, run_once
 from tests.webhooks.conftest import BOSS, emit
 
 LOCAL = "127.0.0.0/8,::1/128"

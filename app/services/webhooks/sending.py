@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import urllib3
 from standardwebhooks import Webhook
 
-from app.services.webhooks import addresses
+from app.services.outbound import addresses
 
 USER_AGENT = "PreviewCampaigns-Webhooks/1.0"
 ERROR_LENGTH = 500

@@ -1,0 +1,2 @@
+"""Connections the service makes on a tenant's behalf (webhooks): only to the addresses
+`addresses` allows."""
