@@ -122,7 +122,7 @@ def test_the_menu_at_390_is_one_row_or_a_menu_button(tab: Tab, paths, which):
         link = nav.get_by_role("link", name=name, exact=True)
         expect(link).to_be_visible()
         box = link.bounding_box()
-        assert 0 <= box["x"] and box["x"] + box["width"] <= PHONE["width"], (name, box)
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (name, box)
     tab.shot(f"console-menu-{which}-390px")
 
 
