@@ -36,14 +36,13 @@ from app.extensions import db
 from app.models import Tenant
 from app.models.types import utcnow
 from app.services.reports import live
-from app.web.broadcast import Hub
+from app.web.broadcast import Hub, stream_response
 
 # How often the pages ask, in milliseconds: within the 2 seconds a change must show in.
 POLL_MS = 1000
 # How long a process trusts the tenant's change token it read last, by default.
 TOKEN_SECONDS = 0.5
 # Headers of a stream: never cached, never held back by a proxy that buffers answers.
-STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 LIVE_PATH = re.compile(r"/tenants/(\d+)/(?:wallboard/live|agents/live|campaigns/\d+/progress)")
 
 
@@ -151,19 +150,7 @@ def live_stream(
             return render(found) if found is not None else None
 
     key = (path, tuple(sorted(query.items())))  # the path names the tenant and the part
-    channel = app.extensions["live_hub"].open(key, probe, rendered)
-    # A stream waits holding no transaction, hence no connection (back to the pool); the
-    # session itself is removed when the request's context ends, before the stream starts.
-    db.session.rollback()
-    if channel is None:
-        return Response(
-            "This server's live streams are all taken: the page asks every second instead.\n",
-            503,
-            {"Retry-After": "60", "Content-Type": "text/plain; charset=utf-8"},
-        )
-    since = request.headers.get("Last-Event-ID") or request.args.get("since", "")
-    stream = app.extensions["live_hub"].stream(channel, since)
-    return Response(stream, mimetype="text/event-stream", headers=STREAM_HEADERS)
+    return stream_response(key, probe, rendered, asks="the page asks")
 
 
 @bp.get("/tenants/<int:tenant_id>/wallboard")

@@ -35,8 +35,8 @@ from app.services.audit.reading import describe_actor
 from app.services.delivery import offers
 from app.services.delivery.ownership import TaskFate, fate_of, newest_record_id
 from app.services.people import sessions
+from app.web.broadcast import stream_response
 
-STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 # A task's previewRecordID as the desk shows it: never longer than this.
 MOST_ID = 64
 # The past tense of what became of a task, and the bulk job that did it.
@@ -210,17 +210,4 @@ def live_stream():
     # One channel per desk session and task shown; its key names neither the token nor a
     # digest a log line could repeat.
     session_key = hashlib.sha256(f"{secret}:desk:{token}".encode()).hexdigest()[:24]
-    hub = app.extensions["live_hub"]  # the process's one hub, sized with its thread pool
-    channel = hub.open(("desk", session_key, shown, seen), probe, render)
-    # A stream waits holding no transaction, hence no connection (back to the pool).
-    db.session.rollback()
-    if channel is None:
-        return Response(
-            "This server's live streams are all taken: the desk asks every second instead.\n",
-            503,
-            {"Retry-After": "60", "Content-Type": "text/plain; charset=utf-8"},
-        )
-    since = request.headers.get("Last-Event-ID") or request.args.get("since", "")
-    return Response(
-        hub.stream(channel, since), mimetype="text/event-stream", headers=STREAM_HEADERS
-    )
+    return stream_response(("desk", session_key, shown, seen), probe, render, asks="the desk asks")

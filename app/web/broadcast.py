@@ -32,9 +32,10 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from flask import Flask
+from flask import Flask, Response, current_app, request
 
 from app.db.transactions import transaction_mode
+from app.extensions import db
 
 log = logging.getLogger(__name__)
 _HUBS: weakref.WeakSet[Hub] = weakref.WeakSet()
@@ -204,3 +205,25 @@ def close_all() -> None:
     """End every stream of this process (its worker is stopping)."""
     for hub in list(_HUBS):
         hub.close()
+
+
+STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+
+
+def stream_response(key: Hashable, probe: Callable, render: Callable, *, asks: str):
+    """The server-sent events of the channel `key` of this process's hub, or 503 when its
+    streams are all taken (the page then `asks` for the part by polling instead). The
+    request's transaction ends first: a stream waits holding no database connection."""
+    hub = current_app.extensions["live_hub"]  # the process's one hub, sized with its threads
+    channel = hub.open(key, probe, render)
+    db.session.rollback()
+    if channel is None:
+        return Response(
+            f"This server's live streams are all taken: {asks} every second instead.\n",
+            503,
+            {"Retry-After": "60", "Content-Type": "text/plain; charset=utf-8"},
+        )
+    since = request.headers.get("Last-Event-ID") or request.args.get("since", "")
+    return Response(
+        hub.stream(channel, since), mimetype="text/event-stream", headers=STREAM_HEADERS
+    )
