@@ -16,10 +16,10 @@ from urllib.parse import urlsplit
 import pytest
 from sqlalchemy import select
 
+from app.demo import tenant as demo
 from app.extensions import db
 from app.models import Task, User, WorkedState
 from app.models.types import utcnow
-from app.services import demo
 from app.services.actors import Actor
 from tests.conftest import PLATFORM
 from tests.servers import gunicorn

@@ -7,7 +7,7 @@ from flask import current_app
 
 from app.cli.common import transactional
 from app.cli.demo_directory import directory_command
-from app.services import demo
+from app.demo import tenant as demo
 from app.services.actors import Actor
 
 demo_group = click.Group("demo", help="Demo data.")

@@ -29,8 +29,8 @@ from cryptography.x509.oid import NameOID
 from flask import current_app
 
 from app.cli.common import tenant_of
+from app.demo import tenant as demo
 from app.extensions import db
-from app.services import demo
 from app.services.actors import Actor
 from app.services.sso import ldap, providers
 

@@ -23,9 +23,9 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlalchemy import select
 
+from app.demo import tenant as demo
 from app.extensions import db
 from app.models import Attempt, InstanceKind, Task, User
-from app.services import demo
 from app.services.actors import Actor
 from app.services.people import agents
 from app.services.tasks.changes import Locator, delete_task

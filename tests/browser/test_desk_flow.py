@@ -14,9 +14,9 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 from sqlalchemy import select
 
+from app.demo import tenant as demo
 from app.extensions import db
 from app.models import Task, WorkedState
-from app.services import demo
 from app.services.actors import Actor
 from tests.browser.conftest import Tab, copy_to_readme
 from tests.conftest import PLATFORM

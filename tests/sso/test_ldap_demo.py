@@ -8,8 +8,8 @@ import re
 import socket
 import time
 
+from app.demo import tenant as demo
 from app.extensions import db
-from app.services import demo
 from app.services.actors import Actor
 from app.services.sso import ldap, providers
 from app.services.tenants.setup import find_tenant

@@ -8,9 +8,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from app.demo import tenant as demo
 from app.extensions import db
 from app.models import WorkedState
-from app.services import demo
 from app.services.actors import Actor
 from app.services.sso import oidc, providers
 from app.services.tenants.setup import find_tenant

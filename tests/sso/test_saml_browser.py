@@ -9,9 +9,9 @@ import pytest
 import requests
 from playwright.sync_api import expect
 
+from app.demo import tenant as demo
 from app.extensions import db
 from app.models import ProviderKind, WorkedState
-from app.services import demo
 from app.services.sso import providers, saml
 from app.services.tenants.setup import find_tenant
 from tests.browser.conftest import Tab

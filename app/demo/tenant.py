@@ -1,6 +1,6 @@
 """Demo data for a fresh install: one tenant, queues, campaigns (one of them paused, one
 dialled progressively), a few dozen tasks, a supervisor and two agents with work waiting at
-the desk, and a few days of the agents' past attempts (app/services/demo_history.py).
+the desk, and a few days of the agents' past attempts (app/demo/history.py).
 
 Running it again changes nothing. The demo key and passwords are kept in the instance folder
 so that every run can print them, while the database holds only their hashes.
@@ -17,6 +17,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from app.config import instance_secret
+from app.demo.history import seed_history
 from app.extensions import db
 from app.models import ApiKey, Campaign, Supervisor, Task, Tenant
 from app.models.types import utcnow
@@ -25,7 +26,6 @@ from app.services.campaigns import dialing
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns import setup as campaigns
 from app.services.delivery import away_reasons
-from app.services.demo_history import seed_history
 from app.services.dnc import numbers as dnc
 from app.services.people import agents, supervisors
 from app.services.people.passwords import password_matches

@@ -32,6 +32,8 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import insert, select, update
 
+from app.demo import calls as demo_calls
+from app.demo.calls import Called
 from app.extensions import db
 from app.models import (
     AgentStateSpan,
@@ -48,9 +50,7 @@ from app.models import (
 )
 from app.models.agents import AgentState
 from app.models.attempts import EndedHow
-from app.services import demo_calls
 from app.services.actors import Actor
-from app.services.demo_calls import Called
 from app.services.dnc import numbers as dnc
 from app.services.reports.recount import recount
 from app.services.schedules import calling_windows, hours

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
+from app.demo import tenant as demo
 from app.extensions import db
 from app.models import (
     AgentState,
@@ -24,7 +25,6 @@ from app.models import (
     WorkedState,
 )
 from app.models.types import utcnow
-from app.services import demo
 from app.services.actors import Actor
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns import setup as campaigns
@@ -270,7 +270,7 @@ def test_the_demo_has_a_progressive_campaign_whose_results_suggest_codes(app, tm
     upgrades = campaigns.get_campaign(tenant, "Upgrade Calls")
     assert dial_settings(upgrades) == DialSettings("PROGRESSIVE", 20, True, "desk")
     tasks = list(
-        db.session.scalars(  # the new tasks; the others are the past's (test_demo_history.py)
+        db.session.scalars(  # the new tasks; the others are the past's (test_history.py)
             select(Task).filter_by(campaign_id=upgrades.id, worked_state=WorkedState.NOTWORKED)
         )
     )

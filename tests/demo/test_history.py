@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
+from app.demo import tenant as demo
 from app.extensions import db
 from app.models import (
     AgentStateSpan,
@@ -23,14 +24,13 @@ from app.models import (
     WorkCodeChoice,
     WorkedState,
 )
-from app.services import demo
 from app.services.actors import Actor
 from app.services.reports.scope import report_scope
 from app.services.reports.summary import campaign_summary
 from app.services.tenants import setup as tenants
 from tests.conftest import PLATFORM
+from tests.demo.test_tenant import count, seed_cli
 from tests.reports.test_rollups import rollups
-from tests.services.test_demo import count, seed_cli
 
 FINAL = {"COMPLETE": WorkedState.COMPLETED, "REMOVE": WorkedState.REMOVED}
 

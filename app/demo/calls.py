@@ -1,4 +1,4 @@
-"""One made-up attempt of the demo's past (app/services/demo_history.py): a preview, a call
+"""One made-up attempt of the demo's past (app/demo/history.py): a preview, a call
 that rings and may be answered, talk, wrap-up and the close with a work code, now and then
 a skip or a lapse. Its outcome, contact and success follow the chosen codes as the ledger
 and the closing make them; the attempt limit is the history's to apply."""
