@@ -31,26 +31,28 @@ login_manager = LoginManager()
 
 class PagesLimiter(Limiter):
     """Flask-Limiter for the pages (sign-in attempts). The JSON APIs count their own rate
-    limit per tenant (app/web/api_keys.py), so its check before every request skips their
-    paths at once instead of resolving, for each API request, that no limit applies.
+    limit per tenant (app/web/api_keys.py), so a request filter (`skips_json_paths`)
+    exempts their paths.
 
     With its storage unreachable it counts in memory (RATELIMIT_IN_MEMORY_FALLBACK_ENABLED),
-    logging the switch once, and goes back once the storage answers."""
+    logging the switch once, and goes back once the storage answers.
+
+    Flask-Limiter keeps its storage's state on the limiter object, and one limiter serves the
+    views of every app made in the process (the tests make many): `init_app` starts each app
+    with storage options of its own and its storage taken to be up. Those two attributes are
+    the library's own, written against the version pyproject.toml pins (docs/decisions.md)."""
 
     # The JSON APIs' path prefixes (app/web/api_paths.py), set by the app factory.
     json_paths: tuple[str, ...] = ()
 
     def init_app(self, app) -> None:
-        # One limiter serves every app made in the process (the tests make many): each app
-        # starts with its own storage options, its storage taken to be up.
         self._storage_options = {}
         self._storage_dead = False
         super().init_app(app)
 
-    def _check_request_limit(self, callable_name=None, in_middleware=True) -> None:
-        if in_middleware and request.path.startswith(self.json_paths):
-            return
-        super()._check_request_limit(callable_name, in_middleware)
+    def skips_json_paths(self) -> bool:
+        return request.path.startswith(self.json_paths)
 
 
 limiter = PagesLimiter(key_func=get_remote_address, default_limits=[])
+limiter.request_filter(limiter.skips_json_paths)
