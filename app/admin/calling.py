@@ -18,7 +18,7 @@ from app.admin.prg import form_post
 from app.models import AUTO_DIAL_SECONDS, CallPlacement, Campaign, InstanceKind, Tenant
 from app.models.types import utcnow
 from app.services.campaigns import dialing
-from app.services.delivery.seat import local_text
+from app.services.contactability.seat import local_text
 from app.services.schedules import calling_windows
 
 ANY_TIME, WINDOW = "any", "window"

@@ -25,9 +25,10 @@ from app.desk.schemas import (
 )
 from app.models import Attempt, Task, User
 from app.services.actors import Actor
-from app.services.calls import dialing, ledger
+from app.services.calls import ledger
 from app.services.campaigns.dialing import dial_settings
 from app.services.delivery import agent_state, closing, offers
+from app.services.dialer import placing
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
 from app.services.people.users import find_user
 from app.services.tasks.data import TaskData, with_data
@@ -253,7 +254,7 @@ def start_call():
     """Check again that the agent may call the task now, and record the call's start."""
 
     def action(agent: User, request: StartCallRequest, actor: Actor) -> dict:
-        placed = dialing.start_call(agent, request.previewRecordID, request.phoneKey, actor=actor)
+        placed = placing.start_call(agent, request.previewRecordID, request.phoneKey, actor=actor)
         call = {"callId": placed.call_id, "phoneNumber": placed.phone_number, "key": placed.key}
         if placed.failure is not None:
             # Recorded (started, ended FAILED) and committed: the answer says it failed.
@@ -269,7 +270,7 @@ def call_event():
     """How the agent's call went: CONNECTED, or ENDED with its result."""
 
     def action(agent: User, request: CallEventRequest, actor: Actor) -> dict:
-        attempt = dialing.call_event(
+        attempt = placing.call_event(
             agent,
             request.previewRecordID,
             request.callId,
@@ -291,7 +292,7 @@ def task_attempts():
     """The attempts of any task of the tenant, newest first."""
 
     def action(agent: User, request: TaskAttemptsRequest, _actor: Actor) -> dict:
-        attempts = dialing.task_attempts(agent.tenant, request.previewRecordID)
+        attempts = placing.task_attempts(agent.tenant, request.previewRecordID)
         return {
             "message": f"{len(attempts)} attempt(s) of task '{request.previewRecordID}'",
             "attempts": [attempt_answer(attempt) for attempt in attempts],

@@ -7,7 +7,7 @@ back), so a page left on "nothing to do" picks up work on its next refresh. Whil
 is open its script (static/desk.js) keeps the agent present (`heartbeat`), and warns with a
 "Keep it" button (`keep`) before the task would return to its queue.
 
-Calls (app/services/calls/dialing): "Call" records the call's start (`call`), then the
+Calls (app/services/dialer/placing.py): "Call" records the call's start (`call`), then the
 page dials (a `tel:` link, or the tenant's Contact Control Panel) and records how it ended
 (`call_event`), which preselects the work codes the result suggests. A campaign with a
 preview countdown dials by itself when the countdown ends, through the same `call`.
@@ -47,12 +47,13 @@ from app.extensions import db
 from app.models import AgentState, Attempt, CallPlacement, Task, Tenant, User
 from app.models.types import utcnow
 from app.services.actors import Actor
-from app.services.calls import dialing, ledger
+from app.services.calls import ledger
 from app.services.campaigns.dialing import dial_settings
+from app.services.contactability.seat import local_text
 from app.services.delivery import agent_state, away_reasons, closing, offers, rules, wrap_up
 from app.services.delivery.ownership import TaskFate, fate_of, newest_record_id
 from app.services.delivery.presence import Presence, desk_heartbeat, keep_task, presence
-from app.services.delivery.seat import local_text
+from app.services.dialer import placing
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound, TaskTaken
 from app.services.tasks.changes import find_tenant_task
 from app.services.tasks.display import agent_view_of
@@ -156,7 +157,7 @@ def _desk_page(agent: User, kept: Kept | None = None):
     now = utcnow()
     where = presence(agent, now)
     task: Task | None = offer.task if offer else None
-    call = dialing.current_call(task) if task else None
+    call = placing.current_call(task) if task else None
     same = kept is not None and task is not None and task.record_id == kept.record_id
     suggested = kept.codes if same else _suggested(task, call)
     seen = newest_record_id(agent, task.record_id) if task else 0
@@ -189,7 +190,7 @@ def _desk_page(agent: User, kept: Kept | None = None):
         button_form=DeskButtonForm(),
         call=call,
         # Away: nobody dials by themselves; a lost task's notice holds the next countdown.
-        countdown=dialing.countdown_seconds(task, call, now)
+        countdown=placing.countdown_seconds(task, call, now)
         if agent.desk_state == AgentState.AVAILABLE
         else None,
         countdown_held=session.pop(NOTICE_UNSEEN, False),
@@ -262,7 +263,7 @@ def _suggested(task: Task | None, call: Attempt | None) -> list[tuple[str, str]]
     """The work codes the ended call's result suggests: the page ticks them."""
     if task is None or call is None or not call.call_result:
         return []
-    return dialing.suggested_codes(task, call.call_result)
+    return placing.suggested_codes(task, call.call_result)
 
 
 def _refusal(error: ServiceError, agent: User) -> str:
@@ -489,7 +490,7 @@ def call(record_id: str):
         flash("The call could not be started: send the form from the desk again.")
         return redirect(url_for("desk.home"))
     try:
-        placed = dialing.start_call(
+        placed = placing.start_call(
             agent, record_id, form.phone_key.data or None, actor=_actor(agent)
         )
         db.session.commit()
@@ -543,7 +544,7 @@ def call_event(record_id: str):
         flash("Choose how the call ended.")
         return redirect(url_for("desk.home"))
     try:
-        attempt = dialing.call_event(
+        attempt = placing.call_event(
             agent,
             record_id,
             form.call_id.data,

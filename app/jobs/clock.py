@@ -33,8 +33,8 @@ from app.jobs.intake import sweep_intake
 from app.jobs.queue import huey, job, periodic
 from app.models.types import utcnow
 from app.services.audit.reading import prune_audit
-from app.services.calls.contact_flow import follow_calls
 from app.services.delivery.sweeps import expire_holds, expire_reservations
+from app.services.dialer.contact_flow import follow_calls
 from app.services.webhooks import run_once
 
 CHAIN, BEAT, FOLLOWED = "clock.chain", "clock.beat", "clock.calls-followed"

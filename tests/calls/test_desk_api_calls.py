@@ -9,9 +9,9 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Attempt, Task
 from app.models.campaigns import CallPlacement
-from app.services.calls import dialing
 from app.services.campaigns import life_cycle
 from app.services.contact_centre import InstanceError
+from app.services.dialer import placing
 from app.services.dnc import numbers as dnc
 from app.services.work_codes import groups as work_codes
 from app.services.work_codes.groups import CodeSettings
@@ -203,7 +203,7 @@ def test_another_agent_may_read_any_task_attempts(desk, acme, renewals, ann, bob
 
 def test_a_call_the_contact_centre_fails_answers_fail_and_is_kept(desk, renewals, ann, monkeypatch):
     failing = FakeInstance(InstanceError("Amazon Connect could not be reached"))
-    monkeypatch.setattr(dialing, "instance_for", lambda tenant: failing)
+    monkeypatch.setattr(placing, "instance_for", lambda tenant: failing)
     renewals.call_placement = CallPlacement.CONTACT_FLOW.value
     renewals.connect_contact_flow_id = "flow-1"
     db.session.commit()

@@ -11,8 +11,8 @@ from app.extensions import db
 from app.jobs import clock
 from app.models import AgentStateSpan, AuditRecord
 from app.services.actors import Actor
-from app.services.calls import dialing
 from app.services.delivery import agent_state, closing
+from app.services.dialer import placing
 from app.services.people.users import delete_user
 from app.services.work_codes import groups as work_codes
 from app.services.work_codes.groups import CodeSettings
@@ -113,8 +113,8 @@ def flagged(acme):
 
 
 def call(ann, task, now, result):
-    placed = dialing.start_call(ann, task.record_id, None, actor=as_agent(ann), now=now)
-    dialing.call_event(
+    placed = placing.start_call(ann, task.record_id, None, actor=as_agent(ann), now=now)
+    placing.call_event(
         ann, task.record_id, placed.call_id, "ENDED", result, actor=as_agent(ann), now=now + 9 * S
     )
     db.session.commit()
@@ -174,9 +174,9 @@ def test_a_new_call_on_the_attempt_counts_afresh(renewals, ann, flagged):
 def test_a_call_ending_after_the_close_keeps_the_codes_word(renewals, ann, flagged):
     add_phones(renewals, "c1")
     task, now = deliver(ann)
-    placed = dialing.start_call(ann, task.record_id, None, actor=as_agent(ann), now=now + S)
+    placed = placing.start_call(ann, task.record_id, None, actor=as_agent(ann), now=now + S)
     close(ann, task, now + 20 * S, "Sale")
-    dialing.call_event(
+    placing.call_event(
         ann, task.record_id, placed.call_id, "ENDED", "NO_ANSWER", actor=as_agent(ann),
         now=now + 25 * S,
     )  # fmt: skip

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Attempt, CallPlacement, InstanceKind, Task, User
-from app.services.calls.dialing import COUNTDOWN_GRACE_SECONDS, countdown_seconds
+from app.services.dialer.placing import COUNTDOWN_GRACE_SECONDS, countdown_seconds
 from app.services.work_codes.groups import CodeSettings, add_code, create_group, set_queue_groups
 from app.web.security import CONTENT_SECURITY_POLICY, web_origin
 from tests.conftest import SETUP

@@ -11,8 +11,8 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import AgentStateSpan, Attempt, AuditRecord, SkillQueue
 from app.services.actors import Actor
-from app.services.calls import dialing
 from app.services.delivery import agent_state, away_reasons, closing, progress, wrap_up
+from app.services.dialer import placing
 from app.services.errors import Conflict, InvalidInput, NotFound
 from tests.calls.calls_support import add_phones, as_agent, deliver
 from tests.calls.calls_support import events as told
@@ -152,8 +152,8 @@ def test_an_unknown_reason_or_one_with_another_state_is_refused_and_nothing_stor
 
 
 def ended_call(agent, task, at):
-    placed = dialing.start_call(agent, task.record_id, actor=as_agent(agent), now=at)
-    dialing.call_event(
+    placed = placing.start_call(agent, task.record_id, actor=as_agent(agent), now=at)
+    placing.call_event(
         agent, task.record_id, placed.call_id, "ENDED", "BUSY", actor=as_agent(agent), now=at + S
     )
     db.session.commit()
@@ -165,10 +165,10 @@ def test_wrap_up_runs_from_the_calls_end_and_warns_past_the_queues_limit(acme, r
     wrap_up.set_wrap_up_limit(sales, 60, actor=SETUP)
     add_phones(renewals, "c1")
     task, now = deliver(ann)
-    attempt = dialing.current_call(task)
+    attempt = placing.current_call(task)
     assert wrap_up.wrap_up_of(task, attempt, now) is None  # no call yet
     ended_call(ann, task, now + S)
-    attempt = dialing.current_call(task)
+    attempt = placing.current_call(task)
     during = wrap_up.wrap_up_of(task, attempt, now + 32 * S)
     assert (during.since, during.elapsed, during.over_limit) == (now + 2 * S, 30 * S, False)
     assert wrap_up.wrap_up_of(task, attempt, now + 63 * S).over_limit
@@ -184,9 +184,9 @@ def test_a_redial_ends_the_wrap_up(renewals, ann):
     add_phones(renewals, "c1")
     task, now = deliver(ann)
     ended_call(ann, task, now + S)
-    dialing.start_call(ann, task.record_id, actor=as_agent(ann), now=now + 5 * S)
+    placing.start_call(ann, task.record_id, actor=as_agent(ann), now=now + 5 * S)
     db.session.commit()
-    assert wrap_up.wrap_up_of(task, dialing.current_call(task), now + 6 * S) is None
+    assert wrap_up.wrap_up_of(task, placing.current_call(task), now + 6 * S) is None
 
 
 @pytest.mark.parametrize("seconds", [4, 3601])

@@ -9,9 +9,9 @@ from sqlalchemy import True_, select
 
 from app.extensions import db
 from app.models import Task
+from app.services.contactability.seat import Seat
 from app.services.delivery import rules
 from app.services.delivery.progress import campaign_progress
-from app.services.delivery.seat import Seat
 from app.services.dnc import numbers as dnc
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput

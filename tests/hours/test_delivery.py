@@ -13,9 +13,9 @@ from sqlalchemy import event, false, true
 from app.extensions import db
 from app.models import Task
 from app.services.actors import Actor
+from app.services.contactability.seat import Seat
 from app.services.delivery import closing, rules
 from app.services.delivery.progress import campaign_progress
-from app.services.delivery.seat import Seat
 from app.services.people import agents
 from app.services.schedules import hours, queue_hours
 from app.services.tenants.setup import get_skill_queue

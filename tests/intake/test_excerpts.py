@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.extensions import db
-from app.services.intake.cells import excerpt, reason_text
+from app.services.csv_cells import excerpt, reason_text
 from app.services.intake.runs import report_file, run_load
 from tests.intake.conftest import csv_text, read_report, start
 

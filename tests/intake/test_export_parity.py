@@ -20,8 +20,8 @@ from sqlalchemy import Select, func, literal_column, select, update
 
 from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem, WorkCode
+from app.services.csv_cells import guard
 from app.services.intake import export
-from app.services.intake.cells import guard
 from app.services.intake.export import SYSTEM_COLUMNS, export_csv
 from app.services.search.criteria import Condition, Criterion
 from app.services.search.query import filtered

@@ -1,6 +1,6 @@
 """Exports are safe to open in a spreadsheet, and still load back as the same tasks.
 
-The rule (app/services/intake/cells.py): export puts one `'` before every value matching
+The rule (app/services/csv_cells.py): export puts one `'` before every value matching
 `'*[=@+\\-\\t\\r]` at its start; intake takes one `'` off every cell matching `'+[=@+\\-\\t\\r]`.
 """
 
@@ -11,7 +11,7 @@ import io
 
 import pytest
 
-from app.services.intake.cells import guard, unguard
+from app.services.csv_cells import guard, unguard
 from app.services.intake.export import export_csv
 from tests.intake.conftest import tasks_of
 

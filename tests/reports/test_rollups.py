@@ -16,9 +16,10 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Attempt, AttemptRollup, EndedHow, Task, WorkCodeRollup
 from app.models.report_rollups import MEASURES
-from app.services.calls import dialing, ledger
+from app.services.calls import ledger
 from app.services.calls import rollups as rollups_module
 from app.services.campaigns.setup import find_campaign
+from app.services.dialer import placing
 from app.services.reports import campaign_summary, report_scope
 from app.services.reports.recount import recount
 from tests.conftest import SETUP
@@ -74,11 +75,11 @@ def _step(rng: random.Random, tasks: list[Task], agents: list, now: datetime) ->
     elif attempt is None:
         return
     elif move == "call":
-        dialing._begin_call(attempt, task, "Phone", "+14155550100", now)
+        placing._begin_call(attempt, task, "Phone", "+14155550100", now)
     elif move == "connect":
-        dialing.record_call_event(attempt, "CONNECTED", actor=SETUP, now=now)
+        placing.record_call_event(attempt, "CONNECTED", actor=SETUP, now=now)
     elif move == "end call":
-        dialing.record_call_event(attempt, "ENDED", rng.choice(RESULTS), actor=SETUP, now=now)
+        placing.record_call_event(attempt, "ENDED", rng.choice(RESULTS), actor=SETUP, now=now)
     elif move == "close":
         flags = [
             SimpleNamespace(contact=rng.random() < 0.5, success=rng.random() < 0.3)

@@ -11,8 +11,8 @@ from app.extensions import db
 from app.models import SkillQueue
 from app.models.types import utcnow
 from app.services.actors import Actor
-from app.services.calls import dialing
 from app.services.delivery import agent_state, away_reasons, progress, wrap_up
+from app.services.dialer import placing
 from tests.conftest import SETUP
 from tests.desk.delivery_support import add, available, make_agent, offer
 from tests.ui.conftest import page
@@ -38,8 +38,8 @@ def test_the_board_shows_aways_reason_and_wrap_up_past_the_limit(acme, renewals,
     ann = make_agent(acme, "ann")
     available(ann, now)
     task = offer(ann, now).task
-    placed = dialing.start_call(ann, task.record_id, actor=Actor.agent("ann"), now=now + S)
-    dialing.call_event(
+    placed = placing.start_call(ann, task.record_id, actor=Actor.agent("ann"), now=now + S)
+    placing.call_event(
         ann,
         task.record_id,
         placed.call_id,

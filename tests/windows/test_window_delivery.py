@@ -9,9 +9,9 @@ import pytest
 
 from app.extensions import db
 from app.services.actors import Actor
+from app.services.contactability.seat import Seat
 from app.services.delivery import closing, offers
 from app.services.delivery.progress import campaign_progress
-from app.services.delivery.seat import Seat
 from app.services.people import agents
 from app.services.schedules import calling_windows
 from app.services.tasks import changes as tasks

@@ -31,7 +31,7 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import record
 from app.services.campaigns.setup import campaign_change
-from app.services.delivery.seat import Blocked, OtherRules, Seat
+from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.errors import InvalidInput
 
 ACTIVE, PAUSED, ARCHIVED = (s.value for s in CampaignStatus)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from sqlalchemy import ColumnElement, and_, case, true
 
 from app.services.campaigns import life_cycle as campaign_status
+from app.services.contactability.seat import Seat
 from app.services.delivery import rules
-from app.services.delivery.seat import Seat
 from app.services.dnc import numbers as dnc
 from app.services.schedules import calling_windows, queue_hours
 

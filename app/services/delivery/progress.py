@@ -25,11 +25,11 @@ from app.models.agents import AgentState, agent_skill_queues
 from app.models.campaigns import Campaign
 from app.models.types import stamped, utcnow
 from app.services.actors import Actor
+from app.services.contactability.seat import Blocked, Seat
 from app.services.delivery import rules
 from app.services.delivery.closing import release
 from app.services.delivery.kept_back import KeptBack, refused_by, refuses
 from app.services.delivery.offers import in_work
-from app.services.delivery.seat import Blocked, Seat
 from app.services.delivery.wrap_up import WrapUp
 from app.services.errors import InvalidInput, StaleTask
 

@@ -19,7 +19,7 @@ from sqlalchemy import ColumnElement, and_, or_, text
 from app.models import Task, User
 from app.models.agents import AgentState
 from app.services.campaigns import life_cycle as campaign_status
-from app.services.delivery.seat import Blocked, OtherRules, Seat
+from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.dnc import numbers as dnc
 from app.services.schedules import calling_windows, queue_hours
 

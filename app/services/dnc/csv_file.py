@@ -27,10 +27,10 @@ from app.models.dnc import DncNumber
 from app.services.actors import Actor
 from app.services.audit.reading import wire_time
 from app.services.audit.trail import Change, record
+from app.services.csv_cells import unguard
 from app.services.csv_files import GuardedWriter
 from app.services.dnc.numbers import MAX_NOTE, check_note, insert_numbers
 from app.services.errors import InvalidInput
-from app.services.intake.cells import unguard
 from app.services.values import is_e164
 
 DELIMITERS = ",;\t"

@@ -30,7 +30,7 @@ from app.models.dnc import DncNumber
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record_all
-from app.services.delivery.seat import Blocked, OtherRules, Seat
+from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.errors import InvalidInput
 from app.services.values import is_e164, is_phone_key
 

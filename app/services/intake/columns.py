@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from app.models import SkillQueue
+from app.services.csv_cells import excerpt, excerpts_in
 from app.services.errors import ITEMS, InvalidInput, ServiceError
-from app.services.intake.cells import excerpt, excerpts_in
 from app.services.tasks.validation import (
     SPECIAL_KEYS,
     ItemInput,

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.services.csv_cells import excerpt, unguard_row
 from app.services.errors import ServiceError
-from app.services.intake.cells import excerpt, unguard_row
 
 DELIMITERS = ",;\t|"
 SAMPLE_BYTES = 64 * 1024

@@ -27,9 +27,9 @@ from app.extensions import db
 from app.models import Campaign
 from app.services.actors import Actor
 from app.services.campaigns.life_cycle import check_takes_tasks
+from app.services.csv_cells import excerpt, reason_text, unguard_row
 from app.services.csv_files import GuardedWriter
 from app.services.errors import InvalidInput, ServiceError
-from app.services.intake.cells import excerpt, reason_text, unguard_row
 from app.services.intake.columns import Layout, plan_row
 from app.services.intake.csvfile import (
     FileRefused,

@@ -25,7 +25,7 @@ from app.extensions import db
 from app.models import Campaign, Task
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
-from app.services.delivery.seat import Blocked, OtherRules, Seat
+from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.errors import InvalidInput
 from app.services.schedules.window_clock import DAY, Window, opening_in, parse_window, zones_inside
 

@@ -16,7 +16,7 @@ from sqlalchemy import ColumnElement, and_, false, select, true
 
 from app.extensions import db
 from app.models import Schedule, ScheduleException, ScheduleHours, SkillQueue, Task
-from app.services.delivery.seat import Blocked, OtherRules, Seat
+from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.schedules.calendar import Calendar
 from app.services.schedules.opening_hours import Range
 

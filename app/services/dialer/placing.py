@@ -56,8 +56,8 @@ from app.services.audit.trail import Change, record
 from app.services.calls import ledger
 from app.services.campaigns import life_cycle
 from app.services.contact_centre import InstanceError, OutboundCall, instance_for
+from app.services.contactability.seat import Seat
 from app.services.delivery.ownership import held_task
-from app.services.delivery.seat import Seat
 from app.services.dnc import numbers as dnc
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound, TaskTaken
 from app.services.schedules import calling_windows, queue_hours

@@ -14,11 +14,11 @@ from app.extensions import db
 from app.models import Attempt, EndedHow, Task
 from app.models.campaigns import CallPlacement
 from app.services.actors import Actor
-from app.services.calls import dialing
-from app.services.calls.dialing import CallNotFound
 from app.services.campaigns import life_cycle
 from app.services.contact_centre import InstanceError
 from app.services.delivery import agent_state, closing, progress
+from app.services.dialer import placing
+from app.services.dialer.placing import CallNotFound
 from app.services.dnc import numbers as dnc
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound
 from app.services.schedules import calling_windows, hours
@@ -50,11 +50,11 @@ NY_MORNING = datetime(2026, 11, 30, 13, 59, 30, tzinfo=UTC)
 
 
 def start(agent, task, key=None, now=None, **options):
-    return dialing.start_call(agent, task.record_id, key, actor=as_agent(agent), now=now, **options)
+    return placing.start_call(agent, task.record_id, key, actor=as_agent(agent), now=now, **options)
 
 
 def event(agent, task, call_id, name, result=None, contact=None, now=None):
-    return dialing.call_event(
+    return placing.call_event(
         agent, task.record_id, call_id, name, result, contact, actor=as_agent(agent), now=now
     )
 
@@ -370,7 +370,7 @@ def test_only_the_agents_call_of_this_task_is_found(renewals, ann, bob):
         (ann, other.record_id, placed.call_id),  # another task's
     ):
         with pytest.raises(CallNotFound):
-            dialing.call_event(agent, record_id, call_id, "CONNECTED", actor=SETUP, now=now)
+            placing.call_event(agent, record_id, call_id, "CONNECTED", actor=SETUP, now=now)
 
 
 def test_the_end_may_come_after_the_close(renewals, ann):
@@ -390,7 +390,7 @@ def test_the_worker_rule_tells_whether_it_changed_anything(renewals, ann):
     task, now = deliver(ann)
     start(ann, task, now=now)
     row = the_attempt()
-    record = dialing.record_call_event
+    record = placing.record_call_event
     assert record(row, "CONNECTED", actor=SETUP, now=now + S) is True
     assert record(row, "CONNECTED", actor=SETUP, now=now + 2 * S) is False
     assert record(row, "ENDED", "ANSWERED", "ct-9", actor=SETUP, now=now + 9 * S) is True
@@ -467,7 +467,7 @@ def contact_flow(renewals):
 
 def test_the_contact_flow_places_the_call(contact_flow, ann, monkeypatch):
     fake = FakeInstance("contact-42")
-    monkeypatch.setattr(dialing, "instance_for", lambda tenant: fake)
+    monkeypatch.setattr(placing, "instance_for", lambda tenant: fake)
     task = add_phones(contact_flow, "c1")
     task, now = deliver(ann)
     placed = start(ann, task, now=now + S)
@@ -503,7 +503,7 @@ def test_a_call_the_contact_centre_cannot_place_ends_failed(
     contact_flow, ann, monkeypatch, instance, words
 ):
     if instance is not None:
-        monkeypatch.setattr(dialing, "instance_for", lambda tenant: instance)
+        monkeypatch.setattr(placing, "instance_for", lambda tenant: instance)
     add_phones(contact_flow, "c1")
     task, now = deliver(ann)
     placed = start(ann, task, now=now + S)
@@ -565,10 +565,10 @@ def test_task_attempts_newest_first_and_unknown_task(renewals, ann, bob, acme):
     closing.release_task(ann, task.record_id, actor=as_agent(ann), now=now + S)
     db.session.commit()
     deliver(bob, now + 2 * S)
-    assert [a.agent_login for a in dialing.task_attempts(acme, task.record_id)] == ["bob", "ann"]
-    assert dialing.current_call(task).agent_login == "bob"
+    assert [a.agent_login for a in placing.task_attempts(acme, task.record_id)] == ["bob", "ann"]
+    assert placing.current_call(task).agent_login == "bob"
     with pytest.raises(TaskNotFound):
-        dialing.task_attempts(acme, "no-such-task")
+        placing.task_attempts(acme, "no-such-task")
 
 
 def test_suggested_codes_are_the_queues_enabled_codes_for_the_result(renewals, ann, acme):
@@ -587,5 +587,5 @@ def test_suggested_codes_are_the_queues_enabled_codes_for_the_result(renewals, a
     work_codes.set_queue_groups(acme, "Sales", ["Result", "Topics"], actor=SETUP)
     db.session.commit()
     task = add_phones(renewals, "c1")
-    assert dialing.suggested_codes(task, "BUSY") == [("Result", "Busy"), ("Topics", "Line busy")]
-    assert dialing.suggested_codes(task, "VOICEMAIL") == []
+    assert placing.suggested_codes(task, "BUSY") == [("Result", "Busy"), ("Topics", "Line busy")]
+    assert placing.suggested_codes(task, "VOICEMAIL") == []
