@@ -15,8 +15,10 @@ from app.services.actors import Actor
 from app.services.campaigns.setup import get_campaign
 from app.services.errors import ServiceError
 from app.services.intake.export import export_csv
+from app.services.intake.folder_drop import FolderDrop
 from app.services.intake.runs import copy_of, report_file, run_load, start_load
-from app.services.intake.watch import FolderDrop, S3Drop, watch_once
+from app.services.intake.s3_drop import S3Drop
+from app.services.intake.watch import watch_once
 from app.services.search.criteria import Condition, Criterion
 
 intake_group = click.Group("intake", help="Intake files: load, export, watch a drop location.")

@@ -13,8 +13,9 @@ from sqlalchemy import text
 from app import create_app
 from app.config import test_settings as settings_for
 from app.extensions import db
+from app.services.intake.folder_drop import FolderDrop
 from app.services.intake.runs import copy_of, report_file, run_load, start_load, stored_file
-from app.services.intake.watch import FolderDrop, watch_once
+from app.services.intake.watch import watch_once
 from tests.conftest import SETUP
 
 TASKS = "Id,Name\nA,Ann\nB,Bob\n"

@@ -11,8 +11,9 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord, Event, IntakeLoad
+from app.services.intake.folder_drop import FolderDrop
 from app.services.intake.runs import run_load
-from app.services.intake.watch import FolderDrop, watch_once
+from app.services.intake.watch import watch_once
 from tests.conftest import SETUP
 from tests.intake.conftest import start
 from tests.ui.conftest import BOSS, RequestClient, make_supervisor, page, session_for, submit

@@ -20,8 +20,10 @@ from app.jobs import intake as intake_jobs
 from app.jobs.intake import sweep_intake
 from app.models import IntakeLoad
 from app.services.campaigns.setup import find_campaign
-from app.services.intake import watch
-from app.services.intake.watch import FolderDrop, S3Drop, watch_once
+from app.services.intake import folder_drop, s3_drop, watch
+from app.services.intake.folder_drop import FolderDrop
+from app.services.intake.s3_drop import S3Drop
+from app.services.intake.watch import watch_once
 from tests.conftest import make_tenant
 from tests.intake.conftest import tasks_of
 from tests.worker.conftest import run_queued_jobs
@@ -146,6 +148,7 @@ def s3(monkeypatch, tmp_path):
         mkdtemp=partial(tempfile.mkdtemp, dir=tmp_path),
         TemporaryDirectory=partial(tempfile.TemporaryDirectory, dir=tmp_path),
     )
+    monkeypatch.setattr(s3_drop, "tempfile", scratch)
     monkeypatch.setattr(watch, "tempfile", scratch)
     for name, value in {
         "AWS_ACCESS_KEY_ID": "testing",
@@ -345,7 +348,7 @@ def test_a_claimed_file_swapped_for_a_link_is_not_read(renewals, tmp_path, secre
             os.unlink(target)
             os.symlink(secret, target)
 
-    monkeypatch.setattr(watch.os, "rename", claim_then_swap)
+    monkeypatch.setattr(folder_drop.os, "rename", claim_then_swap)
     outcomes = outcomes_by_file(watch_once(FolderDrop(root)))
     monkeypatch.undo()
     assert outcomes["swap.csv"][0] == "refused"

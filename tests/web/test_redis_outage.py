@@ -23,8 +23,9 @@ from app.jobs import leases
 from app.jobs.intake import sweep_intake
 from app.models import IntakeLoad
 from app.models.types import utcnow
+from app.services.intake.folder_drop import FolderDrop
 from app.services.intake.runs import NO_WORKER
-from app.services.intake.watch import FolderDrop, watch_once
+from app.services.intake.watch import watch_once
 from app.web.rate_limit_failover import RETRY_SECONDS, ApiCounts
 from tests.desk.desk_support import desk_sign_in, make_agent
 from tests.intake.conftest import tasks_of
