@@ -23,7 +23,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-from app.models import AUTO_DIAL_SECONDS, CallPlacement, Campaign, CampaignType, InstanceKind
+from app.models import (
+    AUTO_DIAL_SECONDS,
+    CallPlacement,
+    Campaign,
+    CampaignType,
+    InstanceKind,
+    Tenant,
+)
 from app.services.actors import Actor
 from app.services.audit.trail import record
 from app.services.campaigns.setup import campaign_change
@@ -143,10 +150,22 @@ def _instance_of(connect_instance_id: str | None) -> str | None:
 
 
 def _check_connect(campaign: Campaign, before: dict, wanted: dict) -> None:
-    """The Amazon Connect settings: their shapes, and that the tenant's instance is Connect
-    (for what changes: settings kept from before a move off Connect stay until changed)."""
+    """The Amazon Connect settings: each on a Connect tenant only, each of its own shape, and
+    what the contact flow needs to place calls."""
     tenant = campaign.tenant
-    on_connect = tenant.instance_kind == InstanceKind.AMAZON_CONNECT
+    _check_on_connect(tenant, before, wanted)
+    _check_queue_arn(tenant, wanted["connectQueueArn"])
+    _check_flow_id(wanted["connectContactFlowId"])
+    _check_caller_id(wanted["connectCallerId"])
+    if wanted["callPlacement"] == CallPlacement.CONTACT_FLOW:
+        _check_flow_can_place(wanted)
+
+
+def _check_on_connect(tenant: Tenant, before: dict, wanted: dict) -> None:
+    """A Connect setting needs a tenant whose instance is Amazon Connect (for what changes:
+    settings kept from before a move off Connect stay until changed)."""
+    if tenant.instance_kind == InstanceKind.AMAZON_CONNECT:
+        return
     named = [
         (PLACEMENT_FIELD, "callPlacement"),
         (FLOW_FIELD, "connectContactFlowId"),
@@ -155,7 +174,7 @@ def _check_connect(campaign: Campaign, before: dict, wanted: dict) -> None:
     ]
     for field, name in named:
         value = wanted[name]
-        if on_connect or value in (None, CallPlacement.DESK) or value == before[name]:
+        if value in (None, CallPlacement.DESK) or value == before[name]:
             continue
         if name == "callPlacement":
             raise InvalidInput(
@@ -165,49 +184,60 @@ def _check_connect(campaign: Campaign, before: dict, wanted: dict) -> None:
         raise InvalidInput(
             f"{field} is only for a tenant whose instance is Amazon Connect", field=field
         )
-    arn = wanted["connectQueueArn"]
-    if arn is not None:
-        shape = QUEUE_ARN.fullmatch(arn)
-        if shape is None:
-            raise InvalidInput(
-                f"{QUEUE_FIELD} must look like arn:aws:connect:REGION:ACCOUNT:instance/ID/queue/ID",
-                field=QUEUE_FIELD,
-            )
-        if tenant.connect_region and shape["region"] != tenant.connect_region:
-            raise InvalidInput(
-                f"{QUEUE_FIELD} is in {shape['region']}, not the instance's region "
-                f"{tenant.connect_region}",
-                field=QUEUE_FIELD,
-            )
-        instance = _instance_of(tenant.connect_instance_id)
-        if instance and shape["instance"] != instance:
-            raise InvalidInput(
-                f"{QUEUE_FIELD} names instance {shape['instance']}, not the tenant's {instance}",
-                field=QUEUE_FIELD,
-            )
-    flow = wanted["connectContactFlowId"]
+
+
+def _check_queue_arn(tenant: Tenant, arn: str | None) -> None:
+    """A queue's ARN, in the tenant's instance and its region."""
+    if arn is None:
+        return
+    shape = QUEUE_ARN.fullmatch(arn)
+    if shape is None:
+        raise InvalidInput(
+            f"{QUEUE_FIELD} must look like arn:aws:connect:REGION:ACCOUNT:instance/ID/queue/ID",
+            field=QUEUE_FIELD,
+        )
+    if tenant.connect_region and shape["region"] != tenant.connect_region:
+        raise InvalidInput(
+            f"{QUEUE_FIELD} is in {shape['region']}, not the instance's region "
+            f"{tenant.connect_region}",
+            field=QUEUE_FIELD,
+        )
+    instance = _instance_of(tenant.connect_instance_id)
+    if instance and shape["instance"] != instance:
+        raise InvalidInput(
+            f"{QUEUE_FIELD} names instance {shape['instance']}, not the tenant's {instance}",
+            field=QUEUE_FIELD,
+        )
+
+
+def _check_flow_id(flow: str | None) -> None:
     if flow is not None and not CONTACT_FLOW_ID.fullmatch(flow):
         raise InvalidInput(
             f"{FLOW_FIELD} must be the flow's id (36 characters, e.g. "
             "12345678-aaaa-bbbb-cccc-123456789012)",
             field=FLOW_FIELD,
         )
-    caller = wanted["connectCallerId"]
+
+
+def _check_caller_id(caller: str | None) -> None:
     if caller is not None and not is_e164(caller):
         raise InvalidInput(
             f"{CALLER_FIELD} must be an E.164 number such as +14155550100", field=CALLER_FIELD
         )
-    if wanted["callPlacement"] == CallPlacement.CONTACT_FLOW:
-        if flow is None:
-            raise InvalidInput(
-                f"{FLOW_FIELD} is required when the contact flow places the calls",
-                field=FLOW_FIELD,
-            )
-        if arn is None and caller is None:
-            raise InvalidInput(
-                f"{QUEUE_FIELD} or a caller id is required when the contact flow places the calls",
-                field=QUEUE_FIELD,
-            )
+
+
+def _check_flow_can_place(wanted: dict) -> None:
+    """The contact flow places calls with its id and a queue or a caller id."""
+    if wanted["connectContactFlowId"] is None:
+        raise InvalidInput(
+            f"{FLOW_FIELD} is required when the contact flow places the calls",
+            field=FLOW_FIELD,
+        )
+    if wanted["connectQueueArn"] is None and wanted["connectCallerId"] is None:
+        raise InvalidInput(
+            f"{QUEUE_FIELD} or a caller id is required when the contact flow places the calls",
+            field=QUEUE_FIELD,
+        )
 
 
 def set_dialing(
