@@ -16,6 +16,8 @@ from tests.browser.conftest import (  # noqa: F401
     tab,
 )
 from tests.servers import LiveServer, gunicorn
+from tests.sso.ldap_directory import silent_port  # noqa: F401
+from tests.sso.outbound_sites import names, sites  # noqa: F401
 from tests.ui.conftest import (  # noqa: F401
     app,
     boss,

@@ -86,19 +86,20 @@ def _checked(request: requests.PreparedRequest) -> tuple[Target, addresses.IPAdd
     return target, found[0]
 
 
-def guard(session: requests.Session) -> requests.Session:
-    """`session` with the pinned adapter for http and https, no proxy from the environment
-    and no redirect followed (a redirect is an error: `get` follows them itself)."""
+def guard(session: requests.Session, max_redirects: int = 0) -> requests.Session:
+    """`session` with the pinned adapter for http and https and no proxy from the
+    environment; by default a redirect is an error (a token request follows none)."""
     adapter = PinnedAdapter()
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     session.trust_env = False
-    session.max_redirects = 0
+    session.max_redirects = max_redirects
     return session
 
 
 def session() -> requests.Session:
-    return guard(requests.Session())
+    """A guarded session for `get`, which follows redirects itself."""
+    return guard(requests.Session(), MAX_REDIRECTS)
 
 
 def get(url: str, *, headers: Mapping[str, str] | None = None, limit: int = 1_000_000) -> bytes:
