@@ -72,8 +72,8 @@ def test_an_internal_metadata_url_is_refused_before_any_connection(
     caplog.set_level("INFO", logger="app.services.outbound")
     with pytest.raises(InvalidInput) as refused:
         saml.settings_from(None, f"http://{host}:{site.port}/md")
-    assert str(refused.value) == saml.UNREADABLE and str(refused.value.field) == "url"
     assert site.connections == 0
+    assert str(refused.value) == saml.UNREADABLE and str(refused.value.field) == "url"
     assert REFUSED_BY_GUARD in caplog.text  # the guard said no (in the log only)
 
 
@@ -84,10 +84,11 @@ def test_an_internal_issuer_is_refused_before_any_connection(app, sites, names, 
     site.fallback = Answer(200, discovery_document(f"https://{host}:{site.port}"))
     names.table["intranet.example"] = [["10.1.2.3"]]
     caplog.set_level("INFO", logger="app.services.outbound")
-    with pytest.raises(InvalidInput, match="^issuer could not be read") as refused:
+    with pytest.raises(InvalidInput) as refused:
         oidc.settings_from(f"https://{host}:{site.port}", "desk-app")
-    assert str(refused.value.field) == "issuer"
     assert site.connections == 0
+    assert str(refused.value).startswith("issuer could not be read")
+    assert str(refused.value.field) == "issuer"
     assert REFUSED_BY_GUARD in caplog.text
 
 
@@ -104,9 +105,10 @@ def test_a_metadata_url_redirecting_to_a_private_host_is_refused_at_the_hop(
     public.redirect("/md", f"{private.base}/md")
     public.redirect("/moved", f"{public.base}/here")
     public.answer("/here", Answer(200, identity_provider.metadata().encode()))
-    with pytest.raises(InvalidInput, match=saml.UNREADABLE):
+    with pytest.raises(InvalidInput) as refused:
         saml.settings_from(None, f"{public.base}/md")
     assert private.connections == 0
+    assert str(refused.value) == saml.UNREADABLE
     # A redirect to an allowed address is followed.
     assert saml.settings_from(None, f"{public.base}/moved")["idp_entity_id"]
 
@@ -115,9 +117,10 @@ def test_a_discovery_redirecting_to_a_private_host_is_refused_at_the_hop(app, si
     public, private = sites(PUBLIC), sites(PRIVATE)
     private.fallback = Answer(200, discovery_document(public.base))
     public.redirect("/.well-known/openid-configuration", f"{private.base}/discovery", 307)
-    with pytest.raises(InvalidInput, match="^issuer could not be read"):
+    with pytest.raises(InvalidInput) as refused:
         oidc.settings_from(public.base, "desk-app")
     assert private.connections == 0
+    assert str(refused.value).startswith("issuer could not be read")
 
 
 # --- the addresses a provider's document names ---------------------------------------------
@@ -147,7 +150,7 @@ def test_the_client_secret_never_goes_to_a_private_token_endpoint(
 ):
     public, private = provider_naming_a_private_host
     settings = oidc.settings_from(public.base, "desk-app")
-    with pytest.raises(oidc.ProviderUnavailable, match="did not answer"):
+    with pytest.raises(oidc.ProviderUnavailable):
         oidc.exchange_code(settings, "s3cret-of-the-client", "a-code", PENDING)
     assert private.connections == 0
 
@@ -160,7 +163,7 @@ def test_a_token_endpoint_redirect_is_not_followed_with_the_secret(app, sites):
         **oidc.settings_from(public.base, "desk-app"),
         "token_auth_method": "client_secret_post",
     }
-    with pytest.raises(oidc.ProviderUnavailable, match="did not answer"):
+    with pytest.raises(oidc.ProviderUnavailable):
         oidc.exchange_code(settings, "s3cret-of-the-client", "a-code", PENDING)
     assert [r.path for r in public.requests][-1] == "/token"
     assert private.connections == 0
@@ -169,9 +172,9 @@ def test_a_token_endpoint_redirect_is_not_followed_with_the_secret(app, sites):
 def test_keys_and_user_info_at_a_private_host_are_not_fetched(app, provider_naming_a_private_host):
     public, private = provider_naming_a_private_host
     settings = oidc.settings_from(public.base, "desk-app")
-    with pytest.raises(oidc.ProviderUnavailable, match="did not answer"):
+    with pytest.raises(oidc.ProviderUnavailable):
         oidc_published.key_set(public.base, "any-key")
-    with pytest.raises(oidc.ProviderUnavailable, match="did not answer"):
+    with pytest.raises(oidc.ProviderUnavailable):
         oidc._userinfo(settings, "an-access-token", "alice")
     assert private.connections == 0
 
