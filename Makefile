@@ -47,10 +47,14 @@ browser:
 # The web server and the worker together (app/Procfile, run by honcho); Ctrl-C stops both.
 # Sign-in and invitation links name this server unless PUBLIC_BASE_URL says otherwise.
 RUN_BASE_URL = $(or $(PUBLIC_BASE_URL),$(if $(TLS_CERT),https,http)://localhost:$(PORT))
+# The demo's own directory (`make demo-ldap`) listens on 127.0.0.1, which the service connects
+# to on a tenant's behalf only when allowed: this demo server allows that one address.
+RUN_ALLOW_NETWORKS = $(or $(OUTBOUND_ALLOW_NETWORKS),127.0.0.1/32)
 run: install-serving
 	$(FLASK) db upgrade
 	PUBLIC_BASE_URL="$(RUN_BASE_URL)" $(FLASK) demo seed
 	PATH="$(abspath $(BIN)):$$PATH" HOST=$(HOST) WORKERS=$(WORKERS) PUBLIC_BASE_URL="$(RUN_BASE_URL)" \
+		OUTBOUND_ALLOW_NETWORKS="$(RUN_ALLOW_NETWORKS)" \
 		GUNICORN_TLS="$(if $(TLS_CERT),--certfile $(TLS_CERT) --keyfile $(TLS_KEY))" \
 		$(BIN)/honcho -f app/Procfile -d . start -p $(PORT)
 
@@ -65,7 +69,8 @@ demo-ldap: install-serving
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq slapd >/dev/null; }
 	$(FLASK) db upgrade
 	PUBLIC_BASE_URL="$(RUN_BASE_URL)" $(FLASK) demo seed >/dev/null
-	PUBLIC_BASE_URL="$(RUN_BASE_URL)" $(FLASK) demo directory
+	OUTBOUND_ALLOW_NETWORKS="$(RUN_ALLOW_NETWORKS)" PUBLIC_BASE_URL="$(RUN_BASE_URL)" \
+		$(FLASK) demo directory
 
 # The worker alone (another host, or beside a web server started some other way).
 worker: install-serving

@@ -225,6 +225,9 @@ def defaults() -> dict[str, Any]:
         # Not public, but allowed for every connection the service makes on a tenant's
         # behalf (e.g. "10.20.0.0/16"): none by default.
         "OUTBOUND_ALLOW_NETWORKS": webhook_allow_networks(env, "OUTBOUND_ALLOW_NETWORKS"),
+        # Seconds a fetch on a tenant's behalf (a sign-in provider's metadata, discovery,
+        # keys, token, user info) waits for its answer; the connection is taken within 3.
+        "OUTBOUND_TIMEOUT_SECONDS": float(env.get("OUTBOUND_TIMEOUT_SECONDS", 5)),
         # Audit records older than this are pruned; 0 keeps them forever.
         "AUDIT_RETENTION_DAYS": int(env.get("AUDIT_RETENTION_DAYS", 365)),
         # The desk: a desk silent this long counts as offline; a delivered task untouched

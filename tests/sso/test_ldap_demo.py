@@ -23,7 +23,8 @@ def test_the_demo_directory_signs_the_demo_agents_in(app, database_uri, tmp_path
     demo.seed(PLATFORM, str(tmp_path), actor=Actor.operator())
     db.session.commit()
     port, log = free_port(), tmp_path / "directory.log"
-    env = {**os.environ, "DATABASE_URL": database_uri, "PUBLIC_BASE_URL": "http://desk.test"}
+    env = {**os.environ, "DATABASE_URL": database_uri, "PUBLIC_BASE_URL": "http://desk.test",
+           "OUTBOUND_ALLOW_NETWORKS": "127.0.0.1/32"}  # fmt: skip
     command = ["-m", "flask", "--app", "wsgi", "demo", "directory", "--port", str(port)]
     process = start_process([*command, "--folder", str(tmp_path / "directory")], env, log)
     try:

@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AuditRecord, SeenAssertion, Supervisor, User
 from app.models.types import utcnow
+from app.services.outbound import fetch
 from app.services.sso import oidc, oidc_published, providers
 from app.web import oidc_flow
 from tests.conftest import SETUP, make_tenant
@@ -427,7 +428,7 @@ def test_a_provider_that_does_not_answer_gets_a_clear_page_in_time(client, acme)
     finally:
         silent.close()
     assert answer.status_code == 424 and "did not answer" in answer.text
-    assert took < sum(oidc_published.TIMEOUT) + 1
+    assert took < sum(fetch.timeouts()) + 1
 
 
 def test_a_provider_gone_before_its_answer_gets_a_clear_page(client, acme):

@@ -12,7 +12,6 @@ from xml.etree import ElementTree
 
 import pytest
 import requests
-import urllib3
 from bs4 import BeautifulSoup
 from click.testing import CliRunner
 from sqlalchemy import func, select
@@ -256,7 +255,7 @@ def test_the_login_attribute_names_the_agent_in_place_of_the_name_id(client, acm
 
 def test_a_provider_that_does_not_answer_is_given_up_on_quickly(app, monkeypatch):
     listener = socket.create_server(("127.0.0.1", 0))  # accepts, never answers
-    monkeypatch.setattr(saml, "TIMEOUT", urllib3.Timeout(connect=0.5, read=0.5))
+    monkeypatch.setitem(app.config, "OUTBOUND_TIMEOUT_SECONDS", 0.5)
     started = time.monotonic()
     with listener, pytest.raises(InvalidInput, match="could not be read"):
         saml.settings_from(None, f"http://127.0.0.1:{listener.getsockname()[1]}/metadata")

@@ -1,18 +1,20 @@
 """Where the service may connect on a tenant's behalf: public addresses only, unless the
-operator allows networks (webhooks now; the sign-in providers' fetches are to use it too).
+operator allows networks. Webhooks, and the sign-in providers' metadata, discovery, keys,
+token, user info and directory (`fetch`, `app/services/sso/ldap.py`), all ask here.
 
-A tenant's supervisor chooses a URL (a webhook endpoint), and the service connects to it from
-inside the operator's network; left alone, a URL could reach the worker's own machine (Redis on
-`localhost:6379`), the cloud's metadata service (`169.254.169.254`) or any private host, and
-the delivery log would tell open ports from closed ones. So an address that is loopback,
+A tenant's supervisor chooses a URL (a webhook endpoint, a SAML metadata URL, an OpenID
+issuer, a directory), and the service connects to it from inside the operator's network;
+left alone, a URL could reach the worker's own machine (Redis on `localhost:6379`), the
+cloud's metadata service (`169.254.169.254`) or any private host, and the delivery log or a
+settings page would tell open ports from closed ones. So an address that is loopback,
 link-local, private, multicast, unspecified, reserved or otherwise not public is refused,
 in every spelling (`0x7f000001`, `2130706433`, `127.1`, `[::ffff:127.0.0.1]`, `１２７.０.０.１`),
-when the endpoint is saved and again at each delivery, on the addresses its name resolves
+when the address is saved and again at each connection, on the addresses its name resolves
 to then: the connection goes to the very address checked (DNS rebinding gains nothing).
 
 `OUTBOUND_ALLOW_NETWORKS` (comma-separated CIDR networks, e.g. `10.20.0.0/16,127.0.0.0/8`)
-lets an operator allow some of them, for hosts inside their own network (for webhooks,
-`WEBHOOK_ALLOW_NETWORKS`, its older name, is read too).
+lets an operator allow some of them, for hosts inside their own network, for every
+connection; `WEBHOOK_ALLOW_NETWORKS`, its older name, still allows networks for webhooks.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ MAX_ADDRESSES = 8
 
 
 class AddressRefused(ValueError):
-    """The host is, or resolves to, an address webhooks are not sent to."""
+    """The host is, or resolves to, an address the service does not connect to."""
 
 
 def system_resolver(host: str, port: int) -> list[str]:
@@ -68,13 +70,13 @@ def parse_networks(text: str) -> tuple[IPNetwork, ...]:
     return tuple(networks)
 
 
-def allowed_networks() -> tuple[IPNetwork, ...]:
+def allowed_networks(*, webhooks: bool = False) -> tuple[IPNetwork, ...]:
     """The networks the operator allows beyond the public internet (none by default):
-    `OUTBOUND_ALLOW_NETWORKS`, and for webhooks its older name `WEBHOOK_ALLOW_NETWORKS`."""
+    `OUTBOUND_ALLOW_NETWORKS`, and for `webhooks` their older `WEBHOOK_ALLOW_NETWORKS`."""
     if not has_app_context():
         return ()
     config = current_app.config
-    names = ("OUTBOUND_ALLOW_NETWORKS", "WEBHOOK_ALLOW_NETWORKS")
+    names = ("OUTBOUND_ALLOW_NETWORKS", "WEBHOOK_ALLOW_NETWORKS")[: 2 if webhooks else 1]
     return parse_networks(",".join(filter(None, (config.get(name) for name in names))))
 
 
@@ -113,7 +115,8 @@ def _embedded(address: IPAddress) -> IPAddress | None:
 
 
 def kind_of(address: IPAddress) -> str | None:
-    """Why webhooks do not go to this address ("loopback", "private"…); None: public."""
+    """Why the service does not connect to this address ("loopback", "private"…); None:
+    public."""
     inner = _embedded(address)
     if inner is not None and (kind := kind_of(inner)):
         return kind
@@ -131,7 +134,7 @@ def kind_of(address: IPAddress) -> str | None:
 
 
 def refusal(address: IPAddress, allowed: Iterable[IPNetwork]) -> str | None:
-    """Why the address is refused, None when webhooks may go there."""
+    """Why the address is refused, None when the service may connect there."""
     kind = kind_of(address)
     if kind is None:
         return None
@@ -144,9 +147,9 @@ def refusal(address: IPAddress, allowed: Iterable[IPNetwork]) -> str | None:
 def _refused(host: str, address: IPAddress, kind: str) -> AddressRefused:
     said = str(address) if str(address) == host.strip("[]") else f"{host}, which is {address},"
     return AddressRefused(
-        f"host {said} is a {kind} address: webhooks go only to public addresses"
-        " (an operator may allow networks with OUTBOUND_ALLOW_NETWORKS"
-        " or WEBHOOK_ALLOW_NETWORKS)"
+        f"host {said} is a {kind} address: the service connects on a tenant's behalf only"
+        " to public addresses (an operator may allow networks with OUTBOUND_ALLOW_NETWORKS,"
+        " or for webhooks WEBHOOK_ALLOW_NETWORKS)"
     )
 
 
@@ -173,11 +176,11 @@ def checked_addresses(host: str, port: int, allowed: Iterable[IPNetwork]) -> lis
     return found
 
 
-def check_host(host: str, port: int) -> None:
-    """When an endpoint is saved: refuse a host that is, or now resolves to, an address
-    webhooks do not go to. A name that does not resolve yet is accepted (each delivery
-    checks it again)."""
-    allowed = allowed_networks()
+def check_host(host: str, port: int, allowed: Iterable[IPNetwork] | None = None) -> None:
+    """When an address is saved: refuse a host that is, or now resolves to, an address not
+    `allowed` (by default, the operator's `allowed_networks`). A name that does not
+    resolve yet is accepted (each connection checks it again)."""
+    allowed = allowed_networks() if allowed is None else tuple(allowed)
     try:
         checked_addresses(host, port, allowed)
     except OSError:

@@ -9,6 +9,11 @@ StartTLS on `ldap://`), the server's certificate and name checked, unless the op
 for plain LDAP in a lab. Every step waits at most `timeout_seconds`: a directory that does
 not answer is a clear refusal (`DirectoryUnavailable`), never a worker held.
 
+The directory's host goes through the outbound guard (`app/services/outbound/addresses.py`)
+when the settings are saved and again at each sign-in: the connection goes to the very
+address checked, TLS still checking the certificate against the configured name. A host
+refused then is the same `DirectoryUnavailable` as a directory that does not answer.
+
 ldap3 (pure Python) talks to the directory: `make run` needs no system library, and each
 sign-in opens and closes its own connection.
 """
@@ -28,6 +33,7 @@ from ldap3.utils.dn import parse_dn
 
 from app.models import IdentityProvider
 from app.services.errors import InvalidInput, ServiceError
+from app.services.outbound import addresses
 from app.services.sso.identity import Identity
 
 log = logging.getLogger(__name__)
@@ -64,6 +70,7 @@ def settings_from(
     with `{login}` as one attribute's whole value; a timeout of 1 to 10 seconds; an optional
     file of CA certificates (PEM) that the server's certificate must chain to."""
     scheme, host, port = _parse_url(url)
+    _check_host(host, port)
     if scheme == "ldaps" and start_tls:
         raise InvalidInput(
             "start_tls is for ldap:// URLs; ldaps:// is TLS already", field="start_tls"
@@ -108,6 +115,15 @@ def _parse_url(url: str) -> tuple[str, str, int]:
     if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
         raise InvalidInput("url names only the scheme, the host and the port", field="url")
     return scheme, parts.hostname, port or (636 if scheme == "ldaps" else 389)
+
+
+def _check_host(host: str, port: int) -> None:
+    """A directory at an address the service may connect to (or a name not resolving yet:
+    each sign-in checks it again)."""
+    try:
+        addresses.check_host(host, port)
+    except addresses.AddressRefused as refused:
+        raise InvalidInput(f"url: {refused}", field="url") from None
 
 
 def _host_in_url(host: str) -> str:
@@ -198,7 +214,12 @@ def _binds(settings: dict[str, Any], dn: str, password: str) -> bool:
     plain = scheme == "ldap" and not settings.get("start_tls")
     tls = None if plain else _VerifiedTls(host, settings.get("ca_file"))
     server = Server(
-        host, port=port, use_ssl=scheme == "ldaps", tls=tls, connect_timeout=timeout, get_info=NONE
+        _pinned(settings["url"], host, port),
+        port=port,
+        use_ssl=scheme == "ldaps",
+        tls=tls,
+        connect_timeout=timeout,
+        get_info=NONE,
     )
     connection = Connection(
         server,
@@ -228,6 +249,16 @@ def _binds(settings: dict[str, Any], dn: str, password: str) -> bool:
     ):
         log.warning("directory %s refused a bind: %s", settings["url"], connection.result)
     return bool(bound)
+
+
+def _pinned(url: str, host: str, port: int) -> str:
+    """The address to connect to for the directory's `host`, checked now by the guard."""
+    try:
+        found = addresses.checked_addresses(host, port, addresses.allowed_networks())
+    except (addresses.AddressRefused, OSError) as failed:
+        log.info("directory %s not connected to: %s", url, failed)
+        raise DirectoryUnavailable() from None
+    return str(found[0])
 
 
 def _close(connection: Connection) -> None:

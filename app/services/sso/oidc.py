@@ -4,7 +4,10 @@ answer (the code exchanged at its token endpoint, the ID token's signature and c
 checked) turned into an `Identity`.
 
 What the provider publishes (its discovery document, its keys) comes from `oidc_published`.
-Every call to a provider has short timeouts: one that does not answer never holds a worker.
+Every call to a provider, to the addresses it publishes too (token, user info), goes
+through the outbound guard (`app/services/outbound/fetch.py`): public addresses only, the
+connection pinned to the address checked, short timeouts, no redirect for the token (the
+client secret goes to the checked token endpoint or nowhere).
 """
 
 from __future__ import annotations
@@ -24,13 +27,15 @@ from joserfc import jwt
 from joserfc.errors import JoseError
 
 from app.services.errors import InvalidInput
+from app.services.outbound import fetch
 from app.services.sso import replays
 from app.services.sso.identity import Identity, SignInRefused
 from app.services.sso.oidc_published import (
-    TIMEOUT,
+    ProviderSilent,
     ProviderUnavailable,
     discovery,
     discovery_url,
+    get_json,
     key_set,
 )
 
@@ -77,6 +82,12 @@ def settings_from(
         )
     try:
         document = discovery(issuer, fresh=True)
+    except ProviderSilent:
+        raise InvalidInput(
+            "issuer could not be read: the address did not answer with an OpenID provider's"
+            f" discovery document ({discovery_url(issuer)})",
+            field="issuer",
+        ) from None
     except ProviderUnavailable as failure:
         raise InvalidInput(
             f"issuer: {failure.message} ({discovery_url(issuer)})",
@@ -150,11 +161,13 @@ def exchange_code(settings: dict, secret: str | None, code: str, pending: dict) 
     """The provider's tokens for the authorization code (client authentication as the
     provider advertised it, the PKCE verifier)."""
     document = discovery(settings["issuer"])
-    session = OAuth2Session(
-        settings["client_id"],
-        secret,
-        token_endpoint_auth_method=settings.get("token_auth_method", "client_secret_basic"),
-        redirect_uri=pending["redirect_uri"],
+    session = fetch.guard(
+        OAuth2Session(
+            settings["client_id"],
+            secret,
+            token_endpoint_auth_method=settings.get("token_auth_method", "client_secret_basic"),
+            redirect_uri=pending["redirect_uri"],
+        )
     )
     try:
         tokens = session.fetch_token(
@@ -162,12 +175,11 @@ def exchange_code(settings: dict, secret: str | None, code: str, pending: dict) 
             grant_type="authorization_code",
             code=code,
             code_verifier=pending["verifier"],
-            timeout=TIMEOUT,
+            timeout=fetch.timeouts(),
         )
     except requests.RequestException as failure:
-        raise ProviderUnavailable(
-            "Your identity provider did not answer. Try again in a moment."
-        ) from failure
+        fetch.log.info("the token endpoint gave nothing usable: %s", type(failure).__name__)
+        raise ProviderSilent() from None
     except (AuthlibBaseError, ValueError) as failure:  # an error answer, or an unreadable one
         error = getattr(failure, "error", None) or "an unreadable answer"
         raise SignInRefused(f"Your identity provider refused the sign-in ({error}).") from None
@@ -238,16 +250,7 @@ def _userinfo(settings: dict, access_token: str | None, subject: str) -> dict:
     endpoint = discovery(settings["issuer"]).get("userinfo_endpoint")
     if not endpoint or not access_token:
         return {}
-    try:
-        answer = requests.get(
-            endpoint, timeout=TIMEOUT, headers={"Authorization": f"Bearer {access_token}"}
-        )
-        answer.raise_for_status()
-        info = answer.json()
-    except (requests.RequestException, ValueError) as failure:
-        raise ProviderUnavailable(
-            "Your identity provider did not answer. Try again in a moment."
-        ) from failure
+    info = get_json(endpoint, {"Authorization": f"Bearer {access_token}"})
     # Userinfo about anyone else than the ID token's subject is ignored (OpenID Core 5.3.2).
     return info if isinstance(info, dict) and info.get("sub") == subject else {}
 

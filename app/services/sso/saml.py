@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import shutil
 
-import urllib3
 from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT
 from saml2.client import Saml2Client
 from saml2.config import SPConfig
@@ -23,6 +22,7 @@ from saml2.metadata import create_metadata_string
 from saml2.saml import NameID
 
 from app.services.errors import InvalidInput
+from app.services.outbound import fetch
 from app.services.sso.identity import Identity
 from app.services.sso.saml_answers import (
     SKEW,
@@ -35,7 +35,10 @@ from app.services.sso.saml_answers import (
 )
 
 METADATA_LIMIT = 2_000_000  # bytes: more is no provider's metadata
-TIMEOUT = urllib3.Timeout(connect=3, read=5)
+# Whatever went wrong reading a metadata URL (an address refused, nothing listening, a port
+# that never answers, an error status, a page that is no metadata): one message, so that
+# the page tells nobody which ports of the operator's network are open.
+UNREADABLE = "url could not be read: the address did not answer with SAML 2.0 metadata"
 
 # pysaml2 reports every refused answer at ERROR with parts of the answer: we say why ourselves
 # (app/services/sso/saml_answers.py).
@@ -61,7 +64,12 @@ def settings_from(
         )
     if metadata_url:
         metadata_xml = read_metadata(metadata_url)
-    idp_entity_id = _identity_provider_in(metadata_xml)
+        try:
+            idp_entity_id = _identity_provider_in(metadata_xml)
+        except NotMetadata:
+            raise InvalidInput(UNREADABLE, field="url") from None
+    else:
+        idp_entity_id = _identity_provider_in(metadata_xml)
     login_attribute = (login_attribute or "").strip() or None
     if login_attribute is not None and len(login_attribute) > 200:
         raise InvalidInput("login_attribute is too long", field="login_attribute")
@@ -75,21 +83,20 @@ def settings_from(
     }
 
 
+class NotMetadata(InvalidInput):
+    """The document is no SAML 2.0 metadata of an identity provider at all."""
+
+
 def read_metadata(url: str) -> str:
-    """The metadata document at `url` (http or https), or InvalidInput naming `url`."""
+    """The metadata document at `url` (http or https, through the outbound guard), or
+    InvalidInput naming `url` (`UNREADABLE` whatever the reason, which goes to the log)."""
     if not url.lower().startswith(("https://", "http://")):
         raise InvalidInput("url must be an http or https address", field="url")
+    accept = "application/samlmetadata+xml, application/xml;q=0.9, */*;q=0.1"
     try:
-        with urllib3.PoolManager(timeout=TIMEOUT, retries=urllib3.Retry(0, redirect=3)) as pool:
-            answer = pool.request("GET", url, preload_content=False)
-            body = answer.read(METADATA_LIMIT + 1)
-            answer.release_conn()
-    except (urllib3.exceptions.HTTPError, ValueError) as failed:
-        raise InvalidInput(f"url could not be read: {type(failed).__name__}", field="url") from None
-    if answer.status != 200:
-        raise InvalidInput(f"url answered HTTP {answer.status}", field="url")
-    if len(body) > METADATA_LIMIT:
-        raise InvalidInput("url gives a document too large to be metadata", field="url")
+        body = fetch.get(url, headers={"Accept": accept}, limit=METADATA_LIMIT)
+    except fetch.FetchFailed:
+        raise InvalidInput(UNREADABLE, field="url") from None
     return body.decode("utf-8", errors="replace")
 
 
@@ -100,8 +107,10 @@ def _identity_provider_in(metadata_xml: str) -> str:
     try:
         store.load("inline", metadata_xml)
     except Exception:  # noqa: BLE001 - pysaml2 raises anything on a bad document
-        raise InvalidInput("metadata is not SAML 2.0 metadata", field="metadata") from None
+        raise NotMetadata("metadata is not SAML 2.0 metadata", field="metadata") from None
     found = list(store.identity_providers())
+    if not found:
+        raise NotMetadata("metadata must describe one identity provider, not 0", field="metadata")
     if len(found) != 1:
         raise InvalidInput(
             f"metadata must describe one identity provider, not {len(found)}", field="metadata"

@@ -7,9 +7,7 @@ from app.services.outbound.addresses import (  # noqa: F401 - the webhooks' name
     AddressRefused,
     IPAddress,
     IPNetwork,
-    allowed_networks,
     ascii_host,
-    check_host,
     checked_addresses,
     kind_of,
     literal_address,
@@ -20,3 +18,14 @@ from app.services.outbound.addresses import (  # noqa: F401 - the webhooks' name
 )
 
 guard = _guard
+
+
+def allowed_networks() -> tuple[IPNetwork, ...]:
+    """The networks webhooks may go to beyond the public internet: `OUTBOUND_ALLOW_NETWORKS`
+    and `WEBHOOK_ALLOW_NETWORKS`."""
+    return _guard.allowed_networks(webhooks=True)
+
+
+def check_host(host: str, port: int) -> None:
+    """When an endpoint is saved: refuse a host webhooks may not go to."""
+    _guard.check_host(host, port, allowed_networks())

@@ -19,7 +19,8 @@ from urllib.parse import urlsplit
 import urllib3
 from standardwebhooks import Webhook
 
-from app.services.outbound import addresses
+from app.services.outbound import addresses, pinning
+from app.services.outbound.pinning import Target
 
 USER_AGENT = "PreviewCampaigns-Webhooks/1.0"
 ERROR_LENGTH = 500
@@ -75,7 +76,7 @@ class HttpSender:
 
     def __call__(self, url: str, body: bytes, headers: dict[str, str]) -> Attempt:
         try:
-            target = _Target.of(url)
+            target = Target.of(url)
             pinned = addresses.checked_addresses(target.host, target.port, self.allowed)
         except addresses.AddressRefused as refused:
             return Attempt(error=f"refused: {refused}"[:ERROR_LENGTH])
@@ -93,15 +94,8 @@ class HttpSender:
                 return Attempt(error=_error_text(failed))
         return Attempt(error=_error_text(error))
 
-    def _post(self, target: _Target, address, body: bytes, headers: dict[str, str]) -> Attempt:
-        options: dict[str, Any] = {"timeout": self.timeout, "retries": False, "maxsize": 1}
-        if target.https:
-            pool_class = urllib3.HTTPSConnectionPool
-            if addresses.literal_address(target.host) is None:  # a name: SNI and the check
-                options.update(server_hostname=target.host, assert_hostname=target.host)
-        else:
-            pool_class = urllib3.HTTPConnectionPool
-        pool = pool_class(str(address), target.port, **options)
+    def _post(self, target: Target, address, body: bytes, headers: dict[str, str]) -> Attempt:
+        pool = pinning.pool(target, address, timeout=self.timeout, retries=False, maxsize=1)
         try:
             response = pool.urlopen(
                 "POST",
@@ -121,28 +115,6 @@ class HttpSender:
                 response.close()
         finally:
             pool.close()
-
-
-@dataclass(frozen=True)
-class _Target:
-    """Where a URL points: the host as sent on the wire, port, path and Host header."""
-
-    https: bool
-    host: str
-    port: int
-    path: str
-    host_header: str
-
-    @classmethod
-    def of(cls, url: str) -> _Target:
-        parts = urlsplit(url)
-        https = parts.scheme.lower() == "https"
-        host = addresses.ascii_host(parts.hostname or "")
-        port = parts.port or (443 if https else 80)
-        shown = f"[{host}]" if ":" in host else host
-        header = shown if parts.port is None else f"{shown}:{parts.port}"
-        path = urllib3.util.parse_url(url).request_uri or "/"
-        return cls(https, host, port, path, header)
 
 
 def target_name(url: str) -> str:
