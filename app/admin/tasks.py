@@ -44,7 +44,8 @@ from app.services.campaigns import setup as campaign_service
 from app.services.delivery.holders import held_task
 from app.services.delivery.progress import holder, passed_over
 from app.services.tasks import changes as task_service
-from app.services.tasks.changes import Locator, TaskChanges
+from app.services.tasks.batches import TaskChanges
+from app.services.tasks.changes import Locator
 from app.services.tasks.display import agent_view_of
 from app.services.tasks.history import task_history
 from app.services.tasks.shown import Part, Shown, stamp, still_as_shown

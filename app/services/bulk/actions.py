@@ -1,5 +1,5 @@
 """What a bulk job does to each task: the action, its fields, their words, and the call of
-the same service function a single change makes (app/services/tasks/changes.py), a batch at once.
+the same service function a single change makes (app/services/tasks/batches.py), a batch at once.
 
 A request is checked when it is confirmed (the page refuses it with the field at fault) and
 again when the worker runs it: a queue or campaign removed meanwhile fails the job, with the
@@ -16,8 +16,8 @@ from typing import Any
 from app.models import BulkAction, Campaign, Task, WorkedState
 from app.services.actors import Actor
 from app.services.errors import InvalidInput
-from app.services.tasks import changes as task_service
-from app.services.tasks.changes import TaskChanges
+from app.services.tasks import batches as task_service
+from app.services.tasks.batches import TaskChanges
 from app.services.values import format_time, from_epoch_ms, to_epoch_ms
 
 STORED_TIME = "next_earliest_ms"  # the job's stored fields keep epoch milliseconds
