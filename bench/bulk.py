@@ -34,7 +34,7 @@ def child_run(folder: Path, csv_path: Path, url: str | None = None) -> dict:
     from app.models import BulkState
     from app.services.actors import Actor
     from app.services.bulk.actions import BulkRequest
-    from app.services.bulk.runs import start_bulk
+    from app.services.bulk.jobs import start_bulk
     from app.services.intake.load import load_file
     from app.services.search.criteria import Condition, Criterion
 

@@ -43,6 +43,7 @@ from app.admin.search_args import Search, read_search
 from app.extensions import db
 from app.models import BulkAction, BulkJob, Campaign, Tenant
 from app.services.bulk.actions import BulkRequest, consequences, describe
+from app.services.bulk.jobs import CountChanged, job_criteria, job_request, recent_jobs
 from app.services.bulk.report import failure_reasons, failures_csv
 from app.services.bulk.reviews import (
     Review,
@@ -52,7 +53,6 @@ from app.services.bulk.reviews import (
     review_bulk,
     standing,
 )
-from app.services.bulk.runs import CountChanged, job_criteria, job_request, recent_jobs
 from app.services.campaigns import setup as campaign_service
 from app.services.errors import ServiceError
 from app.services.search.query import count_tasks

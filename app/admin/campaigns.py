@@ -16,8 +16,8 @@ from app.extensions import db
 from app.models import Campaign, Tenant
 from app.services.campaigns import dialing
 from app.services.campaigns import setup as campaign_service
-from app.services.delivery.groups import group as progress_group
 from app.services.delivery.progress import campaign_progress
+from app.services.delivery.progress_groups import group as progress_group
 from app.services.errors import ServiceError
 from app.services.intake.runs import recent_loads
 from app.services.people.supervisors import visible_tenants

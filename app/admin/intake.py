@@ -23,7 +23,7 @@ from app.admin.search_args import criteria_from_args
 from app.extensions import db
 from app.models import IntakeLoad, Tenant
 from app.services.audit.reading import describe_actor
-from app.services.delivery.groups import group as progress_group
+from app.services.delivery.progress_groups import group as progress_group
 from app.services.errors import ServiceError, Unavailable
 from app.services.intake.export import export_csv
 from app.services.intake.runs import report_file, start_load

@@ -55,7 +55,7 @@ from app.services.dnc import numbers as dnc
 from app.services.reports.recount import recount
 from app.services.schedules import calling_windows, hours
 from app.services.tasks.payload import task_snapshot
-from app.services.tasks.trail import trace_change
+from app.services.tasks.tracing import trace_change
 
 DAYS = 5  # today and the four days before it
 MAX_PER_DAY = 140  # at most this many attempts per agent and day

@@ -35,7 +35,7 @@ from app.services.tasks.data import TaskData, with_data
 from app.services.tasks.display import agent_view_of
 from app.services.tasks.payload import snapshot, task_snapshot
 from app.services.values import sent_time, to_epoch_ms
-from app.services.work_codes.offers import offered as offered_work_codes
+from app.services.work_codes.choices import offered as offered_work_codes
 from app.web.api_keys import Caller
 from app.web.json_actions import json_action
 

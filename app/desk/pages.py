@@ -58,7 +58,7 @@ from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFou
 from app.services.tasks.changes import find_tenant_task
 from app.services.tasks.display import agent_view_of
 from app.services.tenants import ccp as tenant_ccp
-from app.services.work_codes.offers import offered
+from app.services.work_codes.choices import offered
 from app.web.form_times import next_time
 from app.web.security import framing_policy, web_origin
 

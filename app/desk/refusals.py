@@ -24,7 +24,7 @@ from app.services.errors import (
     ServiceError,
     WorkCodeRefused,
 )
-from app.services.work_codes.offers import OfferedGroup
+from app.services.work_codes.choices import OfferedGroup
 
 # Where a refusal is said: beside the next attempt's time, above the outcome buttons,
 # in a work-code group (`GROUP` + its name), or at the top of the close form.

@@ -14,7 +14,7 @@ from app.jobs import leases
 from app.jobs.queue import job
 from app.models import BulkState
 from app.models.types import utcnow
-from app.services.bulk.runs import run_bulk, unfinished_jobs
+from app.services.bulk.jobs import run_bulk, unfinished_jobs
 
 
 @job("bulk.run")

@@ -17,7 +17,7 @@ from app.extensions import db
 from app.models import Task
 from app.services.actors import Actor
 from app.services.bulk.actions import BulkRequest
-from app.services.bulk.runs import start_bulk
+from app.services.bulk.jobs import start_bulk
 from app.services.delivery.progress import release_by_supervisor
 from app.services.search.criteria import Condition, Criterion
 from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task, transfer_task

@@ -14,9 +14,9 @@ from app.jobs import huey, leases
 from app.jobs.bulk import sweep_bulk
 from app.jobs.leases import QUEUED_PATIENCE
 from app.models import BulkState
-from app.services.bulk import runs
+from app.services.bulk import jobs
 from app.services.bulk.actions import BulkRequest
-from app.services.bulk.runs import run_bulk, start_bulk
+from app.services.bulk.jobs import run_bulk, start_bulk
 from tests.bulk.conftest import BATCH, BOSS, add_tasks, events, plan_is, records, states
 from tests.worker.conftest import run_queued_jobs
 
@@ -38,7 +38,7 @@ def test_a_job_killed_mid_batch_resumes_and_acts_once_on_each_task(
 ):
     job = _queued_job(renewals)
     assert job.state == BulkState.QUEUED and job.confirmed == 30
-    real, calls = runs._act, []
+    real, calls = jobs._act, []
 
     def dying(apply, tasks):
         calls.append(1)
@@ -47,7 +47,7 @@ def test_a_job_killed_mid_batch_resumes_and_acts_once_on_each_task(
             raise Killed
         return failures
 
-    monkeypatch.setattr(runs, "_act", dying)
+    monkeypatch.setattr(jobs, "_act", dying)
     with pytest.raises(Killed):
         run_bulk(job.id)
     db.session.rollback()
@@ -56,7 +56,7 @@ def test_a_job_killed_mid_batch_resumes_and_acts_once_on_each_task(
     assert (job.acted, job.done) == (BATCH * cut_after, BATCH * cut_after)
     assert len(records("task.status_changed")) == BATCH * cut_after
 
-    monkeypatch.setattr(runs, "_act", real)
+    monkeypatch.setattr(jobs, "_act", real)
     run_bulk(job.id)
     db.session.refresh(job)
     assert job.state == BulkState.DONE

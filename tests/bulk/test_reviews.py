@@ -11,8 +11,8 @@ from app.extensions import db
 from app.models import BulkJob, BulkState, Task
 from app.models.types import utcnow
 from app.services.bulk.actions import BulkRequest
+from app.services.bulk.jobs import run_bulk, start_bulk
 from app.services.bulk.reviews import ReviewRefused, confirm_review, held_in_review, review_bulk
-from app.services.bulk.runs import run_bulk, start_bulk
 from tests.bulk.conftest import BOSS, add_tasks, plan_is, states
 from tests.bulk.test_pages import GOLD, bulk_url, confirm, gold_tasks, review
 from tests.desk.delivery_support import available, make_agent, offer

@@ -13,8 +13,8 @@ from app.models import BulkJob, BulkState, Event, Task, TaskItem
 from app.models.types import utcnow
 from app.services.audit.reading import export_records
 from app.services.bulk.actions import BulkRequest
+from app.services.bulk.jobs import run_bulk, start_bulk
 from app.services.bulk.report import failure_reasons
-from app.services.bulk.runs import run_bulk, start_bulk
 from app.services.errors import InvalidInput, NotFound
 from app.services.tasks.changes import Locator, add_or_update_task, delete_task
 from app.services.tasks.history import task_history

@@ -13,7 +13,7 @@ from app.jobs import clock
 from app.models import Attempt, EndedHow
 from app.services.actors import Actor
 from app.services.bulk.actions import BulkRequest
-from app.services.bulk.runs import start_bulk
+from app.services.bulk.jobs import start_bulk
 from app.services.delivery import closing, progress
 from app.services.people.users import delete_user
 from app.services.search.criteria import Condition, Criterion

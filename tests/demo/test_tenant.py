@@ -35,7 +35,7 @@ from app.services.people import agents, sessions
 from app.services.people.supervisors import authenticate
 from app.services.people.users import get_user
 from app.services.tenants import setup as tenants
-from app.services.work_codes.offers import offered, suggested
+from app.services.work_codes.choices import offered, suggested
 from tests.conftest import PLATFORM, sc_headers
 from tests.desk.desk_support import desk_sign_in
 from tests.ui.conftest import RequestClient, csrf_token, page

@@ -219,7 +219,7 @@ def test_a_task_bulk_deleted_while_held_names_who_when_and_the_bulk_job(desk, re
     from app.extensions import db
     from app.services.actors import Actor
     from app.services.bulk.actions import BulkRequest
-    from app.services.bulk.runs import start_bulk
+    from app.services.bulk.jobs import start_bulk
     from app.services.search.criteria import Condition, Criterion
 
     add(renewals, "c1")

@@ -15,7 +15,7 @@ from sqlalchemy import event, select
 from app.extensions import db
 from app.models import AuditRecord, Task
 from app.services.actors import Actor
-from app.services.delivery import agent_state, closing, groups, progress, rules
+from app.services.delivery import agent_state, closing, progress, progress_groups, rules
 from app.services.errors import InvalidInput, StaleTask, TaskNotFound
 from app.services.people.users import NewUser, add_user
 from app.services.tasks import changes as tasks
@@ -505,7 +505,7 @@ def test_every_group_the_panel_links_to_lists_exactly_the_tasks_it_counts(
     monkeypatch.setattr(rules, "ELIGIBILITY", [*rules.ELIGIBILITY, not_now])
     now = mixed_campaign(renewals, ann, bob, make_agent(acme, "carl"))
     counted = progress.campaign_progress(renewals, now)
-    found = groups.groups(acme.id, now)
+    found = progress_groups.groups(acme.id, now)
 
     def listed(name: str) -> list[str]:
         query = select(Task.client_id).where(Task.campaign_id == renewals.id, found[name].condition)
@@ -520,4 +520,4 @@ def test_every_group_the_panel_links_to_lists_exactly_the_tasks_it_counts(
     assert why.label == "Not the plain task"
     assert listed(f"kept_back.{key}") == ["plain"]
     with pytest.raises(InvalidInput, match="not a group"):
-        groups.group(acme.id, "kept_back.nonsense", now)
+        progress_groups.group(acme.id, "kept_back.nonsense", now)

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AuditRecord, WorkCodeChoice, WorkCodeGroup
 from app.services.tenants import setup as tenants
-from app.services.work_codes.offers import offered
+from app.services.work_codes.choices import offered
 from tests.cli.test_commands import assert_fails, last_line
 
 

@@ -11,8 +11,8 @@ from app.models import AuditRecord, WorkCodeChoice, WorkCodeGroup
 from app.services.errors import Conflict, InvalidInput, NotFound
 from app.services.tenants import setup as tenants
 from app.services.work_codes import groups as work_codes
+from app.services.work_codes.choices import offered
 from app.services.work_codes.groups import CodeSettings
-from app.services.work_codes.offers import offered
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import make_agent, start, stored
 from tests.work_codes.test_closing import close, held

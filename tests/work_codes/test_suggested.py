@@ -11,8 +11,8 @@ from app.models import AuditRecord, CallResult, WorkCodeChoice
 from app.services.errors import InvalidInput
 from app.services.tenants import setup as tenants
 from app.services.work_codes import groups as work_codes
+from app.services.work_codes.choices import offered, suggested
 from app.services.work_codes.groups import CodeSettings
-from app.services.work_codes.offers import offered, suggested
 from tests.cli.test_commands import assert_fails, last_line
 from tests.conftest import SETUP
 from tests.ui.conftest import page, soup, submit

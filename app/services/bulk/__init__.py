@@ -3,6 +3,6 @@ the preferred agent, or delete every matching task.
 
 - `actions`: the action and its fields, their plain words, and the single change's own
   service function applied to a batch.
-- `runs`: the job record: confirmed, run by the worker in batches, resumed after a kill.
+- `jobs`: the job record: confirmed, run by the worker in batches, resumed after a kill.
 - `report`: the end report: counts, reasons, and the failures as a CSV.
 """

@@ -28,7 +28,7 @@ from app.models import BulkAction, BulkJob, Campaign, Task
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.bulk.actions import BulkRequest, prepare
-from app.services.bulk.runs import UNFINISHED, confirmed_job, matching_now, start_bulk
+from app.services.bulk.jobs import UNFINISHED, confirmed_job, matching_now, start_bulk
 from app.services.delivery.holders import HeldTasks, held_among
 from app.services.errors import Conflict
 from app.services.search.criteria import Criterion

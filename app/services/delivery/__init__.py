@@ -11,6 +11,6 @@ One engine for every door (the desk page, the Desk API, the supervisors' pages):
 - `ownership`: whose task it is, and a close after a lapse that left the task to its agent;
 - `presence`: the open desk's heartbeat, "Keep it", and when each lapse would come;
 - `sweeps`: holds, reservations and silent desks that time ends (the worker's clock);
-- `progress`, `groups`, `kept_back`: the supervisors' counts, the agents' board, a
+- `progress`, `progress_groups`, `kept_back`: the supervisors' counts, the agents' board, a
   supervisor's release, and why tasks are kept back.
 """

@@ -6,7 +6,7 @@ still be closed by them while it is free and nobody else has changed it. Any oth
 (deleted, transferred, its status changed elsewhere, taken by another agent after it
 lapsed) is TaskTaken, which says what happened to it, by whom and when.
 
-Work codes (app/services/work_codes/offers.py): when the task's queue has work-code groups, the
+Work codes (app/services/work_codes/choices.py): when the task's queue has work-code groups, the
 codes must be the queue's (`check_choice`). The outcome may then be left out if
 the codes imply one: the strongest wins (REMOVE > COMPLETE > RESCHEDULE), and a RESCHEDULE
 without a time takes the longest default delay of the chosen RESCHEDULE codes. What the
@@ -40,10 +40,10 @@ from app.services.delivery.ownership import held_task, task_to_close
 from app.services.dnc import numbers as dnc
 from app.services.errors import PAST, REQUIRED, InvalidInput, NotAvailable
 from app.services.tasks.payload import task_snapshot
-from app.services.tasks.trail import trace_change
+from app.services.tasks.tracing import trace_change
 from app.services.tasks.writes import hold_end, touch
 from app.services.values import SentTime, checked_time, format_time
-from app.services.work_codes.offers import check_choice
+from app.services.work_codes.choices import check_choice
 
 
 class Outcome(StrEnum):

@@ -21,7 +21,7 @@ from app.services.delivery import rules
 from app.services.delivery.agent_state import record_state
 from app.services.delivery.closing import release
 from app.services.tasks.payload import task_snapshot
-from app.services.tasks.trail import trace_change
+from app.services.tasks.tracing import trace_change
 from app.services.tasks.writes import touch
 
 HOLD_ENDED = Actor.system("preferred-agent-hold")

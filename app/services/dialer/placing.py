@@ -64,7 +64,7 @@ from app.services.schedules import calling_windows, queue_hours
 from app.services.schedules.window_clock import zones_inside
 from app.services.tasks.display import agent_view_of
 from app.services.values import format_time
-from app.services.work_codes.offers import offered, suggested
+from app.services.work_codes.choices import offered, suggested
 
 CONNECTED, ENDED = "CONNECTED", "ENDED"
 CALL_EVENTS = (CONNECTED, ENDED)

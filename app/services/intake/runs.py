@@ -28,7 +28,7 @@ from app.services.csv_cells import reason_text
 from app.services.errors import Unavailable
 from app.services.intake.csvfile import FileRefused
 from app.services.intake.load import Counts, load_file, refusal_report
-from app.services.intake.trail import load_actor, load_finished, record_starter
+from app.services.intake.load_trail import load_actor, load_finished, record_starter
 
 
 def intake_folder() -> Path:

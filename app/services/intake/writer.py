@@ -30,7 +30,7 @@ from app.services.actors import Actor
 from app.services.audit import trail as history
 from app.services.errors import ServiceError
 from app.services.intake.columns import columns_named
-from app.services.intake.trail import BatchTrail
+from app.services.intake.load_trail import BatchTrail
 from app.services.tasks.validation import TaskPlan
 from app.services.tasks.writes import (
     ITEM_COLUMNS,

@@ -7,7 +7,7 @@
 - `lookups`: finding a campaign's tasks by previewRecordID or clientId, to read or to change;
 - `data`: a task with its items and work codes, loaded as plain rows for many tasks;
 - `payload`: a task as the API and the events show it;
-- `trail`: a task's change as its audit record and event, in one call;
+- `tracing`: a task's change as its audit record and event, in one call;
 - `history`: a task's history as its page shows it;
 - `display`: how an agent sees a task (the special data-item keys).
 """

@@ -23,7 +23,7 @@ from app.services.campaigns.setup import find_campaign
 from app.services.errors import Conflict, InvalidInput, NotFound
 from app.services.tasks.payload import task_snapshots
 from app.services.tasks.saving import flush_or_conflict, restart_hold
-from app.services.tasks.trail import trace_changes
+from app.services.tasks.tracing import trace_changes
 from app.services.tasks.validation import check_agent
 from app.services.tasks.writes import touch
 from app.services.tenants.setup import get_skill_queue

@@ -6,7 +6,7 @@ it implies (COMPLETE, RESCHEDULE with a default delay, REMOVE, or none: a plain 
 put the task's numbers on the do-not-call list, and may name the call result it suggests
 (BUSY → "Busy", which reschedules in 30 minutes): the desk preselects it when a call ends
 with that result (the first enabled such code of the group, in the agents' order).
-What closing a task offers and accepts is work_codes/offers.py; the outcome the codes
+What closing a task offers and accepts is work_codes/choices.py; the outcome the codes
 imply is delivery/closing.py's business.
 
 A task keeps the codes chosen as plain text (`WorkCode`: group, code), so renaming,
