@@ -8,6 +8,9 @@ Signing out deletes the row; a new password deletes every row of that owner.
 Two kinds of owner keep sessions, each in a table of its own so that one kind's token can
 never open the other's pages: supervisors (`SUPERVISORS`, the default) and agents at the
 desk (`AGENTS`).
+
+A live stream asks every second whether its viewer may still watch (`why_watching_ends`):
+one read of the session's row, with its owner's and the tenant's.
 """
 
 from __future__ import annotations
@@ -17,14 +20,20 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import delete, exists, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
 from app.db.full_disk import storage_full
 from app.db.side_transactions import may_write_aside, own_transaction
 from app.extensions import db
-from app.models import AgentSession, LoginSession
+from app.models import AgentSession, LoginSession, Supervisor, Tenant, User
+from app.models.supervisors import supervisor_tenants
 from app.models.types import utcnow
+
+# Why a live stream's viewer may no longer watch: their session ended (signed out, timed
+# out, every session of theirs ended) or its owner is gone; or they no longer see the tenant.
+SIGNED_OUT = "signedOut"
+NO_ACCESS = "noAccess"
 
 # last_seen_at is written at most this often: a write per page would serialise every
 # request of a busy SQLite file for a stamp that only needs minute precision.
@@ -131,3 +140,36 @@ def still_live(token: str, limits: SessionLimits, kind: SessionKind = SUPERVISOR
         select(model.created_at, model.last_seen_at).where(model.id == _digest(token))
     ).one_or_none()
     return row is not None and _is_live(row.created_at, row.last_seen_at, limits, utcnow())
+
+
+def session_key(token: str) -> str:
+    """What names a session in memory (its stored id): never the token itself."""
+    return _digest(token)
+
+
+def why_watching_ends(
+    token: str, limits: SessionLimits, tenant_id: int, kind: SessionKind = SUPERVISORS
+) -> str | None:
+    """Why the viewer of a live stream of `tenant_id` with this session may no longer watch
+    (SIGNED_OUT, NO_ACCESS), or None while they may: read only, one indexed read of the
+    session's row with its owner's (a supervisor who still sees the tenant, or an agent of
+    it) and the tenant's."""
+    tenant_there = exists().where(Tenant.id == tenant_id)
+    if kind is AGENTS:
+        query = select(
+            AgentSession.created_at, AgentSession.last_seen_at, User.tenant_id == tenant_id
+        ).join(User, User.id == AgentSession.user_id)
+    else:
+        listed = exists().where(
+            supervisor_tenants.c.supervisor_id == Supervisor.id,
+            supervisor_tenants.c.tenant_id == tenant_id,
+        )
+        query = select(
+            LoginSession.created_at, LoginSession.last_seen_at, Supervisor.all_tenants | listed
+        ).join(Supervisor, Supervisor.id == LoginSession.supervisor_id)
+    row = db.session.execute(
+        query.add_columns(tenant_there).where(kind.model.id == _digest(token))
+    ).one_or_none()
+    if row is None or not _is_live(row[0], row[1], limits, utcnow()):
+        return SIGNED_OUT
+    return None if row[2] and row[3] else NO_ACCESS
