@@ -31,9 +31,11 @@ from app.models.supervisors import supervisor_tenants
 from app.models.types import utcnow
 
 # Why a live stream's viewer may no longer watch: their session ended (signed out, timed
-# out, every session of theirs ended) or its owner is gone; or they no longer see the tenant.
+# out, every session of theirs ended) or its owner is gone; they no longer see the tenant;
+# the tenant is gone.
 SIGNED_OUT = "signedOut"
 NO_ACCESS = "noAccess"
+GONE = "gone"
 
 # last_seen_at is written at most this often: a write per page would serialise every
 # request of a busy SQLite file for a stamp that only needs minute precision.
@@ -151,7 +153,7 @@ def why_watching_ends(
     token: str, limits: SessionLimits, tenant_id: int, kind: SessionKind = SUPERVISORS
 ) -> str | None:
     """Why the viewer of a live stream of `tenant_id` with this session may no longer watch
-    (SIGNED_OUT, NO_ACCESS), or None while they may: read only, one indexed read of the
+    (SIGNED_OUT, NO_ACCESS, GONE), or None while they may: read only, one indexed read of the
     session's row with its owner's (a supervisor who still sees the tenant, or an agent of
     it) and the tenant's."""
     tenant_there = exists().where(Tenant.id == tenant_id)
@@ -172,4 +174,6 @@ def why_watching_ends(
     ).one_or_none()
     if row is None or not _is_live(row[0], row[1], limits, utcnow()):
         return SIGNED_OUT
-    return None if row[2] and row[3] else NO_ACCESS
+    if not row[3]:
+        return GONE
+    return None if row[2] else NO_ACCESS
