@@ -24,7 +24,8 @@ tenant gets an `end` event saying why, after the part's last version, and ends.
 
 A process serves at most `most` streams at once, at most `per_session` of one session and
 `per_tenant` of one tenant's viewers, so that one viewer or one tenant never takes them all
-(`open` answers a `Refusal` beyond); the gthread pool is sized for them (app/web/serving.py).
+(`open` answers a `Refusal` beyond: app/web/stream_places.py); the gthread pool is sized for
+them (app/web/serving.py).
 When the worker is told to stop, `close_all` ends every stream at once, so a restart does not
 wait for them.
 """
@@ -33,10 +34,10 @@ from __future__ import annotations
 
 import logging
 import random
+import socket
 import threading
 import time
 import weakref
-from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -45,24 +46,13 @@ from flask import Flask, Response, current_app, jsonify, request
 
 from app.db.transactions import transaction_mode
 from app.extensions import db
+from app.web.stream_places import Place, Places, Refusal, Viewer
 
 log = logging.getLogger(__name__)
 _HUBS: weakref.WeakSet[Hub] = weakref.WeakSet()
 # A stream whose viewer may no longer watch ends within this long (and a change shows within
 # it too): the channels' checks are never further apart.
 MOST_CHECK_SECONDS = 1.0
-# Why a stream is refused, in the viewer's words (the page adds that it polls instead).
-REFUSED = {
-    "full": "Live updates are paused: this server's live streams are all taken.",
-    "session": (
-        "Live updates are paused: too many pages with live updates are open in this "
-        "sign-in (at most {most})."
-    ),
-    "tenant": (
-        "Live updates are paused: this tenant's viewers hold their whole share of this "
-        "server's live streams ({most})."
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -71,35 +61,6 @@ class Part:
 
     etag: str
     html: str
-
-
-@dataclass(frozen=True)
-class Viewer:
-    """Who follows a stream: their session and their tenant (keys that name no token), and
-    `ends`, read in the channel's reader's transaction: why they may no longer watch (such
-    as "signedOut"), or None while they may."""
-
-    session: Hashable
-    tenant: Hashable
-    ends: Callable[[], str | None]
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """Why no stream was opened ("full", "session" or "tenant"), and the cap reached."""
-
-    reason: str
-    most: int
-
-    def answer(self) -> Response:
-        """503 for a server full or stopping, 429 for a viewer's or a tenant's cap: JSON that
-        says why, in the viewer's words, and when to try again."""
-        message = REFUSED[self.reason].format(most=self.most)
-        response = jsonify({"message": message, "reason": self.reason, "retryAfter": 60})
-        response.status_code = 503 if self.reason == "full" else 429
-        response.headers["Retry-After"] = "60"
-        response.headers["Cache-Control"] = "no-store"
-        return response
 
 
 class Channel:
@@ -111,15 +72,23 @@ class Channel:
         self.part: Part | None = None
         self.version = 0  # how many parts were handed out so far
         self.gone = False  # the tenant or campaign no longer exists
-        self.viewers = 0
-        self.sessions: dict[Hashable, Viewer] = {}  # one viewer of each session, to check
-        self.by_session: Counter[Hashable] = Counter()
+        self.follows: set[Place] = set()  # the streams of its viewers
         self.ended: dict[Hashable, str] = {}  # sessions that may no longer watch, and why
         self.thread: threading.Thread | None = None
 
-    def news_for(self, seen: int, session: Hashable, closing: threading.Event) -> bool:
-        """Whether a viewer of `session` that has had `seen` versions has something to do."""
-        return self.version != seen or self.gone or session in self.ended or closing.is_set()
+    @property
+    def viewers(self) -> int:
+        return len(self.follows)
+
+    def news_for(self, seen: int, place: Place, closing: threading.Event) -> bool:
+        """Whether the viewer of `place` that has had `seen` versions has something to do."""
+        return (
+            self.version != seen
+            or self.gone
+            or place.freed
+            or place.viewer.session in self.ended
+            or closing.is_set()
+        )
 
     def publish(self, part: Part | None) -> None:
         with self.changed:
@@ -160,32 +129,26 @@ class Hub:
         retry_ms: int = 2000,
         at_once: int = 1,
     ) -> None:
-        self.app, self.most = app, most
-        self.per_session = most if per_session is None else per_session
-        self.per_tenant = most if per_tenant is None else per_tenant
+        self.app, self.places = app, Places(most, per_session, per_tenant)
         self.check_seconds = min(check_seconds, MOST_CHECK_SECONDS)
         self.heartbeat_seconds = heartbeat_seconds
         self.lifetime_seconds, self.retry_ms = lifetime_seconds, retry_ms
         self.lock = threading.Lock()
         self.channels: dict[Hashable, Channel] = {}
-        self.streams = 0
-        self.by_session: Counter[Hashable] = Counter()
-        self.by_tenant: Counter[Hashable] = Counter()
         self.closing = threading.Event()
         # Channels probing or rendering at one time: the others wait their turn, holding
         # no connection, instead of taking the process's interpreter lock from its requests.
         self.busy = threading.BoundedSemaphore(at_once)
         _HUBS.add(self)
 
+    @property
+    def streams(self) -> int:
+        return len(self.places.taken)
+
     def refusal(self, viewer: Viewer) -> Refusal | None:
         """Why a new stream of `viewer` would be refused now, or None."""
-        if self.closing.is_set() or self.streams >= self.most:
-            return Refusal("full", self.most)
-        if self.by_session[viewer.session] >= self.per_session:
-            return Refusal("session", self.per_session)
-        if self.by_tenant[viewer.tenant] >= self.per_tenant:
-            return Refusal("tenant", self.per_tenant)
-        return None
+        with self.lock:
+            return self.places.refusal(viewer, self.closing.is_set())
 
     def open(
         self,
@@ -193,16 +156,15 @@ class Hub:
         probe: Callable[[], str | None],
         render: Callable[[], str | None],
         viewer: Viewer,
-    ) -> Channel | Refusal:
-        """Join the channel of `key` (started, with its thread, when it had no viewer); a
-        Refusal when this process already serves its most streams (of all, of the viewer's
-        session or of their tenant), or is stopping."""
+        connection: socket.socket | None = None,
+    ) -> Place | Refusal:
+        """A place in the channel of `key` (started, with its thread, when it had no
+        viewer); a Refusal when this process already serves its most streams (of all, of
+        the viewer's session or of their tenant), or is stopping."""
         with self.lock:
-            if (refused := self.refusal(viewer)) is not None:
-                return refused
-            self.streams += 1
-            self.by_session[viewer.session] += 1
-            self.by_tenant[viewer.tenant] += 1
+            place = self.places.take(viewer, connection, self.closing.is_set())
+            if isinstance(place, Refusal):
+                return place
             channel = self.channels.get(key)
             if channel is None:
                 channel = self.channels[key] = Channel(key, probe, render)
@@ -210,29 +172,29 @@ class Hub:
                     target=self._watch, args=(channel,), name=f"live {key}", daemon=True
                 )
                 channel.thread.start()
-            channel.viewers += 1
-            channel.by_session[viewer.session] += 1
-            channel.sessions.setdefault(viewer.session, viewer)
-        return channel
+            channel.follows.add(place)
+            place.channel = channel
+            hung_up = [other for other in self.places.freed if other.channel is not None]
+            self.places.freed.clear()
+        for other in hung_up:  # their streams end, writing nothing more
+            with other.channel.changed:
+                other.channel.changed.notify_all()
+        return place
 
-    def leave(self, channel: Channel, viewer: Viewer) -> None:
+    def leave(self, place: Place) -> None:
+        channel = place.channel
         with self.lock:
-            self.streams -= 1
-            channel.viewers -= 1
-            for counts in (self.by_session, self.by_tenant, channel.by_session):
-                key = viewer.tenant if counts is self.by_tenant else viewer.session
-                counts[key] -= 1
-                if counts[key] <= 0:
-                    del counts[key]
-            if viewer.session not in channel.by_session:
-                channel.sessions.pop(viewer.session, None)
+            self.places.give_back(place)
+            channel.follows.discard(place)
+            if not any(other.viewer.session == place.viewer.session for other in channel.follows):
                 with channel.changed:
-                    channel.ended.pop(viewer.session, None)
+                    channel.ended.pop(place.viewer.session, None)
 
-    def stream(self, channel: Channel, viewer: Viewer, since: str = "") -> Iterator[str]:
+    def stream(self, place: Place, since: str = "") -> Iterator[str]:
         """The events of one viewer: the part whenever its ETag is not `since` (the one the
         viewer shows), comments between, until the stream's lifetime is over, or an `end`
         event when the part is gone or the viewer may no longer watch."""
+        channel, session = place.channel, place.viewer.session
         try:
             # Ends spread over the last tenth of the lifetime: viewers that connected
             # together do not all come back in the same second.
@@ -245,11 +207,13 @@ class Hub:
                     return
                 with channel.changed:
                     channel.changed.wait_for(
-                        partial(channel.news_for, seen, viewer.session, self.closing),
+                        partial(channel.news_for, seen, place, self.closing),
                         timeout=min(self.heartbeat_seconds, left),
                     )
                     part, seen, gone = channel.part, channel.version, channel.gone
-                    why = "gone" if gone else channel.ended.get(viewer.session)
+                    why = "gone" if gone else channel.ended.get(session)
+                if place.freed:
+                    return  # its browser hung up: nobody reads it
                 fresh = not gone and part is not None and part.etag != since
                 if fresh:
                     since = part.etag
@@ -260,7 +224,7 @@ class Hub:
                 if not fresh and time.monotonic() < ends:
                     yield ": still here\n\n"
         finally:
-            self.leave(channel, viewer)
+            self.leave(place)
 
     def _watch(self, channel: Channel) -> None:
         """The channel's thread: probe, render on a change, hand out; ends with the last
@@ -271,7 +235,7 @@ class Hub:
                 if channel.viewers <= 0 or channel.gone or self.closing.is_set():
                     del self.channels[channel.key]
                     return
-                viewers = list(channel.sessions.values())
+                viewers = list({p.viewer.session: p.viewer for p in channel.follows}.values())
             ending: dict[Hashable, str] = {}
             try:
                 # A probe and a render only read: their transaction begins as a reader's,
@@ -336,14 +300,13 @@ def stream_response(key: Hashable, probe: Callable, render: Callable, *, viewer:
     asked = request.accept_mimetypes.best_match(["text/event-stream", "application/json"])
     if request.method == "HEAD" or asked == "application/json":
         db.session.rollback()
-        with hub.lock:
-            refused = hub.refusal(viewer)
+        refused = hub.refusal(viewer)
         return refused.answer() if refused else jsonify({"message": None, "reason": None})
-    channel = hub.open(key, probe, render, viewer)
+    # gunicorn says which connection serves the request: a browser that closed it gives
+    # its place back as soon as a place is wanted (app/web/stream_places.py).
+    place = hub.open(key, probe, render, viewer, request.environ.get("gunicorn.socket"))
     db.session.rollback()
-    if isinstance(channel, Refusal):
-        return channel.answer()
+    if isinstance(place, Refusal):
+        return place.answer()
     since = request.headers.get("Last-Event-ID") or request.args.get("since", "")
-    return Response(
-        hub.stream(channel, viewer, since), mimetype="text/event-stream", headers=STREAM_HEADERS
-    )
+    return Response(hub.stream(place, since), mimetype="text/event-stream", headers=STREAM_HEADERS)

@@ -85,7 +85,7 @@ def test_signing_out_in_another_browser_ends_the_stream_within_2_seconds(
     assert other.post("/logout").status_code == 302
     why, _ = end_of(watching)
     assert why == "signedOut"
-    assert hub.streams == 0 and not hub.by_session and not hub.by_tenant
+    assert hub.streams == 0 and not hub.places.by_session and not hub.places.by_tenant
 
 
 def test_removing_the_supervisor_ends_the_stream_within_2_seconds(app, hub, watching, boss):
@@ -169,7 +169,7 @@ def refusal(response, status: int, reason: str) -> str:
 def test_one_session_holds_at_most_its_cap_while_another_session_gets_one(
     app, hub, client, boss, acme
 ):
-    hub.per_session = 2
+    hub.places.per_session = 2
     url = f"/tenants/{acme.id}/wallboard/stream"
     mine = session_for(client, boss)
     streams = [open_stream(mine, url) for _ in range(2)]
@@ -188,13 +188,13 @@ def test_one_session_holds_at_most_its_cap_while_another_session_gets_one(
     finally:
         for stream in streams:
             stream.close()
-    assert hub.streams == 0 and not hub.by_session and not hub.by_tenant
+    assert hub.streams == 0 and not hub.places.by_session and not hub.places.by_tenant
 
 
 def test_one_tenants_viewers_hold_at_most_its_share_while_another_tenant_gets_one(
     app, hub, client, boss, acme
 ):
-    hub.per_tenant = 2
+    hub.places.per_tenant = 2
     other, _ = make_tenant("Other")
     url = f"/tenants/{acme.id}/wallboard/stream"
     browsers = [session_for(app.test_client(), boss) for _ in range(3)]
@@ -206,7 +206,10 @@ def test_one_tenants_viewers_hold_at_most_its_share_while_another_tenant_gets_on
         desk = desk_session(app.test_client(), make_agent(acme, queues=("Sales",)))
         refusal(desk.get("/desk/live/stream?task=&seen=0"), 429, "tenant")
         streams.append(open_stream(browsers[2], f"/tenants/{other.id}/wallboard/stream"))
-        assert hub.by_tenant == {acme.id: 2, other.id: 1}
+        assert {tenant: len(held) for tenant, held in hub.places.by_tenant.items()} == {
+            acme.id: 2,
+            other.id: 1,
+        }
     finally:
         for stream in streams:
             stream.close()
@@ -222,7 +225,7 @@ def test_asking_whether_a_stream_would_be_given_opens_none(app, hub, client, bos
 
 
 def test_a_full_server_still_answers_503(app, hub, client, boss, acme):
-    hub.most = 0
+    hub.places.most = 0
     mine = session_for(client, boss)
     message = refusal(mine.get(f"/tenants/{acme.id}/wallboard/stream"), 503, "full")
     assert message == "Live updates are paused: this server's live streams are all taken."
