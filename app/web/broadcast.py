@@ -50,8 +50,8 @@ from app.web.stream_places import Place, Places, Refusal, Viewer
 
 log = logging.getLogger(__name__)
 _HUBS: weakref.WeakSet[Hub] = weakref.WeakSet()
-# A stream whose viewer may no longer watch ends within this long (and a change shows within
-# it too): the channels' checks are never further apart.
+# A channel probes its part at most this far apart (a change shows within it), and asks
+# whether its viewers may still watch this often (a stream of one who may not ends within it).
 MOST_CHECK_SECONDS = 1.0
 
 
@@ -229,7 +229,7 @@ class Hub:
     def _watch(self, channel: Channel) -> None:
         """The channel's thread: probe, render on a change, hand out; ends with the last
         viewer (or when the channel's part is gone, or the process stops)."""
-        etag, failing = None, False
+        etag, failing, viewers_due = None, False, 0.0
         while True:
             with self.lock:
                 if channel.viewers <= 0 or channel.gone or self.closing.is_set():
@@ -244,7 +244,9 @@ class Hub:
                 # read first: a part that says why they may no longer watch (the desk's
                 # "signed out") is rendered from what comes after, and sent before the end.
                 with self.busy, self.app.app_context(), transaction_mode(read_only=True):
-                    ending = channel.ending(viewers)
+                    if (now := time.monotonic()) >= viewers_due:  # once a second
+                        viewers_due = now + MOST_CHECK_SECONDS - self.check_seconds / 2
+                        ending = channel.ending(viewers)
                     current = channel.probe()
                     if current != etag:
                         html = channel.render() if current is not None else None

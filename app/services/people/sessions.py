@@ -20,7 +20,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, exists, or_, select, update
+from sqlalchemy import bindparam, delete, exists, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
 from app.db.full_disk import storage_full
@@ -149,29 +149,38 @@ def session_key(token: str) -> str:
     return _digest(token)
 
 
-def why_watching_ends(
-    token: str, limits: SessionLimits, tenant_id: int, kind: SessionKind = SUPERVISORS
-) -> str | None:
-    """Why the viewer of a live stream of `tenant_id` with this session may no longer watch
-    (SIGNED_OUT, NO_ACCESS, GONE), or None while they may: read only, one indexed read of the
-    session's row with its owner's (a supervisor who still sees the tenant, or an agent of
-    it) and the tenant's."""
-    tenant_there = exists().where(Tenant.id == tenant_id)
+def _watching(kind: SessionKind):
+    """The one read of `why_watching_ends`, built once: the session's times, whether its
+    owner may see the tenant, whether the tenant is there."""
+    tenant_id, session_id = bindparam("tenant_id"), bindparam("session_id")
     if kind is AGENTS:
-        query = select(
-            AgentSession.created_at, AgentSession.last_seen_at, User.tenant_id == tenant_id
-        ).join(User, User.id == AgentSession.user_id)
+        owner = AgentSession.user_id == User.id
+        may_see = User.tenant_id == tenant_id
+        query = select(AgentSession.created_at, AgentSession.last_seen_at).join(User, owner)
     else:
         listed = exists().where(
             supervisor_tenants.c.supervisor_id == Supervisor.id,
             supervisor_tenants.c.tenant_id == tenant_id,
         )
-        query = select(
-            LoginSession.created_at, LoginSession.last_seen_at, Supervisor.all_tenants | listed
-        ).join(Supervisor, Supervisor.id == LoginSession.supervisor_id)
-    row = db.session.execute(
-        query.add_columns(tenant_there).where(kind.model.id == _digest(token))
-    ).one_or_none()
+        may_see = Supervisor.all_tenants | listed
+        owner = LoginSession.supervisor_id == Supervisor.id
+        query = select(LoginSession.created_at, LoginSession.last_seen_at).join(Supervisor, owner)
+    there = exists().where(Tenant.id == tenant_id)
+    return query.add_columns(may_see, there).where(kind.model.id == session_id)
+
+
+_WATCHING = {SUPERVISORS: _watching(SUPERVISORS), AGENTS: _watching(AGENTS)}
+
+
+def why_watching_ends(
+    token: str, limits: SessionLimits, tenant_id: int, kind: SessionKind = SUPERVISORS
+) -> str | None:
+    """Why the viewer of a live stream of `tenant_id` with this session may no longer watch
+    (SIGNED_OUT, NO_ACCESS, GONE), or None while they may: read only, one indexed read of
+    the session's row with its owner's (a supervisor who still sees the tenant, or an agent
+    of it) and the tenant's, a statement compiled once (each stream asks it every second)."""
+    params = {"tenant_id": tenant_id, "session_id": _digest(token)}
+    row = db.session.connection().execute(_WATCHING[kind], params).one_or_none()
     if row is None or not _is_live(row[0], row[1], limits, utcnow()):
         return SIGNED_OUT
     if not row[3]:
