@@ -124,6 +124,13 @@ def live_streams_max(env: Mapping[str, str]) -> int:
     return int(env.get("LIVE_STREAMS_MAX", 500))
 
 
+def live_streams_per_tenant(env: Mapping[str, str]) -> int:
+    """How many of a worker's live streams one tenant's viewers (its supervisors' pages and
+    its agents' desks) may hold: half of LIVE_STREAMS_MAX by default, so that one tenant
+    never takes them all from the others."""
+    return int(env.get("LIVE_STREAMS_PER_TENANT", max(1, live_streams_max(env) // 2)))
+
+
 def worker_settings(env: Mapping[str, str]) -> dict[str, Any]:
     """The background worker's queue: SQLite in the instance folder, or Redis at REDIS_URL."""
     return {
@@ -203,6 +210,9 @@ def defaults() -> dict[str, Any]:
         # Live parts: streams a process serves at most (beyond, pages poll), and how long
         # one lasts before the browser connects again (and is authorized again).
         "LIVE_STREAMS_MAX": live_streams_max(env),
+        # And at most this many of one signed-in session (a few tabs), of one tenant.
+        "LIVE_STREAMS_PER_SESSION": int(env.get("LIVE_STREAMS_PER_SESSION", 6)),
+        "LIVE_STREAMS_PER_TENANT": live_streams_per_tenant(env),
         "LIVE_STREAM_SECONDS": float(env.get("LIVE_STREAM_SECONDS", 300)),
         "TRUST_PROXY": env.get("TRUST_PROXY", "") == "1",
         "INTAKE_DROP_FOLDER": env.get("INTAKE_DROP_FOLDER"),

@@ -91,8 +91,11 @@ def _workers(master: int) -> set[int]:
 def main() -> None:
     print(f"wallboard: {VIEWERS} idle viewers for {SECONDS:.0f} s, one gunicorn worker,"
           f" SQLite, {TASKS:,} tasks")  # fmt: skip
-    # The worker accepts every viewer's stream (each holds a thread, blocked at rest).
-    os.environ["LIVE_STREAMS_MAX"] = str(max(VIEWERS + 10, 500))
+    # The worker accepts every viewer's stream (each holds a thread, blocked at rest), all
+    # of one tenant and one sign-in here.
+    most = str(max(VIEWERS + 10, 500))
+    for cap in ("LIVE_STREAMS_MAX", "LIVE_STREAMS_PER_SESSION", "LIVE_STREAMS_PER_TENANT"):
+        os.environ[cap] = most
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{folder}/wallboard.db"
         app = create_app(test_settings(url))

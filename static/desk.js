@@ -151,8 +151,8 @@ const deskPost = async (url, token, fields) => {
 
 // The desk's live channel (app/desk/live.py): what became of the task this page shows, and
 // of the desk's session, within the two seconds the wallboard keeps too. The page follows
-// its stream of server-sent events; without EventSource, or when the stream is refused or
-// ends for good, it asks GET /desk/live every second instead (a sign-in page coming back
+// its stream of server-sent events; without EventSource, or when the stream is refused (the
+// page says why) or ends for good, it asks GET /desk/live every second instead (a sign-in page coming back
 // means signed out). A task deleted, moved, changed, released or taken elsewhere, or the
 // session ending, shows who did what and when above the task; the agent's choices stay on
 // screen, read only, and are said back to note down; the countdown stops (a "desk:hold"
@@ -292,9 +292,37 @@ const deskPost = async (url, token, fields) => {
     if (polling === null && !done) polling = window.setInterval(ask, POLL_MS);
   };
 
+  // A stream refused (too many desk pages of this sign-in, the tenant's share or the
+  // server's streams all taken) is asked why, as JSON, and the page says it while it polls.
+  const paused = async () => {
+    try {
+      const response = await fetch(`${holder.dataset.liveStream}?${query}`, {
+        credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" },
+      });
+      const said = response.headers.get("Content-Type") || "";
+      const why = said.includes("application/json") ? await response.json() : {};
+      if (done || !why.message) return;
+      const line = document.createElement("p");
+      line.className = "notice";
+      line.setAttribute("role", "status");
+      line.dataset.livePaused = "";
+      line.textContent = `${why.message} This page asks every second instead.`;
+      box.parentNode.insertBefore(line, box);
+    } catch (error) {
+      // No answer: the polls go on.
+    }
+  };
+
   if (window.EventSource) {
     source = new EventSource(`${holder.dataset.liveStream}?${query}`);
     source.onmessage = (message) => heard(JSON.parse(message.data));
+    // The server ends the stream once the session did, after its news; asked once more
+    // should that news not have come.
+    source.addEventListener("end", () => {
+      if (source) source.close();
+      source = null;
+      if (!done) ask();
+    });
     source.onerror = () => {
       // A stream cut asks at once (the session may have ended: the browser's own retry
       // would be sent to the sign-in page); one ended for good polls instead.
@@ -302,6 +330,7 @@ const deskPost = async (url, token, fields) => {
       if (source && source.readyState === EventSource.CLOSED) {
         source = null;
         poll();
+        paused();
       }
     };
   } else {

@@ -14,6 +14,12 @@
 // part. A failed request is tried again, waiting longer each time up to 10 seconds. Polling
 // that works again after failures tries the stream again.
 //
+// A stream refused (429 or 503: too many pages of this sign-in or of this tenant follow live
+// parts, or the server's streams are all taken) is asked why, as JSON, and the page says it
+// above the figures while it polls. A stream that ends saying why (an "end" event: signed
+// out, the tenant no longer the viewer's, or gone) stops the figures with a notice instead
+// of connecting again.
+//
 // A part rendered once for every viewer holds no one's CSRF token: the page's own is put in
 // its forms. Without this script the figures are those of the page's load.
 "use strict";
@@ -47,6 +53,59 @@ function watch(panel, part) {
   let source = null;
   let failures = 0;
   let streamAgainAt = 0;
+  let notice = null;
+
+  // What the page says of its live updates, above the figures; nothing while they are live.
+  function say(text) {
+    if (!notice) {
+      notice = document.createElement("p");
+      notice.className = "notice";
+      notice.setAttribute("role", "status");
+      notice.dataset.liveNotice = "";
+      part.parentNode.insertBefore(notice, part);
+    }
+    notice.textContent = text || "";
+    notice.hidden = !text;
+  }
+
+  function seconds(ms) {
+    const count = Math.round(ms / 1000);
+    return count === 1 ? "every second" : `every ${count} seconds`;
+  }
+
+  // Why the stream was refused, as the server says it (the same address, asked for JSON:
+  // no stream is opened to answer).
+  async function askWhy() {
+    try {
+      const response = await fetch(streamUrl, {
+        credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" },
+      });
+      const said = response.headers.get("Content-Type") || "";
+      const why = said.includes("application/json") ? await response.json() : {};
+      if (!stopped && !source && why.message) {
+        say(`${why.message} This page refreshes ${seconds(every)} instead.`);
+      }
+    } catch (error) {
+      // No answer: the polls say whatever comes next.
+    }
+  }
+
+  const ENDED = {
+    signedOut: "You are signed out: these figures are no longer updated. Sign in again to follow them.",
+    noAccess: "You no longer have access to this tenant: these figures are no longer updated.",
+    gone: "These figures are no longer updated: what they show no longer exists, or is no longer yours to see.",
+  };
+
+  // The server ended the stream for good: the figures stay as they are, said to be so.
+  function ended(why) {
+    stopped = true;
+    if (source) source.close();
+    source = null;
+    window.clearTimeout(timer);
+    timer = null;
+    panel.dataset.liveMode = "ended";
+    say(ENDED[why] || ENDED.signedOut);
+  }
 
   function show(html, tag) {
     const fresh = new DOMParser().parseFromString(html, "text/html");
@@ -66,20 +125,24 @@ function watch(panel, part) {
     panel.dataset.liveMode = "stream";
     source.onopen = () => {
       failures = 0;
+      say("");
     };
     source.onmessage = (message) => {
       failures = 0;
       show(message.data, message.lastEventId);
     };
+    source.addEventListener("end", (message) => ended(message.data));
     source.onerror = () => {
       // CLOSED: refused (503, signed out, gone) and not to be tried again by the browser;
       // CONNECTING: the browser tries again by itself, unless it keeps failing.
       failures += 1;
       if (source.readyState === EventSource.CLOSED || failures >= STREAM_FAILURES) {
+        const refused = source.readyState === EventSource.CLOSED;
         source.close();
         source = null;
         streamAgainAt = Date.now() + STREAM_AGAIN_MS;
         poll();
+        if (refused) askWhy();
       }
     };
   }
@@ -106,8 +169,8 @@ function watch(panel, part) {
         wait = every;
       } else if (response.redirected || response.status === 403 || response.status === 404) {
         // Signed out (the sign-in page came back) or the tenant or campaign is gone: keep
-        // the figures shown and ask no more; reloading the page says what happened.
-        stopped = true;
+        // the figures shown and ask no more.
+        ended(response.redirected ? "signedOut" : response.status === 403 ? "noAccess" : "gone");
       } else if (!response.ok) {
         wait = Math.min(wait * 2, MOST_MS); // the server is restarting or overloaded
       } else {

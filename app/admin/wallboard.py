@@ -31,12 +31,14 @@ from flask import (
 
 from app.admin.access import tenant_or_404
 from app.admin.blueprint import bp
+from app.admin.sessions import current_token, session_limits
 from app.db.transactions import transaction_mode
 from app.extensions import db
 from app.models import Tenant
 from app.models.types import utcnow
+from app.services.people import sessions
 from app.services.reports import live
-from app.web.broadcast import Hub, stream_response
+from app.web.broadcast import Hub, Viewer, stream_response
 
 # How often the pages ask, in milliseconds: within the 2 seconds a change must show in.
 POLL_MS = 1000
@@ -113,9 +115,12 @@ class UnchangedFirst:
 @bp.record_once
 def _answer_unchanged_first(state) -> None:
     state.app.wsgi_app = UnchangedFirst(state.app, state.app.wsgi_app)
+    config = state.app.config
     state.app.extensions["live_hub"] = Hub(
         state.app,
-        most=state.app.config["LIVE_STREAMS_MAX"],
+        most=config["LIVE_STREAMS_MAX"],
+        per_session=config["LIVE_STREAMS_PER_SESSION"],
+        per_tenant=config["LIVE_STREAMS_PER_TENANT"],
         check_seconds=state.app.config.get("LIVE_TOKEN_SECONDS", TOKEN_SECONDS),
         lifetime_seconds=state.app.config["LIVE_STREAM_SECONDS"],
     )
@@ -133,10 +138,18 @@ def live_stream(
     """The stream of the live part at this request's path (and `query`, the only arguments
     it depends on) of `tenant`, for the supervisor who asks, already authorized:
     `render(tenant)` renders it once per change for every viewer of the process, in a
-    request context of its own (None: it is gone). 503 when the process serves its most
-    streams: the page then polls."""
+    request context of its own (None: it is gone). It ends once the supervisor may no
+    longer watch (signed out, removed, the tenant no longer theirs). Refused when the
+    process serves its most streams (of all, of this session, of this tenant): the page
+    then polls."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     secret, tenant_id, query = app.config["SECRET_KEY"], tenant.id, query or {}
+    token, limits = current_token() or "", session_limits()
+    viewer = Viewer(
+        sessions.session_key(token),
+        tenant_id,
+        lambda: sessions.why_watching_ends(token, limits, tenant_id),
+    )
     base_url, path = request.host_url + request.script_root.lstrip("/"), request.path
 
     def probe() -> str | None:
@@ -150,7 +163,7 @@ def live_stream(
             return render(found) if found is not None else None
 
     key = (path, tuple(sorted(query.items())))  # the path names the tenant and the part
-    return stream_response(key, probe, rendered, asks="the page asks")
+    return stream_response(key, probe, rendered, viewer=viewer)
 
 
 @bp.get("/tenants/<int:tenant_id>/wallboard")

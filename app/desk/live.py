@@ -35,7 +35,7 @@ from app.services.audit.reading import describe_actor
 from app.services.delivery import offers
 from app.services.delivery.ownership import TaskFate, fate_of, newest_record_id
 from app.services.people import sessions
-from app.web.broadcast import stream_response
+from app.web.broadcast import Viewer, stream_response
 
 # A task's previewRecordID as the desk shows it: never longer than this.
 MOST_ID = 64
@@ -191,8 +191,14 @@ def live_stream():
         return asked
     shown, seen = asked
     app = current_app._get_current_object()  # type: ignore[attr-defined]
-    token, agent_id = session.get(auth.AGENT_TOKEN_KEY, ""), agent.id
-    secret = app.config["SECRET_KEY"]
+    token, agent_id, tenant_id = session.get(auth.AGENT_TOKEN_KEY, ""), agent.id, agent.tenant_id
+    secret, limits = app.config["SECRET_KEY"], auth.session_limits()
+    # The stream ends once the session did (after its news: signed out, by whom).
+    viewer = Viewer(
+        sessions.session_key(token),
+        tenant_id,
+        lambda: sessions.why_watching_ends(token, limits, tenant_id, sessions.AGENTS),
+    )
 
     # Both read only: a probe twice a second must never queue on SQLite's write lock.
     def probe() -> str:
@@ -210,4 +216,5 @@ def live_stream():
     # One channel per desk session and task shown; its key names neither the token nor a
     # digest a log line could repeat.
     session_key = hashlib.sha256(f"{secret}:desk:{token}".encode()).hexdigest()[:24]
-    return stream_response(("desk", session_key, shown, seen), probe, render, asks="the desk asks")
+    key = ("desk", session_key, shown, seen)
+    return stream_response(key, probe, render, viewer=viewer)

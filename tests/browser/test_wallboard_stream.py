@@ -1,8 +1,9 @@
 """The live parts by stream in Chromium against a real gunicorn: a change shows within the 2
 seconds promised; a form of the Agents board sent by the stream carries the page's CSRF
 token and works; the page goes on showing changes after either worker of a 2-worker server
-is killed (its stream moves to the other, or to the worker started in its place); and with
-the server's streams all taken (503) the page polls instead."""
+is killed (its stream moves to the other, or to the worker started in its place); with the
+server's streams all taken (503), or this sign-in's (429), the page says so and polls instead;
+signed out in another tab, the page says so within 2 seconds and stops."""
 
 from __future__ import annotations
 
@@ -114,6 +115,10 @@ def test_the_page_shows_changes_after_either_worker_is_killed(
             tab.page.context.close()
 
 
+def live_notice(page):
+    return page.locator(".wallboard [data-live-notice]")
+
+
 def test_with_the_streams_all_taken_the_page_polls(browser, database_uri, seed, tmp_path):
     env = {"LIVE_STREAMS_MAX": "0"}  # every stream is answered 503
     with gunicorn(database_uri, tmp_path / "full.log", 1, wall.SECRET, env=env) as server:
@@ -122,12 +127,61 @@ def test_with_the_streams_all_taken_the_page_polls(browser, database_uri, seed, 
             wall.sign_in(tab, f"/tenants/{seed.tenant_id}/wallboard")
             panel = tab.page.locator(".wallboard")
             expect(panel).to_have_attribute("data-live-mode", "poll")
+            expect(live_notice(tab.page)).to_have_text(
+                "Live updates are paused: this server's live streams are all taken. "
+                "This page refreshes every second instead."
+            )
             add_task(seed, "R-1004")
             expect(wall.deliverable(tab.page, "Sales")).to_have_text("3", timeout=WITHIN_MS)
             # The refused stream is an error on the console; nothing else is.
             assert all("503" in problem for problem in tab.problems), tab.problems
         finally:
             tab.page.context.close()
+
+
+def test_past_this_sign_ins_streams_a_page_says_so_and_still_updates_by_polling(
+    browser, database_uri, seed, tmp_path
+):
+    env = {"LIVE_STREAMS_PER_SESSION": "1"}
+    with gunicorn(database_uri, tmp_path / "capped.log", 1, wall.SECRET, env=env) as server:
+        first = new_tab(browser, server.url)
+        try:
+            wall.sign_in(first, f"/tenants/{seed.tenant_id}/wallboard")
+            expect(first.page.locator(".wallboard")).to_have_attribute("data-live-mode", "stream")
+            second = Tab(first.page.context.new_page(), server.url)  # the same sign-in
+            second.goto(f"/tenants/{seed.tenant_id}/wallboard")
+            expect(second.page.locator(".wallboard")).to_have_attribute("data-live-mode", "poll")
+            notice = live_notice(second.page)
+            expect(notice).to_have_text(
+                "Live updates are paused: too many pages with live updates are open in this "
+                "sign-in (at most 1). This page refreshes every second instead."
+            )
+            expect(notice).to_have_attribute("role", "status")
+            expect(live_notice(first.page)).to_be_hidden()
+            add_task(seed, "R-1004")
+            for tab in (first, second):
+                expect(wall.deliverable(tab.page, "Sales")).to_have_text("3", timeout=WITHIN_MS)
+            # The refused stream is an error on the console; nothing else is.
+            assert all("429" in problem for problem in second.problems), second.problems
+            first.assert_no_problems()
+        finally:
+            first.page.context.close()
+
+
+def test_signed_out_in_another_tab_the_wallboard_says_so_within_2_seconds(tab: Tab, seed):
+    page = tab.page
+    wall.sign_in(tab, f"/tenants/{seed.tenant_id}/wallboard")
+    panel = page.locator(".wallboard")
+    expect(panel).to_have_attribute("data-live-mode", "stream")
+    other = page.context.new_page()
+    other.goto(tab.base_url + "/logout")
+    other.get_by_role("button", name="Sign out").click()
+    expect(live_notice(page)).to_have_text(
+        "You are signed out: these figures are no longer updated. Sign in again to follow them.",
+        timeout=WITHIN_MS,
+    )
+    expect(panel).to_have_attribute("data-live-mode", "ended")  # no stream, no poll
+    tab.assert_no_problems()
 
 
 def test_the_progress_panel_follows_its_stream(tab: Tab, seed):

@@ -209,7 +209,7 @@ def test_every_stream_ends_at_once_when_the_worker_stops(app, hub, signed_in, ac
 
 
 def test_beyond_the_cap_a_stream_is_refused_with_503_and_the_page_polls(app, hub, signed_in, acme):
-    hub.most = 2
+    hub.places.most = 2
     url = f"/tenants/{acme.id}/wallboard/stream"
     streams = [open_stream(signed_in, url) for _ in range(2)]
     refused = signed_in.get(url)

@@ -30,7 +30,12 @@ STREAMS = 50
 
 @pytest.fixture
 def settings(settings):
-    return {**settings, "LIVE_TOKEN_SECONDS": 0.1, "SQLITE_BUSY_TIMEOUT_MS": BUSY_TIMEOUT_MS}
+    return {
+        **settings,
+        "LIVE_TOKEN_SECONDS": 0.1,
+        "SQLITE_BUSY_TIMEOUT_MS": BUSY_TIMEOUT_MS,
+        "LIVE_STREAMS_PER_SESSION": STREAMS,  # one supervisor's fifty parts
+    }
 
 
 @pytest.fixture

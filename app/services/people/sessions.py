@@ -8,6 +8,9 @@ Signing out deletes the row; a new password deletes every row of that owner.
 Two kinds of owner keep sessions, each in a table of its own so that one kind's token can
 never open the other's pages: supervisors (`SUPERVISORS`, the default) and agents at the
 desk (`AGENTS`).
+
+A live stream asks every second whether its viewer may still watch (`why_watching_ends`):
+one read of the session's row, with its owner's and the tenant's.
 """
 
 from __future__ import annotations
@@ -17,14 +20,22 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import bindparam, delete, exists, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
 from app.db.full_disk import storage_full
 from app.db.side_transactions import may_write_aside, own_transaction
 from app.extensions import db
-from app.models import AgentSession, LoginSession
+from app.models import AgentSession, LoginSession, Supervisor, Tenant, User
+from app.models.supervisors import supervisor_tenants
 from app.models.types import utcnow
+
+# Why a live stream's viewer may no longer watch: their session ended (signed out, timed
+# out, every session of theirs ended) or its owner is gone; they no longer see the tenant;
+# the tenant is gone.
+SIGNED_OUT = "signedOut"
+NO_ACCESS = "noAccess"
+GONE = "gone"
 
 # last_seen_at is written at most this often: a write per page would serialise every
 # request of a busy SQLite file for a stamp that only needs minute precision.
@@ -131,3 +142,47 @@ def still_live(token: str, limits: SessionLimits, kind: SessionKind = SUPERVISOR
         select(model.created_at, model.last_seen_at).where(model.id == _digest(token))
     ).one_or_none()
     return row is not None and _is_live(row.created_at, row.last_seen_at, limits, utcnow())
+
+
+def session_key(token: str) -> str:
+    """What names a session in memory (its stored id): never the token itself."""
+    return _digest(token)
+
+
+def _watching(kind: SessionKind):
+    """The one read of `why_watching_ends`, built once: the session's times, whether its
+    owner may see the tenant, whether the tenant is there."""
+    tenant_id, session_id = bindparam("tenant_id"), bindparam("session_id")
+    if kind is AGENTS:
+        owner = AgentSession.user_id == User.id
+        may_see = User.tenant_id == tenant_id
+        query = select(AgentSession.created_at, AgentSession.last_seen_at).join(User, owner)
+    else:
+        listed = exists().where(
+            supervisor_tenants.c.supervisor_id == Supervisor.id,
+            supervisor_tenants.c.tenant_id == tenant_id,
+        )
+        may_see = Supervisor.all_tenants | listed
+        owner = LoginSession.supervisor_id == Supervisor.id
+        query = select(LoginSession.created_at, LoginSession.last_seen_at).join(Supervisor, owner)
+    there = exists().where(Tenant.id == tenant_id)
+    return query.add_columns(may_see, there).where(kind.model.id == session_id)
+
+
+_WATCHING = {SUPERVISORS: _watching(SUPERVISORS), AGENTS: _watching(AGENTS)}
+
+
+def why_watching_ends(
+    token: str, limits: SessionLimits, tenant_id: int, kind: SessionKind = SUPERVISORS
+) -> str | None:
+    """Why the viewer of a live stream of `tenant_id` with this session may no longer watch
+    (SIGNED_OUT, NO_ACCESS, GONE), or None while they may: read only, one indexed read of
+    the session's row with its owner's (a supervisor who still sees the tenant, or an agent
+    of it) and the tenant's, a statement compiled once (each stream asks it every second)."""
+    params = {"tenant_id": tenant_id, "session_id": _digest(token)}
+    row = db.session.connection().execute(_WATCHING[kind], params).one_or_none()
+    if row is None or not _is_live(row[0], row[1], limits, utcnow()):
+        return SIGNED_OUT
+    if not row[3]:
+        return GONE
+    return None if row[2] else NO_ACCESS
