@@ -117,7 +117,8 @@ def test_a_refusal_about_no_field_is_said_once_in_the_summary(signed_in, urls):
 def test_a_conflict_is_said_once_in_the_summary(signed_in, urls):
     """A save from an older copy of the page is refused as a whole: said at the top only."""
     older = page(signed_in, urls["task"])
-    assert submit(signed_in, urls["task"], "/status", {"status-state": "COMPLETED"}).status_code == 302
+    saved = submit(signed_in, urls["task"], "/status", {"status-state": "COMPLETED"})
+    assert saved.status_code == 302
     values = form_values(find_form(older, "/status"))
     values["status-preferred_agent"] = "agent8"
     response = signed_in.post(urls["task"] + "/status", data=values)
