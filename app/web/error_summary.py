@@ -13,10 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from wtforms import Field, FieldList, FormField, RadioField, SelectMultipleField
-
-# Fields shown as one list of options: their first option's input is the one to go to.
-_OPTION_LISTS = (RadioField, SelectMultipleField)
+from wtforms import Field, FieldList, FormField
+from wtforms.widgets import ListWidget
 
 
 @dataclass(frozen=True)
@@ -49,7 +47,8 @@ def _hidden(field: Field) -> bool:
 
 
 def _anchor(field: Field) -> str:
-    return f"{field.id}-0" if isinstance(field, _OPTION_LISTS) else field.id
+    # A list of options (radio buttons, checkboxes): its first option's input is the one to go to.
+    return f"{field.id}-0" if isinstance(field.widget, ListWidget) else field.id
 
 
 def _walk(fields, links: list[FieldLink], unseen: list[str], row: int | None = None) -> None:

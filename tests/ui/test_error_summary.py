@@ -128,3 +128,17 @@ def test_a_conflict_is_said_once_in_the_summary(signed_in, urls):
     assert "Someone else changed this task" in text(summary)
     assert text(shown).count("Someone else changed this task") == 1
     assert not shown.select("[aria-invalid], .field-error")
+
+
+def test_a_list_of_options_at_fault_is_linked_at_its_first_option(signed_in, urls):
+    """Checkboxes are one field: each is marked and described by its one message, and the
+    summary goes to the first."""
+    sent = {"url": "https://crm.example.com/hook", "types": ["task.nope"]}
+    response = signed_in.post(urls["webhook"], data=sent)
+    assert response.status_code == 422
+    shown = soup(response)
+    summary = shown.select_one("main > .error-summary")
+    assert [a["href"] for a in summary.select("a")] == ["#types-0"]
+    first = shown.find(id="types-0")
+    assert first["aria-invalid"] == "true" and first["aria-describedby"] == "types-error"
+    assert text(shown).count(text(shown.find(id="types-error"))) == 1
