@@ -26,3 +26,20 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   });
 });
+
+// A refused form's summary: the focus goes to it, so a screen reader reads it first; its
+// links put the focus in their field and show the field's label above it.
+document.addEventListener("DOMContentLoaded", () => {
+  const summary = document.querySelector("[data-error-summary]");
+  if (summary) summary.focus();
+  document.querySelectorAll(".error-summary a[href^='#']").forEach((link) => {
+    link.addEventListener("click", (event) => {
+      const field = document.getElementById(link.getAttribute("href").slice(1));
+      if (!field) return;
+      event.preventDefault();
+      const label = field.closest("label") || document.querySelector(`label[for="${CSS.escape(field.id)}"]`);
+      (label || field).scrollIntoView({ block: "start" });
+      field.focus({ preventScroll: true });
+    });
+  });
+});

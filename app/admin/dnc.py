@@ -14,7 +14,7 @@ from app.admin.blueprint import bp
 from app.admin.dnc_forms import DncAddForm, DncImportForm, DncRemoveForm
 from app.admin.paging import window
 from app.admin.prg import form_post, hold, shown_once
-from app.admin.problems import form_problems
+from app.admin.problems import form_problems, form_problems_in_words
 from app.models import Tenant
 from app.models.types import utcnow
 from app.services import shown_once as held_values
@@ -147,7 +147,7 @@ def dnc_remove(tenant_id: int):
     tenant = tenant_or_404(tenant_id)
     form = DncRemoveForm()
     if not form.validate_on_submit():
-        flash(form_problems(form))
+        flash(form_problems_in_words(form))
         return redirect(url_for("admin.dnc_list", tenant_id=tenant.id), 303)
     number = form.number.data
     done, error = attempt(lambda: dnc.remove_numbers(tenant, [number], actor=supervisor()))

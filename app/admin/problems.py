@@ -3,7 +3,9 @@
 The services' refusals name the field they are about (`previewRecordData[1].displayOrder`,
 `nextEarliestWorkTimeUTC`). A form names its fields by their labels and its item rows by
 their number on the page ("Row 2: order must be…"), so a refusal is told here with those,
-and attached to the field it is about, where the templates mark it `aria-invalid`.
+and attached to the field it is about, where the templates mark it `aria-invalid` and show
+it beside it; the page's summary (app/web/error_summary.py) links to that field and says in
+full only a refusal that is about no field.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from app.admin.items import kept_rows
 from app.services.errors import ITEMS, ServiceError
 from app.services.tasks.validation import SPECIAL_KEYS
+from app.web.error_summary import ErrorSummary, summary_of
 
 # An item's API field, by the column of the form's item rows that holds it.
 ITEM_COLUMNS = {"key": "key", "value": "value", "displayOrder": "display_order"}
@@ -60,23 +63,31 @@ def _named_field(form, error: ServiceError) -> str | None:
     return None
 
 
-def refusal_in_form_words(form, error: ServiceError) -> str:
-    """The service's refusal told with the form's labels and row numbers; the field it is
-    about gets the message too (the templates show it beside the field, `aria-invalid`)."""
+def refusal_in_form_words(form, error: ServiceError) -> ErrorSummary:
+    """The service's refusal told with the form's labels and row numbers, beside the field
+    it is about (the templates show it there, `aria-invalid`); the summary links to that
+    field, or says the refusal when it is about no field of the form."""
     said = _row_refusal(form, error) or _named_field(form, error)
-    if said is not None:
-        return said
-    message = error.message
-    if error.field is not None and error.field.name == ITEMS and hasattr(form, "items"):
-        return "Data items" + message[len(ITEMS) :]
-    for mention, name in getattr(form, "api_mentions", {}).items():
-        if mention in message:
-            _mark(form[name], message)
-    return message
+    if said is None:
+        said = error.message
+        if error.field is not None and error.field.name == ITEMS and hasattr(form, "items"):
+            said = "Data items" + said[len(ITEMS) :]
+        mentions = getattr(form, "api_mentions", {}).items()
+        if mentioned := [name for mention, name in mentions if mention in said]:
+            _mark(form[mentioned[0]], said)  # beside one field only: said once
+    summary = summary_of(form)
+    return summary if summary.links else summary_of(form, said)
 
 
-def form_problems(form) -> str:
-    """What is wrong with a form's fields, named as the form names them, for the alert."""
+def form_problems(form) -> ErrorSummary:
+    """What is wrong with a form's fields, for the page's summary: a link to each field at
+    fault (its message is beside it), or "Check the form." when no field holds one."""
+    return summary_of(form) if form.errors else ErrorSummary(said="Check the form.")
+
+
+def form_problems_in_words(form) -> str:
+    """What is wrong with a form's fields, said in full, for a page that shows no field
+    (a message carried across a redirect)."""
     problems = []
     for name, errors in form.errors.items():
         if isinstance(errors, list) and errors and isinstance(errors[0], dict):  # item rows

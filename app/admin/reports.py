@@ -27,6 +27,7 @@ from app.services import reports
 from app.services.csv_files import GuardedWriter
 from app.services.delivery.progress import is_agent
 from app.services.errors import InvalidInput
+from app.web.error_summary import ErrorSummary, FieldLink
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 # The service's field names, as the form names them.
@@ -38,6 +39,9 @@ FORM_FIELDS = {
     "skillQueue": "queue",
     "agent": "agent",
 }
+# Each field of the form by its label, for the summary of refused filters.
+LABELS = {"from": "From", "to": "To", "zone": "Time zone", "campaign": "Campaign",
+          "queue": "Queue", "agent": "Agent", "interval": "Interval"}  # fmt: skip
 TABLES = ("summary", "outcomes", "work-codes", "intervals", "hours", "agents")
 # The intervals table shows this many days of intervals a page (its CSV holds them all).
 INTERVAL_DAYS_A_PAGE = 7
@@ -376,5 +380,12 @@ def _report(tenant: Tenant, csv_table: str | None):
         has_data=has_data,
         query={k: v for k, v in request.args.items() if k != "intervals_page"},
         intervals=reports.INTERVAL_MINUTES,
+        error=_not_run(chosen),
         **_choices(tenant, chosen),
     ), (422 if chosen.errors else 200)
+
+
+def _not_run(chosen: Filters) -> ErrorSummary | None:
+    """The page's summary of refused filters: a link to each, its reason beside it."""
+    links = (FieldLink(f"report-{name}", LABELS[name]) for name in chosen.errors)
+    return ErrorSummary(tuple(links)) if chosen.errors else None

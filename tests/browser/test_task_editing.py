@@ -100,7 +100,10 @@ def test_a_refused_status_change_then_saving_the_items_keeps_them(tab: Tab, seed
     status = page.locator("#status")
     status.get_by_label("Next earliest time").fill("")  # WORKED needs one: refused
     status.get_by_role("button", name="Change status").click()
-    expect(page.get_by_role("alert")).to_contain_text("Next earliest time is required")
+    expect(page.get_by_role("alert")).to_contain_text("Next earliest time")  # the summary
+    expect(status.locator("#status-next_time-error")).to_contain_text(
+        "Next earliest time is required"
+    )
     _refused(tab)
     expect(status.get_by_label("Next earliest time")).to_have_attribute("aria-invalid", "true")
     assert _item_values(page) == ITEMS

@@ -12,12 +12,12 @@ from app.services.campaigns import life_cycle as campaign_status
 from tests.conftest import SETUP
 from tests.ui.conftest import (
     add_task,
-    alert,
     csrf_token,
     find_form,
     form_values,
     page,
     refusal,
+    said_beside,
     soup,
     submit,
 )
@@ -188,7 +188,7 @@ def test_a_refused_edit_keeps_what_was_sent_names_the_field_and_changes_nothing(
     assert marked["aria-invalid"] == "true"
     sent = form_values(find_form(shown, "/edit"))
     assert {name: sent[name] for name in changes} == changes  # what was sent, kept
-    assert words in alert(shown)
+    assert words in said_beside(shown, field)  # beside the field, the summary links to it
     assert settings_of(renewals) == before
     assert records("campaign.updated") == 0
 

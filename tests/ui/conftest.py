@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -197,6 +198,27 @@ def refusal(response) -> str:
 
 
 def alert(page_: BeautifulSoup) -> str:
-    """The page's error message."""
+    """The page's error message: the summary at the top of a refused form (or another alert)."""
     found = page_.find(role="alert")
     return found.get_text(" ", strip=True) if found else ""
+
+
+def _text(element) -> str:
+    return re.sub(r"\s+", " ", element.get_text(" ")).strip()
+
+
+def said_beside(page_: BeautifulSoup, name: str) -> str:
+    """The message beside the field `name` of a refused form, once it is checked that the
+    field is marked as every field at fault is: its input `aria-invalid`, described by the
+    message; the summary at the top (role=alert) links to that input; and the message is
+    said once on the page (the summary names the field, not the message)."""
+    field = page_.find(attrs={"name": name})
+    assert field is not None, f"no field {name}"
+    assert field.get("aria-invalid") == "true", f"{name} is not marked"
+    beside = page_.find(id=field["aria-describedby"].split()[0])
+    message = _text(beside)
+    summary = page_.select_one("main .error-summary")
+    assert summary is not None and summary["role"] == "alert", "no summary at the top"
+    assert f"#{field['id']}" in [a["href"] for a in summary.select("a")], _text(summary)
+    assert _text(page_).count(message) == 1, f"said more than once: {message}"
+    return message

@@ -150,6 +150,10 @@ def test_bad_filters_are_refused_naming_the_field(signed_in, acme, filters, fiel
     assert control["aria-invalid"] == "true"
     message = document.find(id=f"{field}-error").get_text()
     assert words in message
+    # Said once, beside the field; the summary at the top links to it.
+    assert document.get_text().count(message) == 1
+    summary = document.select_one("main > .error-summary")
+    assert [a["href"] for a in summary.select("a")] == [f"#{control['id']}"]
     assert document.find("table", id="summary-table") is None
     if "from" in filters:  # the form keeps what was typed
         assert document.find(attrs={"name": "from"})["value"] == filters["from"]

@@ -8,7 +8,7 @@ import pytest
 
 from app.extensions import db
 from app.services.values import is_time_zone, time_zones
-from tests.ui.conftest import add_task, alert, find_form, form_values, page, soup, submit
+from tests.ui.conftest import add_task, find_form, form_values, page, said_beside, soup, submit
 
 CHANGE = "changeCampaignRecordStatus"
 # zone name, accepted
@@ -93,6 +93,7 @@ def test_a_zone_stored_before_the_rule_is_shown_not_replaced(signed_in, acme, re
     )
     response = submit(signed_in, url, "/status", {"status-state": "COMPLETED"})
     assert response.status_code == 422
-    assert "Time zone 'localtime' is not an IANA time zone name" in alert(soup(response))
+    said = said_beside(soup(response), "status-time_zone")
+    assert "Time zone 'localtime' is not an IANA time zone name" in said
     db.session.expire_all()
     assert (task.worked_state, task.time_zone) == ("NOTWORKED", "localtime")
