@@ -15,12 +15,14 @@ server's last exception) is printed in place of the figures.
 from __future__ import annotations
 
 import os
+import random
 import statistics
 import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
@@ -35,8 +37,20 @@ DESK = "/desk-api/v1/"
 TENANT = {"platform": "AWS Connect", "companyCode": "Bench", "environment": "prod"}
 
 
-def _agent(base: str, key: str, login: str, start, until: list, out: list, errors: list):
-    """Become AVAILABLE, then take and complete tasks until the time is up."""
+@dataclass(frozen=True)
+class Pace:
+    """How agents work: as fast as they can, or each looking at a task for between
+    `preview` seconds before closing it; all stop early when `stop` is set."""
+
+    preview: tuple[float, float] | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+def _agent(base: str, key: str, login: str, start, until: list, out: list, errors: list, pace):
+    """Become AVAILABLE, then take and complete tasks until the time is up (or `pace.stop`
+    is set); with `pace.preview` (the shortest and longest seconds), look at each task that
+    long before closing it."""
+    chance = random.Random(login)  # noqa: S311 - a pace, not a secret
     with requests.Session() as http:
 
         def call(action: str, **fields) -> dict:
@@ -51,10 +65,12 @@ def _agent(base: str, key: str, login: str, start, until: list, out: list, error
         try:
             call("setAgentState", state="AVAILABLE")
             start.wait()
-            while time.monotonic() < until[0]:
+            while time.monotonic() < until[0] and not pace.stop.is_set():
                 started = time.perf_counter()
                 record_id = call("nextTask")["task"]["previewRecordID"]
                 asked = time.perf_counter() - started
+                if pace.preview:
+                    pace.stop.wait(chance.uniform(*pace.preview))
                 call("closeTask", previewRecordID=record_id, outcome="COMPLETE")
                 out.append((asked, time.perf_counter() - started))
         except Exception as error:  # noqa: BLE001 - reported with the figures
@@ -62,9 +78,13 @@ def _agent(base: str, key: str, login: str, start, until: list, out: list, error
             start.abort()
 
 
-def pull(base: str, key: str, count: int, seconds: float) -> tuple[float, list, list]:
-    """`count` agents at once for `seconds`: deliveries per second; per delivery the
-    seconds of its nextTask and of nextTask + closeTask; the agents' errors."""
+def pull(
+    base: str, key: str, count: int, seconds: float, pace: Pace | None = None
+) -> tuple[float, list, list]:
+    """`count` agents at once for `seconds` (at `pace`, default as fast as they can):
+    deliveries per second; per delivery the seconds of its nextTask and of nextTask (the
+    preview included) + closeTask; the agents' errors."""
+    pace = pace or Pace()
     out: list[tuple[float, float]] = []
     errors: list[str] = []
     until = [0.0]
@@ -74,7 +94,7 @@ def pull(base: str, key: str, count: int, seconds: float) -> tuple[float, list, 
 
     start = threading.Barrier(count + 1, action=go)
     threads = [
-        threading.Thread(target=_agent, args=(base, key, login, start, until, out, errors))
+        threading.Thread(target=_agent, args=(base, key, login, start, until, out, errors, pace))
         for login in AGENT_NAMES[:count]
     ]
     for thread in threads:

@@ -1,19 +1,28 @@
 """Pages at scale: each page a supervisor opens, its median and 95th percentile beside its
-ceilings (300 ms, 1 s), while 20 agents pull and close tasks through the Desk API.
+ceilings (300 ms, 1 s), while 20 agents work tasks through the Desk API at an agent's pace.
 
 python -m bench.pages             # 1,000,000 tasks, 3 attempts each
 BENCH_PAGES_TASKS=20000 python -m bench.pages
 
 The campaign and its attempt ledger are loaded by bench/reports.py's builder (the tasks as
 bench/delivery.py loads them, BENCH_PAGES_ATTEMPTS attempts a task over the 120 days
-before the run, the rollups recounted, ANALYZE). gunicorn serves it with 4 workers as `make
-run` does; a supervisor signs in through the login form (its CSRF token included), then,
-while bench/delivery_pull.py's 20 agents take and complete tasks against the same server,
-opens each page BENCH_PAGES_RUNS times in turn after a first: the tenant, the campaign (its
-Progress panel), one task, the campaign's search with two conditions, the reports over the
-last 7 and the last 90 days, the wallboard. A page answered other than 200 is printed as
-failed. On PostgreSQL too when TEST_DATABASE_URL is set (a database named after it with
-`_pages_bench` appended; it is emptied).
+before the run, the rollups recounted, ANALYZE) with the audit trail a load leaves, one
+`task.added` record per task. gunicorn serves it with 4 workers as `make run` does; a
+supervisor signs in through the login form (its CSRF token included), then, while
+bench/delivery_pull.py's 20 agents work against the same server, opens each page
+BENCH_PAGES_RUNS times in turn after a first: the tenant, the campaign (its Progress panel),
+one task, the campaign's search with two conditions, the reports over the last 7 and the
+last 90 days, the wallboard, and the audit trail as the tenant's Users page shows it (the
+trail of its users and templates, newest first, among the tasks' records). A page answered
+other than 200 is printed as failed. On PostgreSQL too when TEST_DATABASE_URL is set (a
+database named after it with `_pages_bench` appended; it is emptied).
+
+"20 agents working" means agents at a person's pace, sped up: each takes a task (nextTask),
+looks at it for 1 to 2 s (PREVIEW, drawn per agent) and closes it (closeTask COMPLETE),
+about 13 deliveries a second for the 20, some ten times what 20 people previewing and
+dialling would do; the count they delivered is printed. (bench/delivery_pull.py's agents
+unpaced, as the delivery part runs them, close tasks as fast as the server answers: on two
+cores they starve every page of CPU, which measures the machine, not the pages.)
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import requests
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from app import create_app
 from app.config import test_settings
@@ -43,6 +52,8 @@ TASKS = int(os.environ.get("BENCH_PAGES_TASKS", 1_000_000))
 ATTEMPTS = int(os.environ.get("BENCH_PAGES_ATTEMPTS", 3))  # per task
 RUNS = int(os.environ.get("BENCH_PAGES_RUNS", 20))
 MEDIAN_CEILING, P95_CEILING = 0.3, 1.0  # seconds
+PREVIEW = (1.0, 2.0)  # seconds an agent looks at a task before closing it
+WARM_UP = 3.0  # seconds the agents work before the first page is timed
 
 
 def _load(url: str) -> tuple[dict[str, str], str, float]:
@@ -57,6 +68,7 @@ def _load(url: str) -> tuple[dict[str, str], str, float]:
         delivery._bulk_load(campaign, TASKS)
         today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         reports._load_ledger(campaign, today - timedelta(days=reports.DAYS))
+        _load_trail(campaign)
         reports._roll_up(campaign)
         supervisors.create_supervisor(EMAIL, PASSWORD, actor=Actor.operator())
         db.session.commit()
@@ -85,14 +97,40 @@ def _load(url: str) -> tuple[dict[str, str], str, float]:
         "reports 7 days": report(7),
         "reports 90 days": report(90),
         "wallboard": f"/tenants/{tenant}/wallboard",
+        "audit": f"/tenants/{tenant}/users",
     }
     return pages, key, time.perf_counter() - started
+
+
+def _load_trail(campaign) -> None:
+    """One `task.added` record per task of the campaign, as a load leaves them."""
+    dialect = db.session.connection().dialect.name
+    after = '\'{"campaignName": "Big"}\''
+    after = f"CAST({after} AS JSON)" if dialect == "postgresql" else after
+    db.session.execute(
+        text(
+            "INSERT INTO audit_records (tenant_id, at, actor_kind, actor_id, action,"
+            " entity_kind, entity_id, after)"
+            f" SELECT :tenant, created_at, 'api_key', '1', 'task.added', 'task', record_id,"
+            f" {after} FROM tasks WHERE campaign_id = :campaign ORDER BY id"
+        ),
+        {"tenant": campaign.tenant_id, "campaign": campaign.id},
+    )
+    db.session.commit()
 
 
 def _open(http: requests.Session, base: str, path: str) -> tuple[float, int]:
     started = time.perf_counter()
     answer = http.get(base + path, timeout=120, allow_redirects=False)
     return time.perf_counter() - started, answer.status_code
+
+
+def _ms(seconds) -> str:
+    ordered = sorted(seconds)
+    if not ordered:
+        return "-"
+    median, p95 = statistics.median(ordered), ordered[round(0.95 * (len(ordered) - 1))]
+    return f"{median * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms"
 
 
 def _report(name: str, url: str) -> None:
@@ -113,29 +151,35 @@ def _report(name: str, url: str) -> None:
         seconds = {page: [] for page in pages}
         statuses: dict[str, set[int]] = {page: set() for page in pages}
         agents: list = []
-        done = threading.Event()
+        pace = delivery_pull.Pace(PREVIEW)
 
-        def work() -> None:  # the agents pull until the pages are measured
-            while not done.is_set():
-                agents.append(delivery_pull.pull(base, key, delivery_pull.AGENTS, 5))
+        def work() -> None:  # the agents work until the pages are measured
+            agents.append(delivery_pull.pull(base, key, delivery_pull.AGENTS, 3600, pace))
 
         pulling = threading.Thread(target=work)
         pulling.start()
+        started = time.perf_counter()
         try:
+            time.sleep(WARM_UP)
             for _ in range(RUNS):
                 for page, path in pages.items():
                     took, status = _open(http, base, path)
                     seconds[page].append(took)
                     statuses[page].add(status)
         finally:
-            done.set()
+            pace.stop.set()
             pulling.join()
+        worked = time.perf_counter() - started
         if any(errors for _rate, _out, errors in agents):
             first = next(errors for _rate, _out, errors in agents if errors)
             print(f"agents failed: {first[0][:200]}")
             delivery_pull._server_error(Path(folder))
-    deliveries = sum(len(out) for _rate, out, _errors in agents)
-    print(f"the agents delivered and closed {deliveries:,} tasks meanwhile")
+    out = [delivery for _rate, found, _errors in agents for delivery in found]
+    print(
+        f"the 20 agents (each previewing a task {PREVIEW[0]:.0f}-{PREVIEW[1]:.0f} s) delivered"
+        f" and closed {len(out):,} tasks in {worked:.0f} s ({len(out) / worked:.1f}/s);"
+        f" nextTask median {_ms(a for a, _ in out)}"
+    )
     print(f"{'page':<16} {'median ms':>10} {'ceiling':>8} {'p95 ms':>8} {'ceiling':>8}  verdict")
     for page, took in seconds.items():
         if statuses[page] != {200}:

@@ -22,6 +22,8 @@ class AuditRecord(db.Model):
     __table_args__ = (
         Index("ix_audit_records_entity", "tenant_id", "entity_kind", "entity_id", "id"),
         Index("ix_audit_records_tenant", "tenant_id", "id"),
+        # A page of a few kinds' history (the Users page: users and templates), newest first.
+        Index("ix_audit_records_kind", "tenant_id", "entity_kind", "id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

@@ -7,6 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from app.extensions import db
+from app.models import Attempt, Task
+from app.services.campaigns.setup import find_campaign
 from app.services.errors import InvalidInput
 from app.services.reports import (
     agent_summary,
@@ -210,3 +213,30 @@ def test_a_366_day_range_is_accepted_and_the_zone_defaults_to_the_campaigns(acme
     scope = report_scope(acme, START, START + timedelta(days=366), campaign_name="Winback")
     assert scope.zone == "Europe/London"
     assert report_scope(acme, START, START + timedelta(days=1)).zone == "UTC"
+
+
+def test_the_repeated_wall_clock_hour_of_a_fall_back_is_two_intervals(acme):
+    """01:00-02:00 in London shows twice on 25 October 2026 (BST, then GMT): an attempt in
+    each is counted in its own hourly interval, the database summing each stretch of one
+    offset apart."""
+    campaign = find_campaign(acme, "Winback")
+    queue = campaign.default_skill_queue_id
+    task = Task(record_id="fall-back", campaign_id=campaign.id, client_id="c1",
+                skill_queue_id=queue, time_zone="Europe/London")  # fmt: skip
+    db.session.add(task)
+    db.session.flush()
+    for at in ("2026-10-24T23:50", "2026-10-25T00:20", "2026-10-25T00:40", "2026-10-25T01:20"):
+        db.session.add(
+            Attempt(task_id=task.id, campaign_id=campaign.id, agent_id=0, agent_login="ann",
+                    delivered_at=datetime.fromisoformat(at).replace(tzinfo=UTC),
+                    time_zone="Europe/London", work_codes=[], contact=False, success=False)
+        )  # fmt: skip
+    db.session.commit()
+    start, end = datetime(2026, 10, 24, 23, tzinfo=UTC), datetime(2026, 10, 26, tzinfo=UTC)
+    scope = report_scope(acme, start, end, zone="Europe/London")
+    counted = {i.start: i.attempts for i in attempts_by_interval(scope, 60) if i.attempts}
+    assert counted == {
+        datetime(2026, 10, 24, 23, tzinfo=UTC): 1,  # 00:00 BST
+        datetime(2026, 10, 25, 0, tzinfo=UTC): 2,  # 01:00 BST
+        datetime(2026, 10, 25, 1, tzinfo=UTC): 1,  # 01:00 GMT
+    }

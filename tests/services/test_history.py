@@ -7,6 +7,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AuditRecord, Event
 from app.services.actors import Actor
+from app.services.audit.reading import tenant_history
 from app.services.audit.trail import Change, record
 
 CHANGE = Change(
@@ -56,3 +57,31 @@ def test_a_change_nobody_needs_to_hear_of_leaves_no_event(app):
     record(Actor.operator(), Change("campaign.added", "campaign", "1", 7, after={"name": "X"}))
     db.session.commit()
     assert (_count(AuditRecord), _count(Event)) == (1, 0)
+
+
+def test_a_few_kinds_history_is_merged_newest_first_and_paged_among_other_kinds(app):
+    kinds = ("user", "task", "user_template", "task", "task", "user", "dnc_number", "user")
+    for n, kind in enumerate(kinds * 3):
+        db.session.add(
+            AuditRecord(
+                tenant_id=7 if n % 5 else 8,
+                actor_kind="operator",
+                actor_id="ops",
+                action=f"{kind}.added",
+                entity_kind=kind,
+                entity_id=str(n),
+            )
+        )
+    db.session.commit()
+    shown = ("user", "user_template")
+    expected = list(
+        db.session.scalars(
+            select(AuditRecord.id)
+            .where(AuditRecord.tenant_id == 7, AuditRecord.entity_kind.in_(shown))
+            .order_by(AuditRecord.id.desc())
+        )
+    )
+    for offset in range(0, len(expected) + 2):
+        page = tenant_history(7, shown, 3, offset)
+        assert [r.id for r in page.records] == expected[offset : offset + 3]
+        assert page.total == len(expected)

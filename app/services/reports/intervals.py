@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import case, func, select
+from sqlalchemy import case, func, literal, select
 
 from app.extensions import db
 from app.models import Attempt, AttemptRollup
@@ -52,25 +52,76 @@ def interval_grid(scope: ReportScope, minutes: int) -> list[datetime]:
     return starts
 
 
+def _stretches(starts: list[datetime], end: datetime, zone: ZoneInfo) -> list[tuple[int, int]]:
+    """The first slot and the zone's UTC offset (in slots) of each stretch of the range
+    over which the offset holds, oldest first."""
+
+    def offset(moment: datetime) -> int:
+        return int(moment.astimezone(zone).utcoffset().total_seconds()) // BUCKET_SECONDS
+
+    def slot(moment: datetime) -> int:
+        return int(moment.timestamp()) // BUCKET_SECONDS
+
+    stretches = [(slot(starts[0]), offset(starts[0]))]
+    for begin, following in zip(starts, [*starts[1:], end], strict=True):
+        if offset(following) == stretches[-1][1]:
+            continue
+        moment = begin  # the change lies between two starts: find its slot
+        while offset(moment) == stretches[-1][1]:
+            moment += STEP
+        stretches.append((slot(moment), offset(moment)))
+    return stretches
+
+
+def _whole_slot_rows(
+    scope: ReportScope, whole: tuple[int, int], minutes: int, starts: list[datetime]
+) -> list:
+    """The rollups' counts of the whole slots summed by the database per local interval:
+    per stretch of one UTC offset and wall-clock multiple of `minutes` (the slots of one
+    such group lie within one interval of the grid); each group's first slot and counts."""
+    per_slot = (
+        select(
+            AttemptRollup.slot.label("slot"),
+            func.sum(AttemptRollup.attempts).label("attempts"),
+            func.sum(AttemptRollup.contacts).label("contacts"),
+            func.sum(AttemptRollup.successes).label("successes"),
+        )
+        .where(*rollup_filters(scope, AttemptRollup, whole))
+        .group_by(AttemptRollup.slot)
+        .subquery()
+    )  # read in the rollups' order; only its rows are grouped again
+    stretches = _stretches(starts, scope.end, ZoneInfo(scope.zone))
+    groups = []
+    offset = literal(stretches[0][1])
+    if len(stretches) > 1:
+        later_first = list(enumerate(stretches))[:0:-1]
+        groups.append(case(*((per_slot.c.slot >= first, n) for n, (first, _) in later_first)))
+        offset = case(
+            *((per_slot.c.slot >= first, shift) for _, (first, shift) in later_first),
+            else_=offset,
+        )
+    wall = (per_slot.c.slot + offset) // (minutes * 60 // BUCKET_SECONDS)
+    return db.session.execute(
+        select(
+            func.min(per_slot.c.slot),
+            func.sum(per_slot.c.attempts),
+            func.sum(per_slot.c.contacts),
+            func.sum(per_slot.c.successes),
+        ).group_by(*groups, wall)
+    ).all()
+
+
 def attempts_by_interval(scope: ReportScope, minutes: int) -> list[Interval]:
     """Attempts, contacts and successes per interval, empty intervals as zeros: the whole
-    15-minute UTC slots from the rollups, the range's edges from the attempts."""
+    15-minute UTC slots from the rollups (summed per interval by the database), the range's
+    edges from the attempts."""
     if minutes not in INTERVAL_MINUTES:
         raise InvalidInput("intervalMinutes must be 15, 30 or 60", field="intervalMinutes")
     starts = interval_grid(scope, minutes)
     parts = split(scope)
     rows = []
     if parts.whole is not None:
-        rows += db.session.execute(
-            select(
-                AttemptRollup.slot,
-                func.sum(AttemptRollup.attempts),
-                func.sum(AttemptRollup.contacts),
-                func.sum(AttemptRollup.successes),
-            )
-            .where(*rollup_filters(scope, AttemptRollup, parts.whole))
-            .group_by(AttemptRollup.slot)
-        ).all()
+        rows += _whole_slot_rows(scope, parts.whole, minutes, starts)
     key = bucket(Attempt.delivered_at).label("bucket")
     for edge in parts.edges:
         rows += db.session.execute(
