@@ -6,8 +6,6 @@ directory's host is checked and connected to the same way."""
 from __future__ import annotations
 
 import socket
-import ssl
-import threading
 from types import SimpleNamespace
 
 import pytest
@@ -16,7 +14,7 @@ from app.services.errors import InvalidInput
 from app.services.outbound import fetch
 from app.services.sso import ldap, saml
 from tests.sso.outbound_sites import ONLY_PUBLIC, PRIVATE, PUBLIC, Answer
-from tests.webhooks.test_addresses import _self_signed
+from tests.tls_support import sni_listener
 
 
 @pytest.fixture
@@ -64,33 +62,12 @@ def test_a_rebound_name_reaches_only_the_address_checked(app, sites, names, rebi
 
 
 def test_https_to_the_checked_address_names_the_host_in_tls(app, names, tmp_path, caplog):
-    key_file, cert_file = _self_signed(tmp_path, "idp.tls.test")
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert_file, key_file)
-    asked: list[str | None] = []
-    context.sni_callback = lambda _sock, name, _ctx: asked.append(name)
-    listener = socket.create_server((PUBLIC, 0))
-    listener.settimeout(5)
-
-    def serve() -> None:
-        try:
-            conn, _ = listener.accept()
-            with conn, context.wrap_socket(conn, server_side=True):
-                pass
-        except (OSError, ssl.SSLError):
-            pass  # the client refuses our self-signed certificate: expected
-
-    server = threading.Thread(target=serve, daemon=True)
-    server.start()
-    names.table["idp.tls.test"] = [[PUBLIC]]
     caplog.set_level("INFO", logger="app.services.outbound")
-    try:
+    with sni_listener(tmp_path, "idp.tls.test", PUBLIC) as tls:
+        names.table["idp.tls.test"] = [[PUBLIC]]
         with pytest.raises(fetch.FetchFailed):
-            fetch.get(f"https://idp.tls.test:{listener.getsockname()[1]}/md")
-    finally:
-        server.join(5)
-        listener.close()
-    assert asked == ["idp.tls.test"]  # the name went in SNI though 127.0.0.1 was dialled
+            fetch.get(f"https://idp.tls.test:{tls.port}/md")
+    assert tls.asked == ["idp.tls.test"]  # the name went in SNI though 127.0.0.1 was dialled
     assert "CERTIFICATE_VERIFY_FAILED" in caplog.text  # and the certificate was checked
 
 

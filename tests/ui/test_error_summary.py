@@ -12,13 +12,7 @@ from app.extensions import db
 from app.services.tenants.setup import create_user_template
 from tests.conftest import SETUP
 from tests.ui.conftest import add_task, find_form, form_values, page, soup, submit
-
-USER = {
-    "user-login_user_id": "dan",
-    "user-first_name": "Dan",
-    "user-last_name": "Ray",
-    "user-template": "Agent",
-}
+from tests.ui.test_task_form_errors import USER
 
 # page, its form (the action's end; None: the page's own), changes, the field at fault,
 # words of its message, the name the summary gives it.

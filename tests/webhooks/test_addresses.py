@@ -15,6 +15,7 @@ from app.models import WebhookDelivery, WebhookEndpoint
 from app.services.errors import InvalidInput
 from app.services.outbound import addresses
 from app.services.webhooks import endpoints, run_once
+from tests.tls_support import sni_listener
 from tests.webhooks.conftest import BOSS, emit
 
 LOCAL = "127.0.0.0/8,::1/128"
@@ -197,74 +198,13 @@ def test_the_connection_goes_to_the_address_checked_with_the_name_as_host(
     assert _deliveries()[0].status == "delivered"
 
 
-def _self_signed(folder, name: str):
-    """A key and a self-signed certificate for `name`, as PEM files."""
-    from datetime import UTC, datetime, timedelta
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.now(UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(minutes=1))
-        .not_valid_after(now + timedelta(hours=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
-        .sign(key, hashes.SHA256())
-    )
-    key_file, cert_file = folder / "key.pem", folder / "cert.pem"
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    return key_file, cert_file
-
-
 @pytest.mark.parametrize("settings", [{"WEBHOOK_ALLOW_NETWORKS": LOCAL}], indirect=True)
 def test_https_to_the_pinned_address_still_asks_for_the_name_in_sni(acme, names, clock, tmp_path):
-    import socket
-    import ssl
-    import threading
-
-    key_file, cert_file = _self_signed(tmp_path, "crm.example.com")
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert_file, key_file)
-    asked: list[str | None] = []
-    context.sni_callback = lambda _sock, name, _ctx: asked.append(name)
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(5)
-
-    def serve() -> None:
-        try:
-            conn, _ = listener.accept()
-            with conn, context.wrap_socket(conn, server_side=True):
-                pass
-        except (OSError, ssl.SSLError):
-            pass  # the client refuses our self-signed certificate: expected
-
-    server = threading.Thread(target=serve, daemon=True)
-    server.start()
-    names.table["crm.example.com"] = ["127.0.0.1"]
-    port = listener.getsockname()[1]
-    endpoints.create_endpoint(acme, f"https://crm.example.com:{port}/in", actor=BOSS)
-    db.session.commit()
-    emit(acme)
-    try:
+    with sni_listener(tmp_path, "crm.example.com", "127.0.0.1") as tls:
+        names.table["crm.example.com"] = ["127.0.0.1"]
+        endpoints.create_endpoint(acme, f"https://crm.example.com:{tls.port}/in", actor=BOSS)
+        db.session.commit()
+        emit(acme)
         run_once(clock.now)
-    finally:
-        server.join(5)
-        listener.close()
-    assert asked == ["crm.example.com"]  # the name went in SNI though 127.0.0.1 was dialled
+    assert tls.asked == ["crm.example.com"]  # the name went in SNI though 127.0.0.1 was dialled
     assert _deliveries()[0].last_error.startswith("TLS error")  # and the certificate checked
