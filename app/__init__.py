@@ -10,6 +10,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import cli
 from app.admin import bp as admin
+from app.admin.wallboard import answer_unchanged_first
 from app.api import preview, reports, users
 from app.api.docs import bp as api_docs
 from app.config import INSTANCE_PATH, from_environment
@@ -26,7 +27,9 @@ from app.desk import bp as desk
 from app.extensions import csrf, db, limiter, login_manager, migrate
 from app.jobs import bulk, clock, intake  # noqa: F401 - registers the jobs with the queue
 from app.jobs.queue import init_app as init_job_queue
+from app.services.reports.rollups import keep_rollups
 from app.web.api_paths import API_PREFIXES
+from app.web.broadcast import install_hub
 from app.web.errors import register_error_handlers
 from app.web.json_provider import OrjsonProvider
 from app.web.security import register_security
@@ -67,6 +70,7 @@ def register_extensions(app: Flask) -> None:
             request.max_content_length = app.config["INTAKE_MAX_UPLOAD_BYTES"]
 
     db.init_app(app)
+    keep_rollups(db.session)  # the reports' rollups move with each flush of an attempt
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
     csrf.init_app(app)
     login_manager.init_app(app)
@@ -84,3 +88,5 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(admin)
     app.register_blueprint(desk)
     app.register_blueprint(api_docs)
+    install_hub(app)  # the live streams of the wallboard and the desk
+    answer_unchanged_first(app)  # a live page's conditional GET, before the app runs

@@ -38,12 +38,10 @@ from app.models import Tenant
 from app.models.types import utcnow
 from app.services.people import sessions
 from app.services.reports import live
-from app.web.broadcast import Hub, Viewer, stream_response
+from app.web.broadcast import TOKEN_SECONDS, Viewer, stream_response
 
 # How often the pages ask, in milliseconds: within the 2 seconds a change must show in.
 POLL_MS = 1000
-# How long a process trusts the tenant's change token it read last, by default.
-TOKEN_SECONDS = 0.5
 # Headers of a stream: never cached, never held back by a proxy that buffers answers.
 LIVE_PATH = re.compile(r"/tenants/(\d+)/(?:wallboard/live|agents/live|campaigns/\d+/progress)")
 
@@ -112,18 +110,10 @@ class UnchangedFirst:
         return etag
 
 
-@bp.record_once
-def _answer_unchanged_first(state) -> None:
-    state.app.wsgi_app = UnchangedFirst(state.app, state.app.wsgi_app)
-    config = state.app.config
-    state.app.extensions["live_hub"] = Hub(
-        state.app,
-        most=config["LIVE_STREAMS_MAX"],
-        per_session=config["LIVE_STREAMS_PER_SESSION"],
-        per_tenant=config["LIVE_STREAMS_PER_TENANT"],
-        check_seconds=state.app.config.get("LIVE_TOKEN_SECONDS", TOKEN_SECONDS),
-        lifetime_seconds=state.app.config["LIVE_STREAM_SECONDS"],
-    )
+def answer_unchanged_first(app) -> None:
+    """Answer a live page's conditional GET before the app runs (`UnchangedFirst`); the
+    app factory installs it."""
+    app.wsgi_app = UnchangedFirst(app, app.wsgi_app)
 
 
 def no_csrf_token() -> str:

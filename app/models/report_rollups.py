@@ -4,7 +4,7 @@
 seconds // 900 of the delivery), the counts and second totals every report reads;
 `WorkCodeRollup` the work codes chosen on the closed attempts, per the same key without
 the zone. Both are kept by the ledger in the transaction of every change of an attempt
-(app/services/calls/rollups.py) and can be recounted from the attempts at any time. An
+(app/services/reports/rollups.py) and can be recounted from the attempts at any time. An
 attempt without a queue counts under queue 0.
 """
 

@@ -55,6 +55,10 @@ _HUBS: weakref.WeakSet[Hub] = weakref.WeakSet()
 MOST_CHECK_SECONDS = 1.0
 
 
+# How long a process trusts a change token it read last, by default (LIVE_TOKEN_SECONDS).
+TOKEN_SECONDS = 0.5
+
+
 @dataclass(frozen=True)
 class Part:
     """A live part as rendered: its ETag and its HTML."""
@@ -312,3 +316,17 @@ def stream_response(key: Hashable, probe: Callable, render: Callable, *, viewer:
         return place.answer()
     since = request.headers.get("Last-Event-ID") or request.args.get("since", "")
     return Response(hub.stream(place, since), mimetype="text/event-stream", headers=STREAM_HEADERS)
+
+
+def install_hub(app: Flask) -> None:
+    """The app's one hub of live streams in this process, sized by its settings (the app
+    factory installs it; the wallboard's and the desk's streams share it)."""
+    config = app.config
+    app.extensions["live_hub"] = Hub(
+        app,
+        most=config["LIVE_STREAMS_MAX"],
+        per_session=config["LIVE_STREAMS_PER_SESSION"],
+        per_tenant=config["LIVE_STREAMS_PER_TENANT"],
+        check_seconds=config.get("LIVE_TOKEN_SECONDS", TOKEN_SECONDS),
+        lifetime_seconds=config["LIVE_STREAM_SECONDS"],
+    )

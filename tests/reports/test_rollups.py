@@ -17,10 +17,10 @@ from app.extensions import db
 from app.models import Attempt, AttemptRollup, EndedHow, Task, WorkCodeRollup
 from app.models.report_rollups import MEASURES
 from app.services.calls import ledger
-from app.services.calls import rollups as rollups_module
 from app.services.campaigns.setup import find_campaign
 from app.services.dialer import placing
 from app.services.reports import campaign_summary, report_scope
+from app.services.reports import rollups as rollups_module
 from app.services.reports.recount import recount
 from tests.conftest import SETUP
 from tests.desk.delivery_support import add, make_agent
@@ -130,6 +130,24 @@ def test_any_sequence_of_ledger_changes_leaves_the_rollups_equal_to_a_recount(ac
     for figures in kept[0].values():  # every attempt in exactly one ending, in every slot
         assert sum(figures[i] for i in endings) == figures[MEASURES.index("attempts")]
     assert kept == recounted()
+
+
+def test_the_app_keeps_the_rollups_and_a_test_can_stop_it(acme):
+    """The factory installs the listeners on the app's session; taken off, an attempt's
+    write moves no rollup (a recount then finds what was missed)."""
+    ann = make_agent(acme, "ann")
+    (task,) = _tasks(acme, 1)
+    rollups_module.stop_keeping(db.session)
+    try:
+        ledger.open_attempt(task, ann, BASE)
+        db.session.commit()
+        assert rollups() == ({}, {})
+    finally:
+        rollups_module.keep_rollups(db.session)
+    assert recounted()[0] != {}
+    ledger.end_attempts([task], EndedHow.RELEASED, BASE + timedelta(minutes=1))
+    db.session.commit()
+    assert rollups() == recounted()  # kept again
 
 
 def test_a_rolled_back_change_leaves_the_rollups_as_they_were(acme):

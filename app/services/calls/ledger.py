@@ -19,7 +19,7 @@ what the supervisor set, nothing is inferred). Both are read when the call ends 
 close; a flag changed later leaves the attempts already made as they were.
 
 Every change of an attempt made here moves the reports' rollups in the same flush
-(app/services/calls/rollups.py).
+(app/services/reports/rollups.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-import app.services.calls.rollups  # noqa: F401 - the reports' rollups move with each flush
 from app.extensions import db
 from app.models import Attempt, CallResult, EndedHow, Task, User, WorkCodeChoice
 from app.services.values import format_time

@@ -1,6 +1,6 @@
 """Recounting the reports' rollups from the attempts: after attempts were written by plain
 SQL (the demo's past, a bulk load), or by an operator (`flask --app wsgi reports
-rebuild-rollups`). The ledger keeps them current otherwise (app/services/calls/rollups.py)."""
+rebuild-rollups`). The ledger keeps them current otherwise (app/services/reports/rollups.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from app.extensions import db
 from app.models import Attempt, AttemptRollup, Campaign, Task, WorkCodeRollup
 from app.models.attempts import EndedHow
 from app.models.report_rollups import MEASURES
-from app.services.calls.rollups import CODE_KEY, ENDINGS, OUTCOMES, ROLLUP_KEY
+from app.services.reports.rollups import CODE_KEY, ENDINGS, OUTCOMES, ROLLUP_KEY
 from app.services.reports.sql import bucket, epoch
 
 

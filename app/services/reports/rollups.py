@@ -8,6 +8,9 @@ upsert (INSERT ... ON CONFLICT DO UPDATE adding the difference), so concurrent w
 PostgreSQL each add theirs exactly once. A row of attempts written by plain SQL (the
 demo's past, a bulk load) is counted by the reports' `recount`, which recomputes the
 rollups of the campaigns named (or all) from the attempts, set-based.
+
+The app factory installs the two listeners on the app's session (`keep_rollups`);
+`stop_keeping` takes them off again.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, scoped_session
 
 from app.extensions import db
 from app.models import Attempt, AttemptRollup, Campaign, Task, WorkCodeRollup
@@ -189,7 +192,6 @@ def customer_zone(attempt: Attempt, session: Session) -> str | None:
         return campaign.default_time_zone if campaign is not None else None
 
 
-@event.listens_for(Session, "before_flush")
 def _zones(session: Session, _context, _instances) -> None:
     """A new attempt made without its customer's zone gets it before it is written."""
     for instance in session.new:
@@ -197,7 +199,6 @@ def _zones(session: Session, _context, _instances) -> None:
             instance.time_zone = customer_zone(instance, session)
 
 
-@event.listens_for(Session, "after_flush")
 def _roll_up(session: Session, _context) -> None:
     """Move the rollups by the attempts this flush wrote (still the pre-flush history)."""
     changes = None
@@ -218,3 +219,20 @@ def _roll_up(session: Session, _context) -> None:
             changes.add(_before(db.inspect(instance)), -1)
     if changes is not None:
         changes.apply(session.connection())
+
+
+_LISTENERS = (("before_flush", "_zones"), ("after_flush", "_roll_up"))
+
+
+def keep_rollups(session: scoped_session) -> None:
+    """Move the rollups with every flush of `session` (the app's): installed once."""
+    for name, listener in _LISTENERS:
+        if not event.contains(session, name, globals()[listener]):
+            event.listen(session, name, globals()[listener])
+
+
+def stop_keeping(session: scoped_session) -> None:
+    """Flushes of `session` no longer move the rollups (a test of what the listeners do)."""
+    for name, listener in _LISTENERS:
+        if event.contains(session, name, globals()[listener]):
+            event.remove(session, name, globals()[listener])
