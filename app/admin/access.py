@@ -10,6 +10,7 @@ from flask_login import current_user
 
 from app.admin.blueprint import bp
 from app.admin.problems import form_problems, refusal_in_form_words
+from app.db.transactions import in_one_transaction
 from app.extensions import db
 from app.models import Campaign, Task, Tenant
 from app.services.actors import Actor
@@ -69,13 +70,7 @@ def task_or_404(tenant: Tenant, record_id: str) -> Task:
 
 def attempt_refused(action: Callable[[], T]) -> tuple[T | None, ServiceError | None]:
     """Run one service action in one transaction: its result, or the refusal."""
-    try:
-        result = action()
-        db.session.commit()
-    except ServiceError as error:
-        db.session.rollback()
-        return None, error
-    return result, None
+    return in_one_transaction(db.session, action, refusals=ServiceError)
 
 
 def attempt(action: Callable[[], T]) -> tuple[T | None, str | None]:

@@ -27,11 +27,10 @@ from app.admin.forms import ConfirmForm
 from app.admin.paging import window
 from app.admin.prg import form_post, hold, shown_once
 from app.admin.problems import form_problems, refusal_in_form_words
-from app.extensions import db
 from app.models import Tenant, WebhookEndpoint
 from app.models.types import utcnow
 from app.services import shown_once as held_values
-from app.services.errors import NotFound, ServiceError
+from app.services.errors import NotFound
 from app.services.webhooks import endpoints as service
 from app.services.webhooks import log
 from app.services.webhooks.catalogue import EVENT_TYPES
@@ -275,15 +274,14 @@ def replay_webhook_delivery(tenant_id: int, endpoint_id: int, delivery_id: int):
     tenant = tenant_or_404(tenant_id)
     endpoint = _endpoint_or_404(tenant, endpoint_id)
     if ConfirmForm().validate_on_submit():
-        try:
-            log.replay_delivery(endpoint, delivery_id, actor=supervisor())
-            db.session.commit()
-        except NotFound:
-            db.session.rollback()
+        _, refused = attempt_refused(
+            lambda: log.replay_delivery(endpoint, delivery_id, actor=supervisor())
+        )
+        if isinstance(refused, NotFound):
             abort(404)
-        except ServiceError as error:
-            db.session.rollback()
-            flash(error.message)
-        else:
-            flash("The event will be delivered again shortly, with the same webhook-id.")
+        flash(
+            refused.message
+            if refused
+            else "The event will be delivered again shortly, with the same webhook-id."
+        )
     return redirect(url_for("admin.webhook", tenant_id=tenant.id, endpoint_id=endpoint.id))

@@ -17,7 +17,7 @@ from app.api.schemas import (
     SearchRequest,
     TransferRequest,
 )
-from app.db.transactions import read_only, reads_first
+from app.db.transactions import in_one_transaction, read_only, reads_first
 from app.extensions import db
 from app.models import Campaign
 from app.services.actors import Actor
@@ -80,18 +80,19 @@ def _run(
     receive()
     caller = authenticate()
     body = json_object()
-    try:
+
+    def act() -> dict:
         request = _validated(schema, body, caller)
         campaign = campaign_of(caller.tenant_id, request.campaignName)
-        extra = action(campaign, request, caller.actor)
-        if not reads_only:
-            db.session.commit()
-    except (ValidationError, ServiceError) as error:
-        if not reads_only:
-            db.session.rollback()
-        if isinstance(error, ValidationError):
-            return jsonify(wire.envelope(body, wire.FAILED, describe(error), **on_failure))
-        return jsonify(wire.envelope(body, wire.status_of(error), error.message, **on_failure))
+        return action(campaign, request, caller.actor)
+
+    extra, refused = in_one_transaction(
+        db.session, act, refusals=(ValidationError, ServiceError), writes=not reads_only
+    )
+    if isinstance(refused, ValidationError):
+        return jsonify(wire.envelope(body, wire.FAILED, describe(refused), **on_failure))
+    if refused is not None:
+        return jsonify(wire.envelope(body, wire.status_of(refused), refused.message, **on_failure))
     return jsonify(wire.envelope(body, wire.SUCCESS, None, **extra))
 
 

@@ -13,7 +13,7 @@ import click
 from flask import current_app
 
 from app.db.full_disk import cause, storage_full
-from app.db.transactions import transaction
+from app.db.transactions import in_one_transaction, transaction
 from app.extensions import db
 from app.models import Tenant
 from app.services.errors import ServiceError
@@ -25,12 +25,11 @@ def transactional(command: Callable) -> Callable:
 
     @wraps(command)
     def run(*args, **kwargs):
-        try:
-            result = command(*args, **kwargs)
-            db.session.commit()
-        except ServiceError as error:
-            db.session.rollback()
-            raise click.ClickException(error.message) from None
+        result, refused = in_one_transaction(
+            db.session, lambda: command(*args, **kwargs), refusals=ServiceError
+        )
+        if refused is not None:
+            raise click.ClickException(refused.message) from None
         if result is not None:
             click.echo(result)
 

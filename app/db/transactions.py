@@ -17,8 +17,9 @@ connection of its own with `transaction_mode(read_only=...)`. The BEGIN hook of 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from flask import Flask, g, has_app_context, request
 from sqlalchemy.orm import scoped_session
@@ -27,6 +28,9 @@ from app.db.plain_reads import on_driver, session_connection
 from app.db.sqlite_writes import write_turns
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+T = TypeVar("T")
+E = TypeVar("E", bound=Exception)
 
 
 def read_only(view):
@@ -92,6 +96,33 @@ def transaction(session, *, read_only: bool) -> Iterator[None]:
             session.rollback()
         else:
             session.commit()
+
+
+def in_one_transaction(
+    session,
+    action: Callable[[], T],
+    *,
+    refusals: type[E] | tuple[type[E], ...],
+    writes: bool = True,
+) -> tuple[T | None, E | None]:
+    """Run a door's action (one request, one form post, one command) as one transaction of
+    the session: committed when it returns, rolled back when it raises. A refusal (one of
+    `refusals`) is given back, beside no result, for the door to say in its own words;
+    anything else is raised again. An action that `writes` nothing (a read) is neither
+    committed nor rolled back: its transaction ends with the request. The one way every
+    door runs a service call."""
+    try:
+        result = action()
+        if writes:
+            session.commit()
+    except refusals as refused:
+        if writes:
+            session.rollback()
+        return None, refused
+    except BaseException:
+        session.rollback()
+        raise
+    return result, None
 
 
 def take_write_lock(session) -> None:

@@ -32,7 +32,7 @@ from flask import (
 )
 from flask_wtf.csrf import CSRFError
 
-from app.db.transactions import writes
+from app.db.transactions import in_one_transaction, writes
 from app.desk import auth, bp, live, refusals
 from app.desk.forms import (
     CALL_RESULTS,
@@ -278,17 +278,17 @@ def _refusal(error: ServiceError, agent: User) -> str:
     return error.message
 
 
+# What closing answers when Remove must be confirmed first.
+ASKS_FIRST = object()
+
+
 def _run(action, agent: User):
     """Run one engine call in one transaction; a refusal becomes the page's error."""
-    try:
-        result = action()
-        db.session.commit()
-    except ServiceError as error:
-        db.session.rollback()
-        flash(_refusal(error, agent), "error")
-        if isinstance(error, TaskTaken):
+    result, refused = in_one_transaction(db.session, action, refusals=ServiceError)
+    if refused is not None:
+        flash(_refusal(refused, agent), "error")
+        if isinstance(refused, TaskTaken):
             session[NOTICE_UNSEEN] = True
-        return None
     return result
 
 
@@ -333,28 +333,29 @@ def close(record_id: str):
         return _desk_page(agent, Kept(record_id, codes))
     now = utcnow()
     outcome = form.outcome.data or None
-    when = None
-    try:
-        when = next_time(form.next_time.data, task.time_zone)
-        chosen = {"next_earliest": when, "work_codes": codes, "now": now}
+    chosen = {"next_earliest": None, "work_codes": codes, "now": now}
+
+    def close():
+        chosen["next_earliest"] = next_time(form.next_time.data, task.time_zone)
         if confirmed != "yes" and closing.outcome_of(agent, record_id, outcome, **chosen) == (
             closing.Outcome.REMOVE
         ):
-            db.session.rollback()
-            return _confirm_remove(agent, task)
-        closed = closing.close_task(
+            return ASKS_FIRST  # nothing written: Remove asks first
+        return closing.close_task(
             agent, record_id, outcome, note=form.note.data, actor=_actor(agent), **chosen
         )
-        db.session.commit()
-    except ServiceError as error:
-        db.session.rollback()
+
+    closed, error = in_one_transaction(db.session, close, refusals=ServiceError)
+    if closed is ASKS_FIRST:
+        return _confirm_remove(agent, task)
+    if error is not None:
         lost = _lost_choice(form, task)
         if isinstance(error, TaskTaken):
             session[NOTICE_UNSEEN] = True  # the next countdown waits for the agent
         if isinstance(error, NotFound | TaskNotFound):
             flash(_refusal(error, agent) + lost, "error")
             return redirect(url_for("desk.home"))
-        choice = refusals.Choice(when, codes)
+        choice = refusals.Choice(chosen["next_earliest"], codes)
         groups = work_code_choices(task)["work_code_groups"]
         refused = refusals.close_refusal(error, task, agent, now, choice, groups)
         return _desk_page(agent, Kept(record_id, codes, refused, lost))
@@ -489,13 +490,14 @@ def call(record_id: str):
             return _form_refused(form)
         flash("The call could not be started: send the form from the desk again.")
         return redirect(url_for("desk.home"))
-    try:
-        placed = placing.start_call(
+    placed, error = in_one_transaction(
+        db.session,
+        lambda: placing.start_call(
             agent, record_id, form.phone_key.data or None, actor=_actor(agent)
-        )
-        db.session.commit()
-    except ServiceError as error:
-        db.session.rollback()
+        ),
+        refusals=ServiceError,
+    )
+    if error is not None:
         refused = f"Not called: {_call_refusal(error, agent)}"
         if _wants_json():
             return jsonify({"message": refused}), 409
@@ -543,8 +545,9 @@ def call_event(record_id: str):
             return _form_refused(form)
         flash("Choose how the call ended.")
         return redirect(url_for("desk.home"))
-    try:
-        attempt = placing.call_event(
+    attempt, error = in_one_transaction(
+        db.session,
+        lambda: placing.call_event(
             agent,
             record_id,
             form.call_id.data,
@@ -552,10 +555,10 @@ def call_event(record_id: str):
             form.result.data or None,
             form.contact_id.data or None,
             actor=_actor(agent),
-        )
-        db.session.commit()
-    except ServiceError as error:
-        db.session.rollback()
+        ),
+        refusals=ServiceError,
+    )
+    if error is not None:
         refused = f"Not recorded: {_call_refusal(error, agent)}"
         if _wants_json():
             return jsonify({"message": refused}), 409

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from flask import jsonify
 from pydantic import StringConstraints, ValidationError
 
+from app.db.transactions import in_one_transaction
 from app.extensions import db
 from app.services.errors import ServiceError
 from app.web.api_keys import Caller, authenticate
@@ -58,17 +59,19 @@ def json_action(
     receive()
     caller = authenticate()
     body = json_object()
-    try:
+
+    def checked_act() -> dict:
         _check_tenant(caller, body)
-        answer = act(caller, body)
-        db.session.commit()
-    except RefusedTenant as refused:
+        return act(caller, body)
+
+    answer, refused = in_one_transaction(
+        db.session, checked_act, refusals=(RefusedTenant, ValidationError, ServiceError)
+    )
+    if isinstance(refused, RefusedTenant):
         return jsonify({"result": refused.result, "message": refused.message, **empty})
-    except ValidationError as error:
-        db.session.rollback()
-        return jsonify({"result": "INVALID_ARGUMENTS", "message": describe(error), **empty})
-    except ServiceError as error:
-        db.session.rollback()
-        result = next((name for kind, name in results if isinstance(error, kind)), otherwise)
-        return jsonify({"result": result, "message": error.message, **empty})
+    if isinstance(refused, ValidationError):
+        return jsonify({"result": "INVALID_ARGUMENTS", "message": describe(refused), **empty})
+    if refused is not None:
+        result = next((name for kind, name in results if isinstance(refused, kind)), otherwise)
+        return jsonify({"result": result, "message": refused.message, **empty})
     return jsonify({"result": SUCCESS, **answer})
