@@ -20,6 +20,7 @@ import re
 import time
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 from sqlalchemy import select
 
@@ -282,9 +283,16 @@ def _wait_for_ccp_core(page: Page) -> None:
     """Until this view's bundle has loaded (an earlier view's initCCP is in sessionStorage
     already). Real time, bounded: the page's own timers run on the controlled clock."""
     deadline = time.monotonic() + 10
-    while not page.evaluate("typeof window.ccpUpdate === 'function'"):
+    while not _ccp_core_loaded(page):
         assert time.monotonic() < deadline, "the streams bundle never loaded"
         time.sleep(0.02)
+
+
+def _ccp_core_loaded(page: Page) -> bool:
+    try:
+        return page.evaluate("typeof window.ccpUpdate === 'function'")
+    except PlaywrightError:  # the view is being replaced (a reload): not yet
+        return False
 
 
 def _contact(state: str) -> list[dict]:
@@ -366,6 +374,7 @@ def test_the_desk_state_follows_the_ccp_and_the_other_way_round(tab: Tab, ccp_de
     page = ccp_desk
     page.evaluate("s => ccpUpdate(s)", {"name": "Break", "type": "not_routable"})
     expect(page.locator("[data-state]")).to_have_text("AWAY")
+    _wait_for_ccp_core(page)  # the state switch reloaded the desk
     page.evaluate("s => ccpUpdate(s)", {"name": "Break", "type": "not_routable"})
     page.get_by_role("group", name="Your state").get_by_role("button", name="Available").click()
     expect(page.locator("[data-state]")).to_have_text("AVAILABLE")

@@ -68,12 +68,16 @@ def boss(app):
     return make_supervisor(BOSS)
 
 
+# How long the first figures may take on a busy machine (what is promised is the end).
+FIRST_WITHIN = 10.0
+
+
 @pytest.fixture
 def watching(app, hub, client, boss, acme):
     """The boss's wallboard of Acme, by stream, its first figures read."""
     session_for(client, boss)
     stream = open_stream(client, f"/tenants/{acme.id}/wallboard/stream")
-    assert stream.next_event() is not None
+    assert stream.next_event(within=FIRST_WITHIN) is not None  # a first render: no promise
     yield stream
     stream.close()
 
@@ -116,7 +120,7 @@ def test_another_viewer_of_the_same_board_goes_on_when_one_signs_out(
     other = session_for(app.test_client(), make_supervisor("second@example.com"))
     second = open_stream(other, f"/tenants/{acme.id}/wallboard/stream")
     try:
-        assert second.next_event() is not None
+        assert second.next_event(within=FIRST_WITHIN) is not None
         assert sharing(app, client, TOKEN_KEY).post("/logout").status_code == 302
         assert end_of(watching)[0] == "signedOut"
         blocks = second._blocks()
@@ -134,7 +138,7 @@ def test_the_desks_stream_sends_its_signed_out_news_then_ends_within_2_seconds(
     desk = desk_session(client, agent)
     stream = open_stream(desk, "/desk/live/stream?task=&seen=0")
     try:
-        assert json.loads(stream.next_event()[1])["signedIn"] is True
+        assert json.loads(stream.next_event(within=FIRST_WITHIN)[1])["signedIn"] is True
         assert sharing(app, desk, AGENT_TOKEN_KEY).post("/desk/logout").status_code == 302
         why, before = end_of(stream)
         assert why == "signedOut"
@@ -149,7 +153,7 @@ def test_the_desks_stream_ends_when_the_agent_is_signed_out_by_a_supervisor(app,
     available(agent, utcnow())
     stream = open_stream(desk_session(client, agent), "/desk/live/stream?task=&seen=0")
     try:
-        assert stream.next_event() is not None
+        assert stream.next_event(within=FIRST_WITHIN) is not None
         agent_state.set_agent_state(agent, "OFFLINE", actor=Actor.supervisor(BOSS))
         sessions.end_sessions(agent, sessions.AGENTS)
         db.session.commit()
