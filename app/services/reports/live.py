@@ -29,7 +29,7 @@ from app.models.attempts import Attempt
 from app.models.campaigns import CampaignStatus, SkillQueue
 from app.models.history import AuditRecord
 from app.models.types import utcnow
-from app.services.delivery import progress
+from app.services.delivery import progress, progress_snapshots
 
 WINDOW = timedelta(minutes=15)
 # How long after the day's first attempt its rate is trusted.
@@ -116,7 +116,9 @@ def change_token(tenant: Tenant | int, now: datetime | None = None) -> str:
     return f"{tenant_id}-{newest or 0}-{minute}"
 
 
-def queue_rows(tenant: Tenant, counted: dict[int, dict[int, progress.Tally]]) -> list[QueueRow]:
+def queue_rows(
+    tenant: Tenant, counted: dict[int, dict[int, progress.Tally]], now: datetime
+) -> list[QueueRow]:
     """Each queue of the tenant with its open tasks by bucket, by the Progress panel's
     rules: the tallies of every campaign of the tenant (archived ones too) added up."""
     by_queue: dict[int, list[progress.Tally]] = {}
@@ -128,7 +130,7 @@ def queue_rows(tenant: Tenant, counted: dict[int, dict[int, progress.Tally]]) ->
     )
     rows = []
     for queue in queues:
-        counts = progress.progress_of(progress.summed(by_queue.get(queue.id, [])), utcnow())
+        counts = progress.progress_of(progress.summed(by_queue.get(queue.id, [])), now)
         buckets = ("deliverable", "waiting", "in_work", "held", "kept_back")
         rows.append(QueueRow(queue.name, *(getattr(counts, name) for name in buckets)))
     return rows
@@ -185,19 +187,13 @@ def wallboard(tenant: Tenant, now: datetime | None = None, token: str | None = N
             select(Campaign).where(Campaign.tenant_id == tenant.id).order_by(Campaign.name)
         )
     )
-    counted = progress.tally(tenant.id, [campaign.id for campaign in campaigns], now)
-    counts = {
-        campaign.id: progress.progress_of(
-            progress.summed(counted.get(campaign.id, {}).values()), now
-        )
-        for campaign in campaigns
-    }
+    counted = progress_snapshots.shown(campaigns, now, why=False)
     return Wallboard(
         now=now,
         token=token or change_token(tenant, now),
         agents=progress.agent_board(tenant, now),
-        campaigns=campaign_rows(campaigns, counts, now),
-        queues=queue_rows(tenant, counted),
+        campaigns=campaign_rows(campaigns, counted.progress, now),
+        queues=queue_rows(tenant, counted.by_queue, now),
         last_15_minutes=activity(tenant, now - WINDOW, end),
         today=activity(tenant, start_of_day(now), end),
     )
