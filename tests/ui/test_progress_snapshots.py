@@ -149,5 +149,5 @@ def test_the_campaign_page_says_as_of_when_it_shows_a_snapshot(signed_in, renewa
     taken = mixed_campaign(renewals, ann, bob, make_agent(acme, "carl"))
     shown(renewals, taken)
     page = signed_in.get(f"/tenants/{acme.id}/campaigns/{renewals.id}/progress").text
-    assert f"As of {taken:%H:%M:%S} UTC" in page
+    assert f"{taken:%Y-%m-%d %H:%M:%S} UTC</time>: a campaign this large is counted again" in page
     assert taken + timedelta(seconds=FRESH) > progress.utcnow()
