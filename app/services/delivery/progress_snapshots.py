@@ -73,31 +73,38 @@ def shown(campaigns: list[Campaign], now: datetime | None = None, *, why: bool =
     }
     live = [campaign for campaign in campaigns if campaign.id not in snapshots]
     by_queue = progress.tally(campaigns[0].tenant_id, [campaign.id for campaign in live], now)
-    found: dict[int, Progress] = {}
-    for campaign in live:
-        queues = by_queue.get(campaign.id, {})
-        counted = progress.progress_of(progress.summed(queues.values()), now)
-        if (why or counted.total >= exact_below()) and counted.kept_back:
-            counted = replace(counted, kept_back_why=progress.kept_back_why(campaign, now))
-        if counted.total >= exact_below():
-            why_now = counted.kept_back_why
-            aside(
-                lambda c=campaign.id, q=queues, w=why_now: _keep(c, now, q, w),
-                f"progress-{campaign.id}",
-            )
-        found[campaign.id] = counted
+    found = {
+        campaign.id: _counted_now(campaign, by_queue.get(campaign.id, {}), now, why)
+        for campaign in live
+    }
     for campaign_id, snapshot in snapshots.items():
-        queues = {int(queue): figures for queue, figures in snapshot.counts["queues"].items()}
-        by_queue[campaign_id] = queues
-        found[campaign_id] = progress.progress_of(
-            progress.summed(queues.values()),
-            snapshot.taken_at,
-            tuple(_blocked(one) for one in snapshot.counts.get("why", [])),
-            snapshot=True,
-        )
+        by_queue[campaign_id], found[campaign_id] = _read(snapshot)
         if snapshot.taken_at <= now - fresh_for():
             recount_later(campaign_id, now)
     return Counts(by_queue, found)
+
+
+def _counted_now(
+    campaign: Campaign, queues: dict[int, Tally], now: datetime, why: bool
+) -> Progress:
+    """A campaign's Progress from its tally at `now`; stored as its first snapshot when it
+    has reached the threshold."""
+    counted = progress.progress_of(progress.summed(queues.values()), now)
+    large = counted.total >= exact_below()
+    if (why or large) and counted.kept_back:
+        counted = replace(counted, kept_back_why=progress.kept_back_why(campaign, now))
+    if large:
+        campaign_id, why_now = campaign.id, counted.kept_back_why
+        aside(lambda: _keep(campaign_id, now, queues, why_now), f"progress-{campaign_id}")
+    return counted
+
+
+def _read(snapshot: ProgressSnapshot) -> tuple[dict[int, Tally], Progress]:
+    """A snapshot's tallies per skill queue, and the Progress they make at its moment."""
+    queues = {int(queue): figures for queue, figures in snapshot.counts["queues"].items()}
+    why = tuple(_blocked(one) for one in snapshot.counts.get("why", []))
+    summed = progress.summed(queues.values())
+    return queues, progress.progress_of(summed, snapshot.taken_at, why, snapshot=True)
 
 
 def campaign_progress(campaign: Campaign, now: datetime | None = None) -> Progress:
