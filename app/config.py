@@ -207,6 +207,11 @@ def defaults() -> dict[str, Any]:
         "SESSION_MAX_HOURS": int(env.get("SESSION_MAX_HOURS", 12)),
         "RATELIMIT_HEADERS_ENABLED": True,
         "PAGE_SIZE": int(env.get("PAGE_SIZE", 50)),
+        # A campaign of this many tasks or more shows Progress counts taken at most
+        # PROGRESS_SNAPSHOT_SECONDS ago (counted again in the background, one process at
+        # a time); a smaller one is counted exactly at every request.
+        "PROGRESS_EXACT_TASKS": int(env.get("PROGRESS_EXACT_TASKS", 50_000)),
+        "PROGRESS_SNAPSHOT_SECONDS": float(env.get("PROGRESS_SNAPSHOT_SECONDS", 30)),
         # Live parts: streams a process serves at most (beyond, pages poll), and how long
         # one lasts before the browser connects again (and is authorized again).
         "LIVE_STREAMS_MAX": live_streams_max(env),

@@ -16,8 +16,9 @@ from app.extensions import db
 from app.models import Campaign, Tenant
 from app.services.campaigns import dialing
 from app.services.campaigns import setup as campaign_service
-from app.services.delivery.progress import campaign_progress
 from app.services.delivery.progress_groups import group as progress_group
+from app.services.delivery.progress_snapshots import campaign_progress
+from app.services.delivery.progress_snapshots import state_counts as task_state_counts
 from app.services.errors import ServiceError
 from app.services.intake.runs import recent_loads
 from app.services.people.supervisors import visible_tenants
@@ -63,7 +64,7 @@ def _campaigns_page(tenant: Tenant, campaign_form=None, queue_form=None, error=N
         campaigns=campaign_service.list_campaigns(tenant, archived=show_archived),
         show_archived=show_archived,
         archived_count=campaign_service.count_archived(tenant),
-        counts=campaign_service.state_counts(tenant),
+        counts=task_state_counts(tenant),
         queues=tenant_service.list_skill_queues(tenant),
         campaign_form=campaign_form or _campaign_form(tenant),
         queue_form=queue_form or SkillQueueForm(prefix="queue"),

@@ -15,6 +15,7 @@ from app.models.dnc import DncNumber
 from app.models.history import AuditRecord, Event, WebhookDelivery, WebhookEndpoint
 from app.models.intake import IntakeLoad, LoadStatus
 from app.models.limits import RateLimitCounter
+from app.models.progress_counts import ProgressSnapshot
 from app.models.report_rollups import AttemptRollup, WorkCodeRollup
 from app.models.schedules import Schedule, ScheduleException, ScheduleHours
 from app.models.shown_once import ShownOnce
@@ -43,6 +44,7 @@ __all__ = [
     "AgentStateSpan",
     "Attempt",
     "AttemptRollup",
+    "ProgressSnapshot",
     "WorkCodeRollup",
     "CallResult",
     "EndedHow",

@@ -70,12 +70,13 @@ def campaign_change(campaign: Campaign, action: str, before: dict, after: dict, 
     )
 
 
-def state_counts(tenant: Tenant) -> dict[int, dict[str, int]]:
-    """Per campaign of the tenant, how many tasks are in each workedState."""
+def state_counts(tenant: Tenant, besides: list[int] | None = None) -> dict[int, dict[str, int]]:
+    """Per campaign of the tenant (but those of `besides`), how many tasks are in each
+    workedState."""
     rows = db.session.execute(
         select(Task.campaign_id, Task.worked_state, func.count(Task.id))
         .join(Campaign, Campaign.id == Task.campaign_id)
-        .where(Campaign.tenant_id == tenant.id)
+        .where(Campaign.tenant_id == tenant.id, Campaign.id.not_in(besides or []))
         .group_by(Task.campaign_id, Task.worked_state)
     )
     counts: dict[int, dict[str, int]] = {}

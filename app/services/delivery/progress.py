@@ -13,6 +13,7 @@ queue, the calling window, the do-not-call list: the rules that say when and who
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -28,13 +29,15 @@ from app.services.actors import Actor
 from app.services.contactability.seat import Blocked, Seat
 from app.services.delivery import rules
 from app.services.delivery.closing import release
-from app.services.delivery.kept_back import KeptBack, refused_by, refuses
+from app.services.delivery.kept_back import KeptBack, reasons, refused_by, refuses
 from app.services.delivery.offers import in_work
 from app.services.delivery.wrap_up import WrapUp
 from app.services.errors import InvalidInput, StaleTask
 
 # The rules that depend on who asks; the rest of ELIGIBILITY holds for any agent of the queue.
 PER_AGENT = (rules.in_agent_queues, rules.hold_allows, rules.not_passed_over)
+# The buckets of open tasks counted by their own condition (`buckets`); kept back is the rest.
+BUCKETS = ("in_work", "waiting", "held", "deliverable")
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ class Progress:
     # How many kept-back tasks each rule of when and whom refuses now (a task refused by
     # two rules counts under both), every rule in the order delivery applies them.
     kept_back_by: tuple[KeptBack, ...] = ()
+    # Counted at `now` and shown since (a large campaign's snapshot), not at this request.
+    snapshot: bool = False
 
     @property
     def total(self) -> int:
@@ -114,48 +119,76 @@ def campaign_progress(campaign: Campaign, now: datetime | None = None) -> Progre
     return campaigns_progress([campaign], now)[campaign.id]
 
 
+# A tally: each figure the Progress panel counts by name ("attempted", "state.<state>", a
+# bucket's name, "kept_back.<reason>"), a figure counting no task left out.
+Tally = dict[str, int]
+
+
+def tally(tenant_id: int, campaign_ids: list[int], now: datetime) -> dict[int, dict[int, Tally]]:
+    """The figures of these campaigns of the tenant at `now`, per campaign and skill queue
+    (0: none), in one aggregate query grouped by both: the Progress panel's, the
+    wallboard's campaigns' and queues' counts alike."""
+    if not campaign_ids:
+        return {}
+    seat = anyone(tenant_id, now)
+    conditions = buckets(tenant_id, now, seat)
+    refusals = refused_by(seat, kept_back_condition(conditions), PER_AGENT)
+    named = {"attempted": attempted()}
+    named |= {f"state.{state.value}": Task.worked_state == state.value for state in WorkedState}
+    named |= conditions
+    named |= {f"kept_back.{r.key}": refused for r, refused in refusals if refused is not None}
+    rows = db.session.execute(
+        select(Task.campaign_id, Task.skill_queue_id, *(_count(c) for c in named.values()))
+        .where(Task.campaign_id.in_(campaign_ids))
+        .group_by(Task.campaign_id, Task.skill_queue_id)
+    )
+    found: dict[int, dict[int, Tally]] = {}
+    for campaign_id, queue_id, *counts in rows:
+        figures = {name: count for name, count in zip(named, counts, strict=True) if count}
+        found.setdefault(campaign_id, {})[queue_id or 0] = figures
+    return found
+
+
+def summed(tallies: Iterable[Tally]) -> Tally:
+    """The figures of several tallies added up."""
+    total: Tally = {}
+    for one in tallies:
+        for name, count in one.items():
+            total[name] = total.get(name, 0) + count
+    return total
+
+
+def progress_of(
+    figures: Tally, now: datetime, why: tuple[Blocked, ...] = (), snapshot: bool = False
+) -> Progress:
+    """The Progress of a campaign (or a queue) whose tasks counted these figures at `now`."""
+    return Progress(
+        by_state={state.value: figures.get(f"state.{state.value}", 0) for state in WorkedState},
+        now=now,
+        attempted=figures.get("attempted", 0),
+        kept_back_by=tuple(
+            KeptBack(reason.key, reason.label, figures.get(f"kept_back.{reason.key}", 0))
+            for reason in reasons(PER_AGENT)
+        ),
+        kept_back_why=why,
+        snapshot=snapshot,
+        **{name: figures.get(name, 0) for name in BUCKETS},
+    )
+
+
 def campaigns_progress(
     campaigns: list[Campaign], now: datetime | None = None, *, why: bool = True
 ) -> dict[int, Progress]:
     """The counts of each of a tenant's campaigns at `now`, by campaign id, in one aggregate
-    query grouped by campaign: the Progress panel's and the wallboard's rule alike. `why`:
-    also say why the kept-back tasks wait (a few look-ups per such campaign)."""
+    query (`tally`): the Progress panel's and the wallboard's rule alike. `why`: also say
+    why the kept-back tasks wait (a few look-ups per such campaign)."""
     now = now or utcnow()
     if not campaigns:
         return {}
-    states = list(WorkedState)
-    seat = anyone(campaigns[0].tenant_id, now)
-    conditions = buckets(campaigns[0].tenant_id, now, seat)
-    kept = kept_back_condition(conditions)
-    reasons = refused_by(seat, kept, PER_AGENT)
-    asked = [refused for _, refused in reasons if refused is not None]
-    rows = db.session.execute(
-        select(
-            Task.campaign_id,
-            _count(attempted()),
-            *(_count(Task.worked_state == state.value) for state in states),
-            *(_count(condition) for condition in conditions.values()),
-            *(_count(refused) for refused in asked),
-        )
-        .where(Task.campaign_id.in_([campaign.id for campaign in campaigns]))
-        .group_by(Task.campaign_id)
-    )
-    counted_by = {row[0]: row[1:] for row in rows}
+    counted = tally(campaigns[0].tenant_id, [campaign.id for campaign in campaigns], now)
     found = {}
     for campaign in campaigns:
-        empty = (0,) * (1 + len(states) + len(conditions) + len(asked))
-        tried, *row = counted_by.get(campaign.id, empty)
-        by_state = {state.value: row[i] for i, state in enumerate(states)}
-        start = len(states) + len(conditions)
-        counted = dict(zip(conditions, row[len(states) : start], strict=True))
-        refused_counts = iter(row[start:])
-        by_reason = tuple(
-            KeptBack(reason.key, reason.label, 0 if c is None else next(refused_counts))
-            for reason, c in reasons
-        )
-        progress = Progress(
-            by_state=by_state, now=now, kept_back_by=by_reason, attempted=tried, **counted
-        )
+        progress = progress_of(summed(counted.get(campaign.id, {}).values()), now)
         if why and progress.kept_back:
             progress = replace(progress, kept_back_why=kept_back_why(campaign, now))
         found[campaign.id] = progress

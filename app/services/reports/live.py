@@ -24,12 +24,12 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import case, func, select
 
 from app.extensions import db
-from app.models import Campaign, Task, Tenant
+from app.models import Campaign, Tenant
 from app.models.attempts import Attempt
 from app.models.campaigns import CampaignStatus, SkillQueue
 from app.models.history import AuditRecord
 from app.models.types import utcnow
-from app.services.delivery import progress
+from app.services.delivery import progress, progress_snapshots
 
 WINDOW = timedelta(minutes=15)
 # How long after the day's first attempt its rate is trusted.
@@ -116,50 +116,38 @@ def change_token(tenant: Tenant | int, now: datetime | None = None) -> str:
     return f"{tenant_id}-{newest or 0}-{minute}"
 
 
-def queue_rows(tenant: Tenant, now: datetime) -> list[QueueRow]:
-    """Each queue of the tenant with its deliverable, waiting and in-work tasks now, by the
-    Progress panel's rules, in one aggregate query over the tenant's tasks."""
-    conditions = progress.buckets(tenant.id, now)
-    conditions = {**conditions, "kept_back": progress.kept_back_condition(conditions)}
-    wanted = ("deliverable", "waiting", "in_work", "held", "kept_back")
-    campaigns = select(Campaign.id).where(Campaign.tenant_id == tenant.id)
-    counted = {
-        row[0]: row[1:]
-        for row in db.session.execute(
-            select(
-                Task.skill_queue_id,
-                *(func.count(case((conditions[name], 1))) for name in wanted),
-            )
-            .where(Task.campaign_id.in_(campaigns))
-            .group_by(Task.skill_queue_id)
-        )
-    }
+def queue_rows(
+    tenant: Tenant, counted: dict[int, dict[int, progress.Tally]], now: datetime
+) -> list[QueueRow]:
+    """Each queue of the tenant with its open tasks by bucket, by the Progress panel's
+    rules: the tallies of every campaign of the tenant (archived ones too) added up."""
+    by_queue: dict[int, list[progress.Tally]] = {}
+    for queues in counted.values():
+        for queue_id, figures in queues.items():
+            by_queue.setdefault(queue_id, []).append(figures)
     queues = db.session.scalars(
         select(SkillQueue).where(SkillQueue.tenant_id == tenant.id).order_by(SkillQueue.name)
     )
-    return [
-        QueueRow(queue.name, *counted.get(queue.id, (0,) * len(wanted)))  # type: ignore[arg-type]
-        for queue in queues
-    ]
+    rows = []
+    for queue in queues:
+        counts = progress.progress_of(progress.summed(by_queue.get(queue.id, [])), now)
+        buckets = ("deliverable", "waiting", "in_work", "held", "kept_back")
+        rows.append(QueueRow(queue.name, *(getattr(counts, name) for name in buckets)))
+    return rows
 
 
-def campaign_rows(tenant: Tenant, now: datetime) -> list[CampaignRow]:
-    """Each campaign of the tenant by name (but the archived, hidden from lists), with the
-    Progress panel's counts (one grouped query) and its attempts of today (another)."""
-    campaigns = list(
-        db.session.scalars(
-            select(Campaign)
-            .where(Campaign.tenant_id == tenant.id, Campaign.status != CampaignStatus.ARCHIVED)
-            .order_by(Campaign.name)
-        )
-    )
-    counts = progress.campaigns_progress(campaigns, now, why=False)
+def campaign_rows(
+    campaigns: list[Campaign], counts: dict[int, progress.Progress], now: datetime
+) -> list[CampaignRow]:
+    """Each campaign shown (by name, but the archived, hidden from lists) with its Progress
+    panel's counts and its attempts of today (one grouped query)."""
+    shown = [campaign for campaign in campaigns if campaign.status != CampaignStatus.ARCHIVED]
     today = {
         row[0]: row[1:]
         for row in db.session.execute(
             select(Attempt.campaign_id, func.count(Attempt.id), func.min(Attempt.delivered_at))
             .where(
-                Attempt.campaign_id.in_([campaign.id for campaign in campaigns]),
+                Attempt.campaign_id.in_([campaign.id for campaign in shown]),
                 Attempt.delivered_at >= start_of_day(now),
                 Attempt.delivered_at <= now,
             )
@@ -168,7 +156,7 @@ def campaign_rows(tenant: Tenant, now: datetime) -> list[CampaignRow]:
     }
     return [
         CampaignRow(campaign, counts[campaign.id], *today.get(campaign.id, (0, None)))
-        for campaign in campaigns
+        for campaign in shown
     ]
 
 
@@ -194,12 +182,18 @@ def wallboard(tenant: Tenant, now: datetime | None = None, token: str | None = N
     """The tenant's wallboard at `now`."""
     now = now or utcnow()
     end = now + timedelta(microseconds=1)  # an attempt made at `now` counts
+    campaigns = list(
+        db.session.scalars(
+            select(Campaign).where(Campaign.tenant_id == tenant.id).order_by(Campaign.name)
+        )
+    )
+    counted = progress_snapshots.shown(campaigns, now, why=False)
     return Wallboard(
         now=now,
         token=token or change_token(tenant, now),
         agents=progress.agent_board(tenant, now),
-        campaigns=campaign_rows(tenant, now),
-        queues=queue_rows(tenant, now),
+        campaigns=campaign_rows(campaigns, counted.progress, now),
+        queues=queue_rows(tenant, counted.by_queue, now),
         last_15_minutes=activity(tenant, now - WINDOW, end),
         today=activity(tenant, start_of_day(now), end),
     )
