@@ -14,13 +14,18 @@ from pathlib import Path
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import NameOID
 
 
-def self_signed(folder: Path, name: str) -> tuple[Path, Path]:
-    """A key and a self-signed certificate for `name`, as PEM files."""
-    key = ec.generate_private_key(ec.SECP256R1())
+def self_signed(folder: Path, name: str, *, rsa_key: bool = False) -> tuple[Path, Path]:
+    """A new key (EC, or RSA for what signs with it) and a self-signed certificate for
+    `name`, as PEM files (key, cert)."""
+    key = (
+        rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        if rsa_key
+        else ec.generate_private_key(ec.SECP256R1())
+    )
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
     now = datetime.now(UTC)
     cert = (
@@ -29,12 +34,12 @@ def self_signed(folder: Path, name: str) -> tuple[Path, Path]:
         .issuer_name(subject)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(minutes=1))
-        .not_valid_after(now + timedelta(hours=1))
+        .not_valid_before(now - timedelta(days=1))
+        .not_valid_after(now + timedelta(days=30))
         .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
         .sign(key, hashes.SHA256())
     )
-    key_file, cert_file = folder / "key.pem", folder / "cert.pem"
+    key_file, cert_file = folder / f"{name}.key", folder / f"{name}.crt"
     key_file.write_bytes(
         key.private_bytes(
             serialization.Encoding.PEM,

@@ -15,15 +15,10 @@ import html
 import shutil
 import threading
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import parse_qs
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.x509.oid import NameOID
 from saml2 import BINDING_HTTP_REDIRECT
 from saml2.config import IdPConfig
 from saml2.metadata import create_metadata_string
@@ -32,32 +27,12 @@ from saml2.server import Server
 from saml2.xmldsig import DIGEST_SHA256, SIG_RSA_SHA256
 
 from tests.servers import free_port
+from tests.tls_support import self_signed
 
 
 def make_key_pair(folder: Path, name: str) -> tuple[str, str]:
     """A new RSA key and a self-signed certificate for it, as PEM files (key, cert)."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.now(UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(days=1))
-        .not_valid_after(now + timedelta(days=30))
-        .sign(key, hashes.SHA256())
-    )
-    key_file, cert_file = folder / f"{name}.key", folder / f"{name}.crt"
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file, cert_file = self_signed(folder, name, rsa_key=True)
     return str(key_file), str(cert_file)
 
 
