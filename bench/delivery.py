@@ -36,7 +36,7 @@ from app.extensions import db
 from app.models import Task
 from app.models.types import utcnow
 from app.services.actors import Actor
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.dnc import numbers as dnc
 from app.services.people import agents
 from app.services.people.users import NewUser, add_user

@@ -141,7 +141,7 @@ def prepare(url: str) -> dict[int, tuple[str, int]]:
     from app.extensions import db
     from app.models import Campaign, Task
     from app.services.actors import Actor
-    from app.services.campaigns import setup as campaigns
+    from app.services.campaigns import catalogue as campaigns
     from app.services.people import supervisors
     from app.services.tenants import setup as tenants
 

@@ -67,7 +67,7 @@ def _app(url: str):
 def _campaign():
     from app.extensions import db
     from app.services.actors import Actor
-    from app.services.campaigns import setup as campaigns
+    from app.services.campaigns import catalogue as campaigns
     from app.services.tenants import setup as tenants
 
     tenant = tenants.create_tenant(

@@ -17,7 +17,7 @@ from sqlalchemy import func, select, text
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem, search_index
 from app.services.actors import Actor
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.tenants import setup as tenants
 from app.services.values import parse_number
 

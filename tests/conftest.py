@@ -16,7 +16,7 @@ from app import config, create_app
 from app.config import database_url, test_settings
 from app.extensions import db
 from app.services.actors import Actor
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.tenants import api_keys as keys
 from app.services.tenants import setup as tenants
 

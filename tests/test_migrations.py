@@ -14,7 +14,7 @@ from app.extensions import db
 from app.models import Attempt, AttemptRollup, Campaign, EndedHow, IntakeLoad, Task, WorkCodeRollup
 from app.models.search_index import is_search_index
 from app.services.calls import ledger
-from app.services.campaigns.setup import find_campaign
+from app.services.campaigns.catalogue import find_campaign
 from app.services.people.users import NewUser, add_user
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput

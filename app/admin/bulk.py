@@ -53,7 +53,7 @@ from app.services.bulk.reviews import (
     review_bulk,
     standing,
 )
-from app.services.campaigns import setup as campaign_service
+from app.services.campaigns import catalogue as campaign_service
 from app.services.errors import ServiceError
 from app.services.search.query import count_tasks
 from app.services.tenants import setup as tenant_service

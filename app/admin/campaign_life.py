@@ -20,8 +20,8 @@ from app.extensions import db
 from app.models import Campaign, CampaignType, Task, Tenant
 from app.models.types import utcnow
 from app.services.audit.reading import describe_actor, entity_history, history_rows, page_within
+from app.services.campaigns import catalogue as campaigns
 from app.services.campaigns import life_cycle as campaign_status
-from app.services.campaigns import setup as campaigns
 from app.services.delivery.progress import held_now
 from app.services.tenants import setup as tenant_service
 from app.services.values import time_zones

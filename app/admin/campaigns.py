@@ -14,8 +14,8 @@ from app.admin.search_args import STATE_KEY, STATES, SearchRow, read_search
 from app.admin.wallboard import live_answer, live_stream, page_etag
 from app.extensions import db
 from app.models import Campaign, Tenant
+from app.services.campaigns import catalogue as campaign_service
 from app.services.campaigns import dialing
-from app.services.campaigns import setup as campaign_service
 from app.services.delivery.progress_groups import group as progress_group
 from app.services.delivery.progress_snapshots import campaign_progress
 from app.services.delivery.progress_snapshots import state_counts as task_state_counts

@@ -40,7 +40,7 @@ from app.admin.prg import form_post
 from app.admin.problems import words
 from app.models import Task, Tenant
 from app.services.calls.ledger import task_attempts
-from app.services.campaigns import setup as campaign_service
+from app.services.campaigns import catalogue as campaign_service
 from app.services.delivery.holders import held_task
 from app.services.delivery.progress import holder, passed_over
 from app.services.tasks import changes as task_service

@@ -9,10 +9,10 @@ import click
 from app.cli.common import tenant_of, transactional
 from app.models import AUTO_DIAL_SECONDS, CallPlacement, CampaignType
 from app.services.actors import Actor
+from app.services.campaigns import catalogue as campaigns
 from app.services.campaigns import dialing
 from app.services.campaigns import life_cycle as campaign_status
-from app.services.campaigns import setup as campaigns
-from app.services.campaigns.setup import get_campaign
+from app.services.campaigns.catalogue import get_campaign
 from app.services.errors import InvalidInput
 from app.services.schedules import calling_windows
 

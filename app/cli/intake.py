@@ -12,7 +12,7 @@ from flask import current_app
 from app.cli.common import read_only, tenant_of
 from app.models import Campaign, LoadStatus
 from app.services.actors import Actor
-from app.services.campaigns.setup import get_campaign
+from app.services.campaigns.catalogue import get_campaign
 from app.services.errors import ServiceError
 from app.services.intake.export import export_csv
 from app.services.intake.folder_drop import FolderDrop

@@ -22,9 +22,9 @@ from app.extensions import db
 from app.models import ApiKey, Campaign, Supervisor, Task, Tenant
 from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.campaigns import catalogue as campaigns
 from app.services.campaigns import dialing
 from app.services.campaigns import life_cycle as campaign_status
-from app.services.campaigns import setup as campaigns
 from app.services.delivery import away_reasons
 from app.services.dnc import numbers as dnc
 from app.services.people import agents, supervisors

@@ -14,7 +14,7 @@ from sqlalchemy import insert, select
 from app.extensions import db
 from app.models import Task, WorkCode
 from app.models.types import utcnow
-from app.services.campaigns.setup import get_campaign
+from app.services.campaigns.catalogue import get_campaign
 
 ACTION = "searchPreviewCampaign"
 

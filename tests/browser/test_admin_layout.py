@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.extensions import db
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.dnc import numbers as dnc
 from app.services.people import supervisors
 from app.services.people.users import NewUser, add_user

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import BulkJob, Task
 from app.services.bulk.jobs import run_bulk
-from app.services.campaigns.setup import find_campaign
+from app.services.campaigns.catalogue import find_campaign
 from app.services.people import supervisors
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput

@@ -32,7 +32,7 @@ def campaign_path(app) -> str:
 
 
 def tenant_campaigns(tenant):
-    from app.services.campaigns.setup import list_campaigns
+    from app.services.campaigns.catalogue import list_campaigns
 
     return list_campaigns(tenant)
 

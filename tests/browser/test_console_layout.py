@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.extensions import db
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.people import supervisors
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from app.extensions import db
 from app.models import Campaign
 from app.models.types import utcnow
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.people import supervisors
 from tests.browser.conftest import Tab
 from tests.conftest import SETUP, make_tenant

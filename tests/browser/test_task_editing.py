@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.extensions import db
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.people import supervisors
 from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task, change_status
 from app.services.tasks.validation import ItemInput

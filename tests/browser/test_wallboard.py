@@ -18,7 +18,7 @@ from app.models import Campaign, User
 from app.models.attempts import Attempt
 from app.models.types import utcnow
 from app.services.actors import Actor
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.delivery import agent_state
 from app.services.people import supervisors
 from tests.browser.conftest import Tab, copy_to_readme

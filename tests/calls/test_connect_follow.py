@@ -75,7 +75,7 @@ def placed(connect_client, agent, client_id, contact_id):
 
 
 def agent_campaign(agent):
-    from app.services.campaigns.setup import find_campaign
+    from app.services.campaigns.catalogue import find_campaign
 
     return find_campaign(agent.tenant, "Renewals")
 

@@ -11,8 +11,8 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import AuditRecord, Campaign
 from app.services.actors import Actor
+from app.services.campaigns import catalogue as campaigns
 from app.services.campaigns import life_cycle as campaign_status
-from app.services.campaigns import setup as campaigns
 from app.services.delivery import closing, offers, progress, sweeps
 from app.services.errors import InvalidInput
 from app.services.values import sent_time

@@ -7,8 +7,8 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import AuditRecord, Campaign, Event, Task
+from app.services.campaigns import catalogue as campaigns
 from app.services.campaigns import life_cycle as campaign_status
-from app.services.campaigns import setup as campaigns
 from app.services.errors import InvalidInput
 from tests.cli.test_commands import assert_fails
 from tests.conftest import SETUP

@@ -20,7 +20,7 @@ from app.models import (
     UserTemplate,
 )
 from app.models.types import utcnow
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.people.sessions import SessionLimits, start_session
 from app.services.tenants import api_keys as keys
 from app.services.tenants import setup as tenants

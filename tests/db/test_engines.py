@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from app.db.bulk_inserts import PIPELINED_FROM, ROWS_PER_INSERT, bulk_insert
 from app.extensions import db
 from app.models import ApiKey, Campaign, RateLimitCounter, SkillQueue, Task, TaskItem, Tenant
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
 from tests.conftest import PREVIEW, SETUP, make_tenant

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import text
 
 from app.extensions import db
-from app.services.campaigns.setup import find_campaign
+from app.services.campaigns.catalogue import find_campaign
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
 from tests.conftest import SETUP, make_tenant

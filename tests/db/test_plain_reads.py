@@ -12,7 +12,7 @@ from sqlalchemy.exc import DBAPIError
 from app.db.plain_reads import PlainRead, session_connection
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem, WorkCode
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.errors import NotFound
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.lookups import campaign_named, campaign_ref

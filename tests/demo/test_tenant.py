@@ -26,8 +26,8 @@ from app.models import (
 )
 from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.campaigns import catalogue as campaigns
 from app.services.campaigns import life_cycle as campaign_status
-from app.services.campaigns import setup as campaigns
 from app.services.campaigns.dialing import DialSettings, dial_settings
 from app.services.delivery import agent_state, closing, offers
 from app.services.dnc import numbers as dnc

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Campaign, IntakeLoad, Task
-from app.services.campaigns.setup import create_campaign
+from app.services.campaigns.catalogue import create_campaign
 from app.services.intake.load import Counts, load_file
 from app.services.intake.runs import copy_of, start_load
 from tests.conftest import SETUP

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Campaign, Task
-from app.services.campaigns.setup import create_campaign
+from app.services.campaigns.catalogue import create_campaign
 from app.services.intake.load import load_file
 from app.services.intake.writer import Planned, write_batch
 from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task, change_status

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.jobs import huey
 from app.models import IntakeLoad
-from app.services.campaigns.setup import create_campaign
+from app.services.campaigns.catalogue import create_campaign
 from tests.conftest import SETUP, make_tenant
 from tests.intake.conftest import tasks_of
 from tests.ui.conftest import RequestClient, make_supervisor, page, session_for, submit

@@ -19,7 +19,7 @@ from app.extensions import db
 from app.jobs import intake as intake_jobs
 from app.jobs.intake import sweep_intake
 from app.models import IntakeLoad
-from app.services.campaigns.setup import find_campaign
+from app.services.campaigns.catalogue import find_campaign
 from app.services.intake import folder_drop, s3_drop, watch
 from app.services.intake.folder_drop import FolderDrop
 from app.services.intake.s3_drop import S3Drop

@@ -9,7 +9,7 @@ import pytest
 
 from app.extensions import db
 from app.models import Attempt, Task
-from app.services.campaigns.setup import find_campaign
+from app.services.campaigns.catalogue import find_campaign
 from app.services.errors import InvalidInput
 from app.services.reports import (
     agent_summary,

@@ -19,7 +19,7 @@ from app.db.transactions import transaction
 from app.extensions import db
 from app.models.types import utcnow
 from app.services.actors import Actor
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.delivery import agent_state
 from app.services.reports import live
 from app.web import broadcast

@@ -17,7 +17,7 @@ from app.extensions import db
 from app.models import Attempt, AttemptRollup, EndedHow, Task, WorkCodeRollup
 from app.models.report_rollups import MEASURES
 from app.services.calls import ledger
-from app.services.campaigns.setup import find_campaign
+from app.services.campaigns.catalogue import find_campaign
 from app.services.dialer import placing
 from app.services.reports import campaign_summary, report_scope
 from app.services.reports import rollups as rollups_module

@@ -18,7 +18,7 @@ from sqlalchemy import update
 
 from app.extensions import db
 from app.models import Task, search_index
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.search import plan as search_plan
 from app.services.search import query as search
 from app.services.search.criteria import Condition, Criterion

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import ApiKey, AuditRecord, Event
 from app.services.actors import Actor
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.contact_centre import InstanceError
 from app.services.contact_centre.local import LocalInstance
 from app.services.errors import Conflict, InvalidInput

@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Campaign, Task
-from app.services.campaigns.setup import find_campaign, list_campaigns
+from app.services.campaigns.catalogue import find_campaign, list_campaigns
 from app.services.people.users import list_users
 from app.services.tenants.setup import list_skill_queues, list_user_templates
 from tests.conftest import make_tenant

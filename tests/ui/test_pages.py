@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 import pytest
 
 from app.extensions import db
-from app.services.campaigns.setup import list_campaigns
+from app.services.campaigns.catalogue import list_campaigns
 from app.services.search.criteria import SYSTEM_KEYS, Condition
 from app.services.tasks.changes import Locator, TaskChanges, change_status
 from app.services.tasks.validation import ItemInput

@@ -16,7 +16,7 @@ from app import create_app
 from app.config import test_settings as settings_of_tests
 from app.extensions import db
 from app.models import ApiKey, AuditRecord, Schedule, Task, User, WebhookEndpoint, WorkCodeGroup
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.dnc.numbers import search_numbers
 from app.services.people import agents
 from app.services.tenants import api_keys as key_service

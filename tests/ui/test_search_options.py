@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from app.services.campaigns import setup as campaigns
+from app.services.campaigns import catalogue as campaigns
 from app.services.search.criteria import Condition, Criterion
 from app.services.search.query import count_tasks, search_tasks
 from tests.ui.conftest import add_task, page, soup

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.services.campaigns.setup import find_campaign
+from app.services.campaigns.catalogue import find_campaign
 from tests.conftest import PREVIEW, Api
 from tests.ui.conftest import RequestClient, add_task, make_supervisor, sign_in
 

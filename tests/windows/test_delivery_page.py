@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord
-from app.services.campaigns.setup import find_campaign
+from app.services.campaigns.catalogue import find_campaign
 from app.services.schedules.calling_windows import set_calling_window
 from tests.conftest import SETUP, make_tenant
 from tests.ui.conftest import (

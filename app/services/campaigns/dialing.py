@@ -33,7 +33,7 @@ from app.models import (
 )
 from app.services.actors import Actor
 from app.services.audit.trail import record
-from app.services.campaigns.setup import campaign_change
+from app.services.campaigns.catalogue import campaign_change
 from app.services.errors import InvalidInput
 from app.services.values import is_e164
 

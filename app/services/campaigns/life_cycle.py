@@ -30,7 +30,7 @@ from app.models import Campaign, CampaignStatus, Task
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import record
-from app.services.campaigns.setup import campaign_change
+from app.services.campaigns.catalogue import campaign_change
 from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.errors import InvalidInput
 

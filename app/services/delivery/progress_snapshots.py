@@ -31,7 +31,7 @@ from app.db.transactions import transaction_mode
 from app.extensions import db
 from app.models import Campaign, ProgressSnapshot, Tenant
 from app.models.types import utcnow
-from app.services.campaigns import setup as campaign_setup
+from app.services.campaigns import catalogue as campaign_catalogue
 from app.services.contactability.seat import Blocked
 from app.services.delivery import progress
 from app.services.delivery.progress import Progress, Tally
@@ -120,7 +120,7 @@ def state_counts(tenant: Tenant) -> dict[int, dict[str, int]]:
         .join(Campaign, Campaign.id == ProgressSnapshot.campaign_id)
         .where(Campaign.tenant_id == tenant.id)
     ).all()
-    counts = campaign_setup.state_counts(tenant, besides=[one[0] for one in snapshots])
+    counts = campaign_catalogue.state_counts(tenant, besides=[one[0] for one in snapshots])
     for campaign_id, stored in snapshots:
         figures = progress.summed(stored["queues"].values())
         counts[campaign_id] = {

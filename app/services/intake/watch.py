@@ -20,7 +20,7 @@ from flask import current_app
 from app.extensions import db
 from app.models import IntakeLoad, LoadStatus
 from app.services.actors import Actor
-from app.services.campaigns.setup import find_campaign
+from app.services.campaigns.catalogue import find_campaign
 from app.services.errors import Unavailable
 from app.services.intake.drops import DONE, FAILED, Drop, Dropped
 from app.services.intake.folder_drop import FolderDrop

@@ -9,7 +9,7 @@ from sqlalchemy import ColumnElement, exists, select
 
 from app.extensions import db
 from app.models import Attempt, Campaign, SkillQueue, Tenant
-from app.services.campaigns.setup import find_campaign
+from app.services.campaigns.catalogue import find_campaign
 from app.services.errors import InvalidInput
 from app.services.people.users import find_user
 from app.services.tenants.setup import find_skill_queue

@@ -18,8 +18,8 @@ from app.models import Campaign, EndedHow, SkillQueue, Task, TaskItem, Tenant, W
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.calls.ledger import end_attempts, keep_deleted_tasks
+from app.services.campaigns.catalogue import find_campaign
 from app.services.campaigns.life_cycle import check_takes_tasks
-from app.services.campaigns.setup import find_campaign
 from app.services.errors import Conflict, InvalidInput, NotFound
 from app.services.tasks.payload import task_snapshots
 from app.services.tasks.saving import flush_or_conflict, restart_hold
