@@ -221,18 +221,18 @@ def _roll_up(session: Session, _context) -> None:
         changes.apply(session.connection())
 
 
-_LISTENERS = (("before_flush", "_zones"), ("after_flush", "_roll_up"))
+_LISTENERS = (("before_flush", _zones), ("after_flush", _roll_up))
 
 
 def keep_rollups(session: scoped_session) -> None:
     """Move the rollups with every flush of `session` (the app's): installed once."""
     for name, listener in _LISTENERS:
-        if not event.contains(session, name, globals()[listener]):
-            event.listen(session, name, globals()[listener])
+        if not event.contains(session, name, listener):
+            event.listen(session, name, listener)
 
 
 def stop_keeping(session: scoped_session) -> None:
     """Flushes of `session` no longer move the rollups (a test of what the listeners do)."""
     for name, listener in _LISTENERS:
-        if event.contains(session, name, globals()[listener]):
-            event.remove(session, name, globals()[listener])
+        if event.contains(session, name, listener):
+            event.remove(session, name, listener)
