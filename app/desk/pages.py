@@ -335,7 +335,7 @@ def close(record_id: str):
     outcome = form.outcome.data or None
     chosen = {"next_earliest": None, "work_codes": codes, "now": now}
 
-    def close():
+    def close_or_ask_first():
         chosen["next_earliest"] = next_time(form.next_time.data, task.time_zone)
         if confirmed != "yes" and closing.outcome_of(agent, record_id, outcome, **chosen) == (
             closing.Outcome.REMOVE
@@ -345,7 +345,7 @@ def close(record_id: str):
             agent, record_id, outcome, note=form.note.data, actor=_actor(agent), **chosen
         )
 
-    closed, error = in_one_transaction(db.session, close, refusals=ServiceError)
+    closed, error = in_one_transaction(db.session, close_or_ask_first, refusals=ServiceError)
     if closed is ASKS_FIRST:
         return _confirm_remove(agent, task)
     if error is not None:
