@@ -179,6 +179,19 @@ def test_keys_and_user_info_at_a_private_host_are_not_fetched(app, provider_nami
     assert private.connections == 0
 
 
+# --- the log ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("outcome", ["closed", "silent"])
+def test_a_failed_fetch_logs_no_query(app, silent_port, outcome, caplog):
+    caplog.set_level("INFO", logger="app.services.outbound")
+    port = closed_port() if outcome == "closed" else silent_port
+    with pytest.raises(InvalidInput):
+        saml.settings_from(None, f"http://{PUBLIC}:{port}/md?key=s3cret-in-the-query")
+    assert f"{PUBLIC}:{port}/md" in caplog.text  # the address and path, for the operator
+    assert "s3cret-in-the-query" not in caplog.text
+
+
 # --- one message on the page ----------------------------------------------------------------
 
 OUTCOMES = ["refused", "closed", "not-found", "html", "silent"]

@@ -153,5 +153,8 @@ def _failed(url: str, reason: object) -> FetchFailed:
     except ValueError:
         shown = "an unreadable URL"
     kind = type(reason).__name__ if isinstance(reason, Exception) else ""
+    if isinstance(reason, requests.RequestException) and reason.args:
+        # urllib3's "Max retries exceeded with url: /path?query (Caused by …)": the cause.
+        reason = getattr(reason.args[0], "reason", None) or reason
     log.info("fetch of %s gave nothing usable: %s %s", shown, kind, reason)
     return FetchFailed(f"{shown}: {reason}")
