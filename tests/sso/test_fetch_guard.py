@@ -113,6 +113,15 @@ def test_a_metadata_url_redirecting_to_a_private_host_is_refused_at_the_hop(
     assert saml.settings_from(None, f"{public.base}/moved")["idp_entity_id"]
 
 
+def test_a_redirect_to_another_scheme_is_not_followed(app, sites):
+    public, other = sites(PUBLIC), sites(PUBLIC)
+    public.redirect("/md", f"ftp://{PUBLIC}:{other.port}/md")
+    with pytest.raises(InvalidInput) as refused:
+        saml.settings_from(None, f"{public.base}/md")
+    assert str(refused.value) == saml.UNREADABLE
+    assert other.connections == 0
+
+
 def test_a_discovery_redirecting_to_a_private_host_is_refused_at_the_hop(app, sites):
     public, private = sites(PUBLIC), sites(PRIVATE)
     private.fallback = Answer(200, discovery_document(public.base))
