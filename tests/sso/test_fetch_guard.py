@@ -113,6 +113,15 @@ def test_a_metadata_url_redirecting_to_a_private_host_is_refused_at_the_hop(
     assert saml.settings_from(None, f"{public.base}/moved")["idp_entity_id"]
 
 
+def test_a_redirect_to_another_scheme_is_not_followed(app, sites):
+    public, other = sites(PUBLIC), sites(PUBLIC)
+    public.redirect("/md", f"ftp://{PUBLIC}:{other.port}/md")
+    with pytest.raises(InvalidInput) as refused:
+        saml.settings_from(None, f"{public.base}/md")
+    assert str(refused.value) == saml.UNREADABLE
+    assert other.connections == 0
+
+
 def test_a_discovery_redirecting_to_a_private_host_is_refused_at_the_hop(app, sites):
     public, private = sites(PUBLIC), sites(PRIVATE)
     private.fallback = Answer(200, discovery_document(public.base))
@@ -177,6 +186,19 @@ def test_keys_and_user_info_at_a_private_host_are_not_fetched(app, provider_nami
     with pytest.raises(oidc.ProviderUnavailable):
         oidc._userinfo(settings, "an-access-token", "alice")
     assert private.connections == 0
+
+
+# --- the log ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("outcome", ["closed", "silent"])
+def test_a_failed_fetch_logs_no_query(app, silent_port, outcome, caplog):
+    caplog.set_level("INFO", logger="app.services.outbound")
+    port = closed_port() if outcome == "closed" else silent_port
+    with pytest.raises(InvalidInput):
+        saml.settings_from(None, f"http://{PUBLIC}:{port}/md?key=s3cret-in-the-query")
+    assert f"{PUBLIC}:{port}/md" in caplog.text  # the address and path, for the operator
+    assert "s3cret-in-the-query" not in caplog.text
 
 
 # --- one message on the page ----------------------------------------------------------------

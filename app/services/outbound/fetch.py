@@ -4,7 +4,8 @@ through one requests adapter that checks each request's address with the guard
 (`addresses`) and connects to the very address checked (`pinning`).
 
 The adapter follows no redirect and takes no proxy from the environment; `get` follows
-redirects itself, a few at most, each hop's scheme (http, https) and address checked again.
+redirects itself, a few at most, each hop's address checked again (a scheme other than
+http and https has no adapter: requests refuses it).
 Whatever goes wrong (an address refused, a name that does not resolve, a closed port, a
 silent one, an error status, an answer too large) is one `FetchFailed`: its reason goes to
 the log, and the caller shows one message, so nobody learns from a settings page which
@@ -27,7 +28,6 @@ from app.services.outbound.pinning import Target
 log = logging.getLogger(__name__)
 
 MAX_REDIRECTS = 3
-SCHEMES = ("http", "https")
 DEFAULT_TIMEOUT = 5.0  # seconds, when `OUTBOUND_TIMEOUT_SECONDS` is not set
 CONNECT_TIMEOUT = 3.0  # seconds at most to take a connection, whatever the setting
 
@@ -73,8 +73,6 @@ class PinnedAdapter(HTTPAdapter):
 def _checked(request: requests.PreparedRequest) -> tuple[Target, addresses.IPAddress]:
     """The request's target and the address to connect to, checked now."""
     try:
-        if urlsplit(request.url).scheme.lower() not in SCHEMES:
-            raise addresses.AddressRefused("only http and https addresses are fetched")
         target = Target.of(request.url)
         found = addresses.checked_addresses(target.host, target.port, addresses.allowed_networks())
     except addresses.AddressRefused as refused:
@@ -153,5 +151,8 @@ def _failed(url: str, reason: object) -> FetchFailed:
     except ValueError:
         shown = "an unreadable URL"
     kind = type(reason).__name__ if isinstance(reason, Exception) else ""
+    if isinstance(reason, requests.RequestException) and reason.args:
+        # urllib3's "Max retries exceeded with url: /path?query (Caused by …)": the cause.
+        reason = getattr(reason.args[0], "reason", None) or reason
     log.info("fetch of %s gave nothing usable: %s %s", shown, kind, reason)
     return FetchFailed(f"{shown}: {reason}")
