@@ -186,6 +186,7 @@ class Hub:
         return place
 
     def leave(self, place: Place) -> None:
+        """The stream of `place` is over (once or more: its end, then its answer's close)."""
         channel = place.channel
         with self.lock:
             self.places.give_back(place)
@@ -308,14 +309,20 @@ def stream_response(key: Hashable, probe: Callable, render: Callable, *, viewer:
         db.session.rollback()
         refused = hub.refusal(viewer)
         return refused.answer() if refused else jsonify({"message": None, "reason": None})
+    db.session.rollback()
     # gunicorn says which connection serves the request: a browser that closed it gives
     # its place back as soon as a place is wanted (app/web/stream_places.py).
     place = hub.open(key, probe, render, viewer, request.environ.get("gunicorn.socket"))
-    db.session.rollback()
     if isinstance(place, Refusal):
         return place.answer()
     since = request.headers.get("Last-Event-ID") or request.args.get("since", "")
-    return Response(hub.stream(place, since), mimetype="text/event-stream", headers=STREAM_HEADERS)
+    response = Response(
+        hub.stream(place, since), mimetype="text/event-stream", headers=STREAM_HEADERS
+    )
+    # An answer closed unread (a handler after the view failed, the client gone first)
+    # never runs its stream, hence never its `finally`: its place is given back here too.
+    response.call_on_close(partial(hub.leave, place))
+    return response
 
 
 def install_hub(app: Flask) -> None:

@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from app.web.broadcast import Hub
+from app.web.broadcast import Hub, stream_response
 from app.web.stream_places import Places, Refusal, Viewer
 
 
@@ -68,5 +68,21 @@ def test_the_stream_of_a_place_given_back_ends_writing_nothing_more(app, pair):
         assert not isinstance(again, Refusal)
         assert list(events) == []  # woken at once, it ends without a heartbeat
         assert hub.streams == 1
+    finally:
+        hub.close(wait=5)
+
+
+def test_a_stream_dropped_before_its_first_word_gives_its_place_back(app):
+    """An answer the server closes unread (a handler after the view failed, the client gone
+    before the headers) still frees its place: its channel's thread then ends."""
+    hub = app.extensions["live_hub"]
+    try:
+        with app.test_request_context("/stream"):
+            response = stream_response(
+                "part", lambda: "v1", lambda: "<p>v1</p>", viewer=viewer("a")
+            )
+            assert response.status_code == 200 and hub.streams == 1
+            response.close()
+        assert hub.streams == 0 and not hub.places.by_session and not hub.places.by_tenant
     finally:
         hub.close(wait=5)
