@@ -167,23 +167,28 @@ class Hub:
         the viewer's session or of their tenant), or is stopping."""
         with self.lock:
             place = self.places.take(viewer, connection, self.closing.is_set())
-            if isinstance(place, Refusal):
-                return place
-            channel = self.channels.get(key)
-            if channel is None:
-                channel = self.channels[key] = Channel(key, probe, render)
-                channel.thread = threading.Thread(
-                    target=self._watch, args=(channel,), name=f"live {key}", daemon=True
-                )
-                channel.thread.start()
-            channel.follows.add(place)
-            place.channel = channel
-            hung_up = [other for other in self.places.freed if other.channel is not None]
-            self.places.freed.clear()
+            # Hung-up places given back on the way, even when still refused (every place
+            # taken has its channel: it gets it under this same lock).
+            hung_up, self.places.freed = self.places.freed, []
+            if not isinstance(place, Refusal):
+                self._follow(key, probe, render, place)
         for other in hung_up:  # their streams end, writing nothing more
             with other.channel.changed:
                 other.channel.changed.notify_all()
         return place
+
+    def _follow(self, key: Hashable, probe: Callable, render: Callable, place: Place) -> None:
+        """Put `place` in the channel of `key`, started with its thread if it had none
+        (the caller holds the lock)."""
+        channel = self.channels.get(key)
+        if channel is None:
+            channel = self.channels[key] = Channel(key, probe, render)
+            channel.thread = threading.Thread(
+                target=self._watch, args=(channel,), name=f"live {key}", daemon=True
+            )
+            channel.thread.start()
+        channel.follows.add(place)
+        place.channel = channel
 
     def leave(self, place: Place) -> None:
         """The stream of `place` is over (once or more: its end, then its answer's close)."""
