@@ -3,7 +3,7 @@
 "use strict";
 
 // The message of a refused stream at `url` (the same address asked for JSON: no stream is
-// opened to answer), or null: not refused, or no answer.
+// opened to answer), or null: not refused, failing otherwise, or no answer.
 window.whyStreamRefused = async (url) => {
   try {
     const response = await fetch(url, {
@@ -11,7 +11,8 @@ window.whyStreamRefused = async (url) => {
     });
     const said = response.headers.get("Content-Type") || "";
     const why = said.includes("application/json") ? await response.json() : {};
-    return why.message || null;
+    // A refusal names its reason; any other answer (a 500, the database gone) is none.
+    return (why.reason && why.message) || null;
   } catch (error) {
     return null; // no answer: the polls go on
   }
