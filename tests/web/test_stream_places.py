@@ -5,6 +5,7 @@ a place is wanted, and its stream ends writing nothing more."""
 from __future__ import annotations
 
 import socket
+import ssl
 
 import pytest
 
@@ -53,6 +54,21 @@ def test_a_connection_its_browser_closed_gives_its_place_back_when_one_is_wanted
     second = places.take(viewer("a"))
     assert not isinstance(second, Refusal)
     assert first.freed and places.by_session == {"a": {second}}
+
+
+def test_a_tls_connection_cannot_be_peeked_at_and_keeps_its_place(pair):
+    """Under TLS the hang-up is not seen (its heartbeat tells): the place stays, nothing
+    fails."""
+    server, browser = pair
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    held = context.wrap_socket(server, server_side=True, do_handshake_on_connect=False)
+    places = Places(most=10, per_session=1, per_tenant=10)
+    first = places.take(viewer("a"), held)
+    browser.close()
+    assert not first.hung_up()
+    assert places.take(viewer("a")) == Refusal("session", 1)
+    assert not first.freed
+    held.close()
 
 
 def test_the_stream_of_a_place_given_back_ends_writing_nothing_more(app, pair):
