@@ -295,22 +295,10 @@ const deskPost = async (url, token, fields) => {
   // A stream refused (too many desk pages of this sign-in, the tenant's share or the
   // server's streams all taken) is asked why, as JSON, and the page says it while it polls.
   const paused = async () => {
-    try {
-      const response = await fetch(`${holder.dataset.liveStream}?${query}`, {
-        credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" },
-      });
-      const said = response.headers.get("Content-Type") || "";
-      const why = said.includes("application/json") ? await response.json() : {};
-      if (done || !why.message) return;
-      const line = document.createElement("p");
-      line.className = "notice";
-      line.setAttribute("role", "status");
-      line.dataset.livePaused = "";
-      line.textContent = `${why.message} This page asks every second instead.`;
-      box.parentNode.insertBefore(line, box);
-    } catch (error) {
-      // No answer: the polls go on.
-    }
+    const message = await window.whyStreamRefused(`${holder.dataset.liveStream}?${query}`);
+    if (done || !message) return;
+    const line = window.statusLine(box, "livePaused");
+    line.textContent = `${message} This page asks every second instead.`;
   };
 
   if (window.EventSource) {

@@ -57,13 +57,7 @@ function watch(panel, part) {
 
   // What the page says of its live updates, above the figures; nothing while they are live.
   function say(text) {
-    if (!notice) {
-      notice = document.createElement("p");
-      notice.className = "notice";
-      notice.setAttribute("role", "status");
-      notice.dataset.liveNotice = "";
-      part.parentNode.insertBefore(notice, part);
-    }
+    if (!notice) notice = window.statusLine(part, "liveNotice");
     notice.textContent = text || "";
     notice.hidden = !text;
   }
@@ -76,17 +70,9 @@ function watch(panel, part) {
   // Why the stream was refused, as the server says it (the same address, asked for JSON:
   // no stream is opened to answer).
   async function askWhy() {
-    try {
-      const response = await fetch(streamUrl, {
-        credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" },
-      });
-      const said = response.headers.get("Content-Type") || "";
-      const why = said.includes("application/json") ? await response.json() : {};
-      if (!stopped && !source && why.message) {
-        say(`${why.message} This page refreshes ${seconds(every)} instead.`);
-      }
-    } catch (error) {
-      // No answer: the polls say whatever comes next.
+    const message = await window.whyStreamRefused(streamUrl);
+    if (!stopped && !source && message) {
+      say(`${message} This page refreshes ${seconds(every)} instead.`);
     }
   }
 

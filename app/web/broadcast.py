@@ -167,25 +167,31 @@ class Hub:
         the viewer's session or of their tenant), or is stopping."""
         with self.lock:
             place = self.places.take(viewer, connection, self.closing.is_set())
-            if isinstance(place, Refusal):
-                return place
-            channel = self.channels.get(key)
-            if channel is None:
-                channel = self.channels[key] = Channel(key, probe, render)
-                channel.thread = threading.Thread(
-                    target=self._watch, args=(channel,), name=f"live {key}", daemon=True
-                )
-                channel.thread.start()
-            channel.follows.add(place)
-            place.channel = channel
-            hung_up = [other for other in self.places.freed if other.channel is not None]
-            self.places.freed.clear()
+            # Hung-up places given back on the way, even when still refused (every place
+            # taken has its channel: it gets it under this same lock).
+            hung_up, self.places.freed = self.places.freed, []
+            if not isinstance(place, Refusal):
+                self._follow(key, probe, render, place)
         for other in hung_up:  # their streams end, writing nothing more
             with other.channel.changed:
                 other.channel.changed.notify_all()
         return place
 
+    def _follow(self, key: Hashable, probe: Callable, render: Callable, place: Place) -> None:
+        """Put `place` in the channel of `key`, started with its thread if it had none
+        (the caller holds the lock)."""
+        channel = self.channels.get(key)
+        if channel is None:
+            channel = self.channels[key] = Channel(key, probe, render)
+            channel.thread = threading.Thread(
+                target=self._watch, args=(channel,), name=f"live {key}", daemon=True
+            )
+            channel.thread.start()
+        channel.follows.add(place)
+        place.channel = channel
+
     def leave(self, place: Place) -> None:
+        """The stream of `place` is over (once or more: its end, then its answer's close)."""
         channel = place.channel
         with self.lock:
             self.places.give_back(place)
@@ -308,14 +314,20 @@ def stream_response(key: Hashable, probe: Callable, render: Callable, *, viewer:
         db.session.rollback()
         refused = hub.refusal(viewer)
         return refused.answer() if refused else jsonify({"message": None, "reason": None})
+    db.session.rollback()
     # gunicorn says which connection serves the request: a browser that closed it gives
     # its place back as soon as a place is wanted (app/web/stream_places.py).
     place = hub.open(key, probe, render, viewer, request.environ.get("gunicorn.socket"))
-    db.session.rollback()
     if isinstance(place, Refusal):
         return place.answer()
     since = request.headers.get("Last-Event-ID") or request.args.get("since", "")
-    return Response(hub.stream(place, since), mimetype="text/event-stream", headers=STREAM_HEADERS)
+    response = Response(
+        hub.stream(place, since), mimetype="text/event-stream", headers=STREAM_HEADERS
+    )
+    # An answer closed unread (a handler after the view failed, the client gone first)
+    # never runs its stream, hence never its `finally`: its place is given back here too.
+    response.call_on_close(partial(hub.leave, place))
+    return response
 
 
 def install_hub(app: Flask) -> None:

@@ -3,7 +3,8 @@ seconds promised; a form of the Agents board sent by the stream carries the page
 token and works; the page goes on showing changes after either worker of a 2-worker server
 is killed (its stream moves to the other, or to the worker started in its place); with the
 server's streams all taken (503), or this sign-in's (429), the page says so and polls instead;
-signed out in another tab, the page says so within 2 seconds and stops."""
+signed out in another tab, the page says so within 2 seconds and stops; a stream failing
+on the server's side (the database gone) is not said to be refused."""
 
 from __future__ import annotations
 
@@ -194,3 +195,23 @@ def test_the_progress_panel_follows_its_stream(tab: Tab, seed):
     add_task(seed, "R-1004")
     expect(total).to_have_text("5", timeout=WITHIN_MS)
     tab.assert_no_problems()
+
+
+def test_a_stream_failing_on_the_servers_side_is_not_said_to_be_refused(tab: Tab, seed):
+    """The database gone: the stream's address answers the app's own 500 (JSON too, when
+    asked why); that is no refusal, and the page says none while it polls."""
+    page, failed = tab.page, '{"status": 500, "message": "Something went wrong on our side."}'
+    page.route(
+        "**/wallboard/stream*",
+        lambda route: route.fulfill(status=500, body=failed, content_type="application/json"),
+    )
+    with page.expect_response(
+        lambda answer: (
+            "/wallboard/stream" in answer.url
+            and answer.request.headers.get("accept") == "application/json"
+        )
+    ):
+        wall.sign_in(tab, f"/tenants/{seed.tenant_id}/wallboard")
+    expect(page.locator(".wallboard")).to_have_attribute("data-live-mode", "poll")
+    page.evaluate("() => new Promise((done) => setTimeout(done, 100))")  # its answer read
+    expect(live_notice(page)).to_have_count(0)
