@@ -8,8 +8,6 @@ token back, it opens pages only while its session lives on the server.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from flask import current_app, session
 from flask_login import login_user
 
@@ -22,11 +20,7 @@ TOKEN_KEY = "_user_id"  # noqa: S105 - a key name, not a secret
 
 
 def session_limits() -> sessions.SessionLimits:
-    config = current_app.config
-    return sessions.SessionLimits(
-        idle=timedelta(minutes=config["SESSION_IDLE_MINUTES"]),
-        lifetime=timedelta(hours=config["SESSION_MAX_HOURS"]),
-    )
+    return sessions.SessionLimits.of(current_app.config)
 
 
 @login_manager.user_loader

@@ -8,8 +8,6 @@ supervisor page. The key carries a token of a session kept on the server
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from flask import (
     abort,
     current_app,
@@ -53,11 +51,7 @@ TENANT_COOKIE_DAYS = 400
 
 
 def session_limits() -> sessions.SessionLimits:
-    config = current_app.config
-    return sessions.SessionLimits(
-        idle=timedelta(minutes=config["SESSION_IDLE_MINUTES"]),
-        lifetime=timedelta(hours=config["SESSION_MAX_HOURS"]),
-    )
+    return sessions.SessionLimits.of(current_app.config)
 
 
 def current_agent() -> User | None:

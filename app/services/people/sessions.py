@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import bindparam, delete, exists, or_, select, update
 from sqlalchemy.exc import DBAPIError
@@ -64,6 +66,14 @@ class SessionLimits:
 
     idle: timedelta
     lifetime: timedelta
+
+    @classmethod
+    def of(cls, settings: Mapping[str, Any]) -> SessionLimits:
+        """From the settings SESSION_IDLE_MINUTES and SESSION_MAX_HOURS."""
+        return cls(
+            idle=timedelta(minutes=settings["SESSION_IDLE_MINUTES"]),
+            lifetime=timedelta(hours=settings["SESSION_MAX_HOURS"]),
+        )
 
 
 def _digest(token: str) -> str:
