@@ -79,7 +79,7 @@ def shown(campaigns: list[Campaign], now: datetime | None = None, *, why: bool =
     }
     for campaign_id, snapshot in snapshots.items():
         by_queue[campaign_id], found[campaign_id] = _read(snapshot)
-        if snapshot.taken_at <= now - fresh_for():
+        if snapshot.taken_at <= now - fresh_for() and not _being_counted(snapshot, now):
             recount_later(campaign_id, now)
     return Counts(by_queue, found)
 
@@ -164,6 +164,12 @@ def _keep(campaign_id: int, at: datetime, queues: dict[int, Tally], why) -> None
                 )
     except IntegrityError:  # another request stored it first, or the campaign is gone
         pass
+
+
+def _being_counted(snapshot: ProgressSnapshot, now: datetime) -> bool:
+    """Whether a process holds the snapshot's recount (its lease not run out): the pages
+    meanwhile start no thread and take no write lock to find that out again."""
+    return snapshot.taking_until is not None and snapshot.taking_until >= now
 
 
 def _claim(campaign_id: int, now: datetime) -> bool:
