@@ -32,7 +32,6 @@ def settings(settings):
         "AGENT_IDLE_SECONDS": IDLE,
         "PROGRESS_EXACT_TASKS": 5,
         "PROGRESS_SNAPSHOT_SECONDS": FRESH,
-        "PROGRESS_RECOUNT_THREAD": False,  # the recount runs in the request, to its end
     }
 
 

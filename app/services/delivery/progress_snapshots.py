@@ -204,7 +204,7 @@ def aside(work: Callable[[], object], name: str) -> None:
             finally:
                 db.session.remove()
 
-    if not app.config.get("PROGRESS_RECOUNT_THREAD", True):
+    if not app.config["PROGRESS_RECOUNT_THREAD"]:
         run()
         return
     threading.Thread(target=run, name=name, daemon=True).start()
