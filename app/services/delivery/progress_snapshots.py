@@ -27,7 +27,7 @@ from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.db.side_transactions import own_transaction
-from app.db.transactions import transaction_mode
+from app.db.transactions import transaction
 from app.extensions import db
 from app.models import Campaign, ProgressSnapshot, Tenant
 from app.models.types import utcnow
@@ -222,14 +222,13 @@ def recount(campaign_id: int, now: datetime) -> None:
     """Take the campaign's snapshot again at `now`: the count reads without a write lock;
     the snapshot is written after, in a short transaction. Dropped when the campaign has
     become smaller than the threshold: it is counted exactly again."""
-    with transaction_mode(read_only=True):
+    with transaction(db.session, read_only=True):
         campaign = db.session.get(Campaign, campaign_id)
         if campaign is None:
             return
         queues = progress.tally(campaign.tenant_id, [campaign_id], now).get(campaign_id, {})
         counted = progress.progress_of(progress.summed(queues.values()), now)
         why = progress.kept_back_why(campaign, now) if counted.kept_back else ()
-    db.session.rollback()
     if counted.total >= exact_below():
         _keep(campaign_id, now, queues, why)
         return
