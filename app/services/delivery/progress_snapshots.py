@@ -147,7 +147,6 @@ def _keep(campaign_id: int, at: datetime, queues: dict[int, Tally], why) -> None
     """Store the campaign's snapshot taken `at` (its recount, if any, done)."""
     values = {
         "taken_at": at,
-        "tasks": progress.progress_of(progress.summed(queues.values()), at).total,
         "counts": _stored(queues, why),
         "taking_until": None,
     }
