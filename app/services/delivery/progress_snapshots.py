@@ -226,10 +226,9 @@ def recount(campaign_id: int, now: datetime) -> None:
         if campaign is None:
             return
         queues = progress.tally(campaign.tenant_id, [campaign_id], now).get(campaign_id, {})
-        counted = progress.progress_of(progress.summed(queues.values()), now)
-        why = progress.kept_back_why(campaign, now) if counted.kept_back else ()
+        counted = progress.counted(campaign, queues, now)
     if counted.total >= exact_below():
-        _keep(campaign_id, now, queues, why)
+        _keep(campaign_id, now, queues, counted.kept_back_why)
         return
     with own_transaction() as connection:
         connection.execute(
