@@ -212,6 +212,8 @@ def defaults() -> dict[str, Any]:
         # a time); a smaller one is counted exactly at every request.
         "PROGRESS_EXACT_TASKS": int(env.get("PROGRESS_EXACT_TASKS", 50_000)),
         "PROGRESS_SNAPSHOT_SECONDS": float(env.get("PROGRESS_SNAPSHOT_SECONDS", 30)),
+        # The recount runs in a thread beside the request (off: in the request, to its end).
+        "PROGRESS_RECOUNT_THREAD": True,
         # Live parts: streams a process serves at most (beyond, pages poll), and how long
         # one lasts before the browser connects again (and is authorized again).
         "LIVE_STREAMS_MAX": live_streams_max(env),
@@ -283,6 +285,7 @@ def test_settings(database_uri: str, **overrides: Any) -> dict[str, Any]:
         "WTF_CSRF_ENABLED": False,
         "RATELIMIT_ENABLED": False,
         "WORKER_IMMEDIATE": True,  # jobs run in the caller, to their end, unless a test asks
+        "PROGRESS_RECOUNT_THREAD": False,  # no thread outlives the test that started it
         # A test's passwords need no protection from guessing: one round, not scrypt's cost.
         "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1",
         **overrides,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, ForeignKey, Integer
+from sqlalchemy import JSON, ForeignKey
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
@@ -23,6 +23,5 @@ class ProgressSnapshot(db.Model):
         ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True
     )
     taken_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    tasks: Mapped[int] = mapped_column(Integer)
     counts: Mapped[dict] = mapped_column(JSON)
     taking_until: Mapped[datetime | None] = mapped_column(UTCDateTime)

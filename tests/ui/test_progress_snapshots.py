@@ -32,7 +32,6 @@ def settings(settings):
         "AGENT_IDLE_SECONDS": IDLE,
         "PROGRESS_EXACT_TASKS": 5,
         "PROGRESS_SNAPSHOT_SECONDS": FRESH,
-        "PROGRESS_RECOUNT_THREAD": False,  # the recount runs in the request, to its end
     }
 
 
@@ -151,3 +150,13 @@ def test_the_campaign_page_says_as_of_when_it_shows_a_snapshot(signed_in, renewa
     page = signed_in.get(f"/tenants/{acme.id}/campaigns/{renewals.id}/progress").text
     assert f"{taken:%Y-%m-%d %H:%M:%S} UTC</time>: a campaign this large is counted again" in page
     assert taken + timedelta(seconds=FRESH) > progress.utcnow()
+
+
+def test_a_page_left_open_is_told_when_the_snapshot_was_counted_again(renewals, ann, bob, acme):
+    taken = mixed_campaign(renewals, ann, bob, make_agent(acme, "carl"))
+    shown(renewals, taken)
+    stale = taken + FRESH * S
+    before = as_a_page(lambda: live.change_token(acme, stale))
+    shown(renewals, stale)  # the recount, done before the page's next poll
+    assert snapshot(renewals).taken_at == stale
+    assert as_a_page(lambda: live.change_token(acme, stale)) != before

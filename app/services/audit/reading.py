@@ -103,21 +103,21 @@ def tenant_history(
     newest `offset + limit` read in order from `ix_audit_records_kind`, then merged (one
     query over all the kinds would walk the tenant's whole trail, a million task records
     among them, for the few it shows)."""
-    total, newest = 0, []
-    for kind in dict.fromkeys(entity_kinds):
-        where = (
-            AuditRecord.tenant_id == tenant_id,
-            AuditRecord.entity_kind == kind,
-        )
-        total += db.session.scalar(select(func.count()).select_from(AuditRecord).where(*where))
-        newest.append(
-            db.session.scalars(
-                select(AuditRecord)
-                .where(*where)
-                .order_by(AuditRecord.id.desc())
-                .limit(offset + limit)
-            )
-        )
+    of_tenant = AuditRecord.tenant_id == tenant_id
+    total = db.session.scalar(
+        select(func.count())
+        .select_from(AuditRecord)
+        .where(of_tenant, AuditRecord.entity_kind.in_(entity_kinds))
+    )
+    newest = [
+        db.session.scalars(
+            select(AuditRecord)
+            .where(of_tenant, AuditRecord.entity_kind == kind)
+            .order_by(AuditRecord.id.desc())
+            .limit(offset + limit)
+        ).all()
+        for kind in dict.fromkeys(entity_kinds)
+    ]
     merged = heapq.merge(*newest, key=lambda record: record.id, reverse=True)
     return HistoryPage(list(islice(merged, offset, offset + limit)), total)
 

@@ -114,9 +114,12 @@ def _count(condition: ColumnElement[bool]):
 
 
 def campaign_progress(campaign: Campaign, now: datetime | None = None) -> Progress:
-    """The campaign's counts at `now`, in one aggregate query over its tasks (after the
-    few look-ups the rules of when and whom make, whatever the number of tasks)."""
-    return campaigns_progress([campaign], now)[campaign.id]
+    """The campaign's counts at `now`, exact: one aggregate query over its tasks (`tally`,
+    after the few look-ups the rules of when and whom make, whatever the number of tasks).
+    The pages show `progress_snapshots.campaign_progress`: a large campaign's snapshot."""
+    now = now or utcnow()
+    queues = tally(campaign.tenant_id, [campaign.id], now).get(campaign.id, {})
+    return counted(campaign, queues, now)
 
 
 # A tally: each figure the Progress panel counts by name ("attempted", "state.<state>", a
@@ -176,22 +179,12 @@ def progress_of(
     )
 
 
-def campaigns_progress(
-    campaigns: list[Campaign], now: datetime | None = None, *, why: bool = True
-) -> dict[int, Progress]:
-    """The counts of each of a tenant's campaigns at `now`, by campaign id, in one aggregate
-    query (`tally`): the Progress panel's and the wallboard's rule alike. `why`: also say
-    why the kept-back tasks wait (a few look-ups per such campaign)."""
-    now = now or utcnow()
-    if not campaigns:
-        return {}
-    counted = tally(campaigns[0].tenant_id, [campaign.id for campaign in campaigns], now)
-    found = {}
-    for campaign in campaigns:
-        progress = progress_of(summed(counted.get(campaign.id, {}).values()), now)
-        if why and progress.kept_back:
-            progress = replace(progress, kept_back_why=kept_back_why(campaign, now))
-        found[campaign.id] = progress
+def counted(campaign: Campaign, queues: dict[int, Tally], now: datetime) -> Progress:
+    """The campaign's Progress from its tallies per skill queue at `now` (`tally`), with why
+    its kept-back tasks wait (a few look-ups, when any do)."""
+    found = progress_of(summed(queues.values()), now)
+    if found.kept_back:
+        found = replace(found, kept_back_why=kept_back_why(campaign, now))
     return found
 
 

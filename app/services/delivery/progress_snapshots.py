@@ -27,7 +27,7 @@ from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.db.side_transactions import own_transaction
-from app.db.transactions import transaction_mode
+from app.db.transactions import transaction
 from app.extensions import db
 from app.models import Campaign, ProgressSnapshot, Tenant
 from app.models.types import utcnow
@@ -79,7 +79,7 @@ def shown(campaigns: list[Campaign], now: datetime | None = None, *, why: bool =
     }
     for campaign_id, snapshot in snapshots.items():
         by_queue[campaign_id], found[campaign_id] = _read(snapshot)
-        if snapshot.taken_at <= now - fresh_for():
+        if snapshot.taken_at <= now - fresh_for() and not _being_counted(snapshot, now):
             recount_later(campaign_id, now)
     return Counts(by_queue, found)
 
@@ -147,7 +147,6 @@ def _keep(campaign_id: int, at: datetime, queues: dict[int, Tally], why) -> None
     """Store the campaign's snapshot taken `at` (its recount, if any, done)."""
     values = {
         "taken_at": at,
-        "tasks": progress.progress_of(progress.summed(queues.values()), at).total,
         "counts": _stored(queues, why),
         "taking_until": None,
     }
@@ -164,6 +163,12 @@ def _keep(campaign_id: int, at: datetime, queues: dict[int, Tally], why) -> None
                 )
     except IntegrityError:  # another request stored it first, or the campaign is gone
         pass
+
+
+def _being_counted(snapshot: ProgressSnapshot, now: datetime) -> bool:
+    """Whether a process holds the snapshot's recount (its lease not run out): the pages
+    meanwhile start no thread and take no write lock to find that out again."""
+    return snapshot.taking_until is not None and snapshot.taking_until >= now
 
 
 def _claim(campaign_id: int, now: datetime) -> bool:
@@ -198,7 +203,7 @@ def aside(work: Callable[[], object], name: str) -> None:
             finally:
                 db.session.remove()
 
-    if not app.config.get("PROGRESS_RECOUNT_THREAD", True):
+    if not app.config["PROGRESS_RECOUNT_THREAD"]:
         run()
         return
     threading.Thread(target=run, name=name, daemon=True).start()
@@ -216,16 +221,14 @@ def recount(campaign_id: int, now: datetime) -> None:
     """Take the campaign's snapshot again at `now`: the count reads without a write lock;
     the snapshot is written after, in a short transaction. Dropped when the campaign has
     become smaller than the threshold: it is counted exactly again."""
-    with transaction_mode(read_only=True):
+    with transaction(db.session, read_only=True):
         campaign = db.session.get(Campaign, campaign_id)
         if campaign is None:
             return
         queues = progress.tally(campaign.tenant_id, [campaign_id], now).get(campaign_id, {})
-        counted = progress.progress_of(progress.summed(queues.values()), now)
-        why = progress.kept_back_why(campaign, now) if counted.kept_back else ()
-    db.session.rollback()
+        counted = progress.counted(campaign, queues, now)
     if counted.total >= exact_below():
-        _keep(campaign_id, now, queues, why)
+        _keep(campaign_id, now, queues, counted.kept_back_why)
         return
     with own_transaction() as connection:
         connection.execute(

@@ -1,9 +1,9 @@
 """The live wallboard: agents by state, each campaign's and queue's open tasks, attempts and
 contacts now.
 
-Its counts reuse the Progress panel's counts (`progress.campaigns_progress`, the very
-function the panel calls, and `progress.buckets`) and the Agents page's board
-(`progress.agent_board`), so the three never disagree.
+Its counts reuse the Progress panel's counts (`progress_snapshots.shown`, the very
+function the panel calls: one `progress.tally` for its campaigns and queues) and the Agents
+page's board (`progress.agent_board`), so the three never disagree.
 
 Each campaign's row adds its list penetration (tasks attempted / tasks) and when its
 deliverable tasks run out at the day's rate: the attempts delivered today (the UTC day) in
@@ -11,9 +11,10 @@ the campaign per hour since its first attempt of the day, once that is RATE_AFTE
 early, or none yet: no rate, shown "—"); deliverable now / that rate from now.
 
 A wall screen asks again every second; `change_token` answers "has anything changed?"
-from one index probe (the newest audit record of the tenant: every change writes one in
-its own transaction) and the current minute (times in state, the 15-minute window and the
-day move on by themselves), so a viewer with nothing new costs no recount.
+from two index probes (the tenant's newest audit record: every change writes one in its
+own transaction; its newest Progress snapshot: a large campaign counted again) and the
+current minute (times in state, the 15-minute window and the day move on by themselves),
+so a viewer with nothing new costs no recount.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import case, func, select
 
 from app.extensions import db
-from app.models import Campaign, Tenant
+from app.models import Campaign, ProgressSnapshot, Tenant
 from app.models.attempts import Attempt
 from app.models.campaigns import CampaignStatus, SkillQueue
 from app.models.history import AuditRecord
@@ -106,14 +107,23 @@ class Wallboard:
 
 def change_token(tenant: Tenant | int, now: datetime | None = None) -> str:
     """Changes whenever the wallboard could read differently: a change recorded for the
-    tenant (its newest audit record, found by the index on tenant and id) or a new minute."""
+    tenant (its newest audit record, found by the index on tenant and id), a large
+    campaign's counts taken again (its newest Progress snapshot) or a new minute."""
     now = now or utcnow()
     tenant_id = tenant if isinstance(tenant, int) else tenant.id
-    newest = db.session.scalar(
-        select(func.max(AuditRecord.id)).where(AuditRecord.tenant_id == tenant_id)
-    )
+    newest, counted = db.session.execute(
+        select(
+            select(func.max(AuditRecord.id))
+            .where(AuditRecord.tenant_id == tenant_id)
+            .scalar_subquery(),
+            select(func.max(ProgressSnapshot.taken_at))
+            .join(Campaign, Campaign.id == ProgressSnapshot.campaign_id)
+            .where(Campaign.tenant_id == tenant_id)
+            .scalar_subquery(),
+        )
+    ).one()
     minute = int(now.timestamp()) // 60
-    return f"{tenant_id}-{newest or 0}-{minute}"
+    return f"{tenant_id}-{newest or 0}-{minute}-{counted or ''}"
 
 
 def queue_rows(
