@@ -1,6 +1,6 @@
 """progress snapshots: a large campaign's Progress panel counts at one moment
 
-- `progress_snapshots` (campaign_id, taken_at, tasks, counts, taking_until): the counts a
+- `progress_snapshots` (campaign_id, taken_at, counts, taking_until): the counts a
   campaign of PROGRESS_EXACT_TASKS tasks or more shows until they are
   PROGRESS_SNAPSHOT_SECONDS old; one process at a time counts again (`taking_until`).
 
@@ -25,7 +25,6 @@ def upgrade():
         'progress_snapshots',
         sa.Column('campaign_id', sa.Integer(), nullable=False),
         sa.Column('taken_at', sa.DateTime(), nullable=False),
-        sa.Column('tasks', sa.Integer(), nullable=False),
         sa.Column('counts', sa.JSON(), nullable=False),
         sa.Column('taking_until', sa.DateTime(), nullable=True),
         sa.ForeignKeyConstraint(['campaign_id'], ['campaigns.id'], ondelete='CASCADE'),
