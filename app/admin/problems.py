@@ -10,20 +10,13 @@ full only a refusal that is about no field.
 
 from __future__ import annotations
 
-import re
-
 from app.admin.items import kept_rows
 from app.services.errors import ITEMS, ServiceError
 from app.services.tasks.validation import SPECIAL_KEYS
-from app.web.error_summary import ErrorSummary, summary_of
+from app.web.error_summary import ErrorSummary, summary_of, words
 
 # An item's API field, by the column of the form's item rows that holds it.
 ITEM_COLUMNS = {"key": "key", "value": "value", "displayOrder": "display_order"}
-
-
-def words(field) -> str:
-    """A field's label without its parenthesised hint: "Preferred agent (empty: none)"."""
-    return re.sub(r"\s*\([^)]*\)$", "", field.label.text)
 
 
 def _mark(field, message: str) -> None:
