@@ -33,9 +33,6 @@ class ErrorSummary:
     links: tuple[FieldLink, ...] = ()
     said: str | None = None
 
-    def __str__(self) -> str:
-        return self.said or "Check " + ", ".join(link.name for link in self.links) + "."
-
 
 def words(field: Field) -> str:
     """A field's label without its parenthesised hint: "Preferred agent (empty: none)"."""
