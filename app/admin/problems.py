@@ -68,8 +68,8 @@ def refusal_in_form_words(form, error: ServiceError) -> ErrorSummary:
         mentions = getattr(form, "api_mentions", {}).items()
         if mentioned := [name for mention, name in mentions if mention in said]:
             _mark(form[mentioned[0]], said)  # beside one field only: said once
-    summary = summary_of(form)
-    return summary if summary.links else summary_of(form, said)
+    summary = summary_of(form)  # the field marked above, if any
+    return summary if summary.links or summary.said else ErrorSummary(said=said)
 
 
 def form_problems(form) -> ErrorSummary:
