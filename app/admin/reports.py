@@ -387,6 +387,11 @@ def _report(tenant: Tenant, csv_table: str | None):
 
 
 def _not_run(chosen: Filters) -> ErrorSummary | None:
-    """The page's summary of refused filters: a link to each, its reason beside it."""
-    links = (FieldLink(f"report-{name}", LABELS[name]) for name in chosen.errors)
+    """The page's summary of refused filters: a link to each, its reason beside it, in the
+    form's order."""
+    links = (
+        FieldLink(f"report-{name}", label)
+        for name, label in LABELS.items()
+        if name in chosen.errors
+    )
     return ErrorSummary(tuple(links)) if chosen.errors else None
