@@ -16,6 +16,7 @@ from app.models import Campaign, Task, Tenant
 from app.services.actors import Actor
 from app.services.errors import ServiceError
 from app.services.tasks.changes import find_tenant_task
+from app.web.error_summary import ErrorSummary
 
 T = TypeVar("T")
 PUBLIC_ENDPOINTS = frozenset({"admin.login"})
@@ -82,14 +83,14 @@ def attempt(action: Callable[[], T]) -> tuple[T | None, str | None]:
 def submit(
     form,
     action: Callable[[], T],
-    page: Callable[[str], object],
+    page: Callable[[ErrorSummary], object],
     done: Callable[[T], str],
     target: str | Callable[[T], str],
 ):
     """The one way a form changes something: validate it, run its service action in one
     transaction, then redirect to `target` with `done(result)` as the message; on a
-    refusal, `page(reason)` shows the form again as it was sent, the reason in the form's
-    words and beside the field at fault."""
+    refusal, `page(summary)` shows the form again as it was sent, each reason in the form's
+    words beside the field at fault and the page's summary linking to it."""
     if not form.validate_on_submit():
         return page(form_problems(form))
     result, refusal = attempt_refused(action)

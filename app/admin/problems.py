@@ -10,20 +10,13 @@ full only a refusal that is about no field.
 
 from __future__ import annotations
 
-import re
-
 from app.admin.items import kept_rows
 from app.services.errors import ITEMS, ServiceError
 from app.services.tasks.validation import SPECIAL_KEYS
-from app.web.error_summary import ErrorSummary, summary_of
+from app.web.error_summary import ErrorSummary, summary_of, words
 
 # An item's API field, by the column of the form's item rows that holds it.
 ITEM_COLUMNS = {"key": "key", "value": "value", "displayOrder": "display_order"}
-
-
-def words(field) -> str:
-    """A field's label without its parenthesised hint: "Preferred agent (empty: none)"."""
-    return re.sub(r"\s*\([^)]*\)$", "", field.label.text)
 
 
 def _mark(field, message: str) -> None:
@@ -75,8 +68,8 @@ def refusal_in_form_words(form, error: ServiceError) -> ErrorSummary:
         mentions = getattr(form, "api_mentions", {}).items()
         if mentioned := [name for mention, name in mentions if mention in said]:
             _mark(form[mentioned[0]], said)  # beside one field only: said once
-    summary = summary_of(form)
-    return summary if summary.links else summary_of(form, said)
+    summary = summary_of(form)  # the field marked above, if any
+    return summary if summary.links or summary.said else ErrorSummary(said=said)
 
 
 def form_problems(form) -> ErrorSummary:

@@ -39,7 +39,7 @@ FORM_FIELDS = {
     "skillQueue": "queue",
     "agent": "agent",
 }
-# Each field of the form by its label, for the summary of refused filters.
+# Each field of the form by its label, as the form and the summary of refused filters say it.
 LABELS = {"from": "From", "to": "To", "zone": "Time zone", "campaign": "Campaign",
           "queue": "Queue", "agent": "Agent", "interval": "Interval"}  # fmt: skip
 TABLES = ("summary", "outcomes", "work-codes", "intervals", "hours", "agents")
@@ -380,12 +380,18 @@ def _report(tenant: Tenant, csv_table: str | None):
         has_data=has_data,
         query={k: v for k, v in request.args.items() if k != "intervals_page"},
         intervals=reports.INTERVAL_MINUTES,
+        labels=LABELS,
         error=_not_run(chosen),
         **_choices(tenant, chosen),
     ), (422 if chosen.errors else 200)
 
 
 def _not_run(chosen: Filters) -> ErrorSummary | None:
-    """The page's summary of refused filters: a link to each, its reason beside it."""
-    links = (FieldLink(f"report-{name}", LABELS[name]) for name in chosen.errors)
+    """The page's summary of refused filters: a link to each, its reason beside it, in the
+    form's order."""
+    links = (
+        FieldLink(f"report-{name}", label)
+        for name, label in LABELS.items()
+        if name in chosen.errors
+    )
     return ErrorSummary(tuple(links)) if chosen.errors else None

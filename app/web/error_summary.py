@@ -33,12 +33,9 @@ class ErrorSummary:
     links: tuple[FieldLink, ...] = ()
     said: str | None = None
 
-    def __str__(self) -> str:
-        return self.said or "Check " + ", ".join(link.name for link in self.links) + "."
 
-
-def _name(field: Field) -> str:
-    # The label without its parenthesised hint: "Preferred agent (empty: none)".
+def words(field: Field) -> str:
+    """A field's label without its parenthesised hint: "Preferred agent (empty: none)"."""
     return re.sub(r"\s*\([^)]*\)$", "", field.label.text)
 
 
@@ -61,7 +58,7 @@ def _walk(fields, links: list[FieldLink], unseen: list[str], row: int | None = N
         elif field.errors and _hidden(field):  # nothing beside it to go to: said here
             unseen.append(" ".join(map(str, field.errors)))
         elif field.errors:
-            name = _name(field) if row is None else f"{_name(field)} in row {row}"
+            name = words(field) if row is None else f"{words(field)} in row {row}"
             links.append(FieldLink(_anchor(field), name))
 
 

@@ -70,6 +70,7 @@ def paths(app) -> Paths:
 
 
 def signed_in(tab: Tab, path: str, size: dict) -> Page:
+    """Open `path` at `size`, signing in on the way, once the page and its stylesheet are in."""
     page = tab.page
     page.set_viewport_size(size)
     tab.goto(path)
@@ -77,6 +78,7 @@ def signed_in(tab: Tab, path: str, size: dict) -> Page:
     page.locator("#password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     expect(page.locator("main h1")).to_be_visible()
+    page.wait_for_load_state("load")
     return page
 
 

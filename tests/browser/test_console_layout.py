@@ -6,7 +6,7 @@ button whose links show when it is opened (no script needed)."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from app.extensions import db
 from app.services.campaigns import catalogue as campaigns
@@ -14,14 +14,11 @@ from app.services.people import supervisors
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
 from tests.browser.conftest import Tab
+from tests.browser.test_admin_layout import DESKTOP, EMAIL, PASSWORD, PHONE, signed_in
 from tests.conftest import SETUP, make_tenant
 
 pytestmark = pytest.mark.server
 
-EMAIL = "supervisor.console@acme-corporation.example"
-PASSWORD = "console-walk-at-two-widths"
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 LONG_ID = "CUSTOMER-" + "7" * 120  # a clientId without a space to break at
 LONG_NAME = "Alexandra-Montgomery-Smithson-" * 4
 SIZES = pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280", "390"])
@@ -62,18 +59,6 @@ def paths(app) -> dict[str, str]:
     }
     db.session.rollback()  # hold no transaction: the server's writes would wait on it
     return found
-
-
-def signed_in(tab: Tab, path: str, size: dict) -> Page:
-    page = tab.page
-    page.set_viewport_size(size)
-    tab.goto(path)
-    page.locator("#email").fill(EMAIL)
-    page.locator("#password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.locator("main h1")).to_be_visible()
-    page.wait_for_load_state("load")
-    return page
 
 
 @pytest.mark.parametrize("which", ["campaign", "search"])

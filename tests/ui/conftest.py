@@ -203,7 +203,8 @@ def alert(page_: BeautifulSoup) -> str:
     return found.get_text(" ", strip=True) if found else ""
 
 
-def _text(element) -> str:
+def text(element) -> str:
+    """An element's text as read: its words, each space one."""
     return re.sub(r"\s+", " ", element.get_text(" ")).strip()
 
 
@@ -216,9 +217,9 @@ def said_beside(page_: BeautifulSoup, name: str) -> str:
     assert field is not None, f"no field {name}"
     assert field.get("aria-invalid") == "true", f"{name} is not marked"
     beside = page_.find(id=field["aria-describedby"].split()[0])
-    message = _text(beside)
+    message = text(beside)
     summary = page_.select_one("main .error-summary")
     assert summary is not None and summary["role"] == "alert", "no summary at the top"
-    assert f"#{field['id']}" in [a["href"] for a in summary.select("a")], _text(summary)
-    assert _text(page_).count(message) == 1, f"said more than once: {message}"
+    assert f"#{field['id']}" in [a["href"] for a in summary.select("a")], text(summary)
+    assert text(page_).count(message) == 1, f"said more than once: {message}"
     return message

@@ -4,14 +4,21 @@ field and links to its input; what is about no field is said in the summary, and
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from app.extensions import db
 from app.services.tenants.setup import create_user_template
 from tests.conftest import SETUP
-from tests.ui.conftest import add_task, find_form, form_values, page, soup, submit
+from tests.ui.conftest import (
+    add_task,
+    find_form,
+    form_values,
+    page,
+    said_beside,
+    soup,
+    submit,
+    text,
+)
 from tests.ui.test_task_form_errors import USER
 
 # page, its form (the action's end; None: the page's own), changes, the field at fault,
@@ -65,10 +72,6 @@ def urls(acme, renewals) -> dict[str, str]:
     }
 
 
-def text(element) -> str:
-    return re.sub(r"\s+", " ", element.get_text(" ")).strip()
-
-
 @pytest.mark.parametrize(
     ("where", "form", "changes", "at_fault", "words", "named"), REFUSED.values(), ids=REFUSED
 )
@@ -80,12 +83,11 @@ def test_a_fields_message_is_said_once_beside_it_and_the_summary_links_to_it(
     shown = soup(response)
     marked = shown.select("[aria-invalid=true]")
     assert [field["name"] for field in marked] == [at_fault]
-    # Beside the field: the element its input is described by holds the message.
+    # Beside the field (the element its input is described by), said once on the whole
+    # page: not again in the summary, which links to it.
+    message = said_beside(shown, at_fault)
     beside = shown.find(id=marked[0]["aria-describedby"].split()[0])
-    message = text(beside)
     assert words in message and "field-error" in beside["class"]
-    # Said once on the whole page: not again in the summary.
-    assert text(shown).count(message) == 1
     assert text(shown).count(words) == 1
     # The summary, first in the page's content, links to the marked input by its id.
     summary = shown.select_one("main > .error-summary")

@@ -162,6 +162,12 @@ def test_bad_filters_are_refused_naming_the_field(signed_in, acme, filters, fiel
     assert words in response.get_data(as_text=True)
 
 
+def test_the_summary_of_refused_filters_links_them_in_the_forms_order(signed_in, acme):
+    document = page(signed_in, url(acme, **{"interval": "7", "from": "yesterday"}), status=422)
+    summary = document.select_one("main > .error-summary")
+    assert [a["href"] for a in summary.select("a")] == ["#report-from", "#report-interval"]
+
+
 def test_a_range_of_exactly_366_days_is_read(signed_in, acme):
     page(signed_in, url(acme, **{"from": "2025-01-01", "to": "2026-01-01"}))
 
