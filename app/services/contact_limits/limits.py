@@ -92,7 +92,8 @@ def _campaign(tenant: Tenant, name: str | None) -> Campaign | None:
 
 
 def duration_words(minutes: int) -> str:
-    if minutes % UNITS["d"] == 0:
+    """`90 minutes`, `24 hours` (a day is said in hours), `7 days`."""
+    if minutes % UNITS["d"] == 0 and minutes > UNITS["d"]:
         amount, unit = minutes // UNITS["d"], "day"
     elif minutes % UNITS["h"] == 0:
         amount, unit = minutes // UNITS["h"], "hour"
