@@ -27,6 +27,7 @@ from app.desk import bp as desk
 from app.extensions import csrf, db, limiter, login_manager, migrate
 from app.jobs import bulk, clock, intake  # noqa: F401 - registers the jobs with the queue
 from app.jobs.queue import init_app as init_job_queue
+from app.services.contact_limits.contacts import keep_contact_marks
 from app.services.reports.rollups import keep_rollups
 from app.web.api_paths import API_PREFIXES
 from app.web.broadcast import install_hub
@@ -71,6 +72,7 @@ def register_extensions(app: Flask) -> None:
 
     db.init_app(app)
     keep_rollups(db.session)  # the reports' rollups move with each flush of an attempt
+    keep_contact_marks(db.session)  # an attempt made a contact marks it for contact limits
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
     csrf.init_app(app)
     login_manager.init_app(app)

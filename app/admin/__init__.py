@@ -8,6 +8,7 @@ from app.admin import (  # noqa: F401 - the views register themselves on bp
     calling,
     campaign_life,
     campaigns,
+    contact_rules,
     dnc,
     formatting,
     hours,

@@ -1,4 +1,5 @@
-"""Operator commands for tenants: `flask --app wsgi tenant create|rotate-key|set-instance`."""
+"""Operator commands for tenants: `flask --app wsgi tenant create|rotate-key|set-instance|
+set-person-key`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from flask import current_app
 from app.cli.common import tenant_of, transactional
 from app.models import REGIONS, AuthMode, InstanceKind
 from app.services.actors import Actor
+from app.services.contact_limits import limits as contact_limits
 from app.services.tenants import api_keys as keys
 from app.services.tenants import ccp
 from app.services.tenants import setup as tenants
@@ -99,3 +101,19 @@ def set_instance(
     panel = tenant.connect_ccp_url
     desk = f"the desk embeds the CCP {panel}" if panel else "the desk uses tel: links"
     return f"{said}; {desk}."
+
+
+@tenant_group.command("set-person-key")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("key")
+@transactional
+def set_person_key(company: str, environment: str, key: str) -> str:
+    """Name the data item that identifies a person across campaigns (an account or customer
+    number), which contact limits per person count by; '' for none (a person is then a
+    clientId)."""
+    tenant = tenant_of(company, environment)
+    changed = contact_limits.set_person_key(tenant, key, actor=Actor.operator())
+    now = f"data item '{tenant.person_key}'" if tenant.person_key else "its clientId"
+    said = "now" if changed else "already"
+    return f"Tenant {tenant.label}: a person is {said} named by {now}."

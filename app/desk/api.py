@@ -27,6 +27,7 @@ from app.models import Attempt, Task, User
 from app.services.actors import Actor
 from app.services.calls import ledger
 from app.services.campaigns.dialing import dial_settings
+from app.services.contact_limits.counts import ContactLimitReached
 from app.services.delivery import agent_state, closing, offers
 from app.services.dialer import placing
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
@@ -59,7 +60,12 @@ def _agent(tenant, login_user_id: str) -> User:
     return agent
 
 
-def _run(schema: type[DeskRequest], action: Callable[[User, Any, Actor], dict], **empty: Any):
+def _run(
+    schema: type[DeskRequest],
+    action: Callable[[User, Any, Actor], dict],
+    refused_fields: Callable[[ServiceError], dict[str, Any]] | None = None,
+    **empty: Any,
+):
     """Validate, act as the agent, count the heartbeat (see json_action)."""
 
     def act(caller: Caller, body: dict[str, Any]) -> dict:
@@ -69,7 +75,7 @@ def _run(schema: type[DeskRequest], action: Callable[[User, Any, Actor], dict], 
         agent_state.heartbeat(agent)
         return {**empty, **answer}
 
-    return json_action(act, RESULT_OF, "INVALID_ARGUMENTS", empty)
+    return json_action(act, RESULT_OF, "INVALID_ARGUMENTS", empty, refused_fields)
 
 
 def offered(task: Task, data: TaskData | None = None) -> dict[str, Any]:
@@ -262,7 +268,14 @@ def start_call():
         message = f"call {placed.call_id} to {placed.phone_number} started"
         return {"message": message, "call": call}
 
-    return _run(StartCallRequest, action, call=None)
+    return _run(StartCallRequest, action, _when_callable, call=None, nextCallableAt=None)
+
+
+def _when_callable(refused: ServiceError) -> dict[str, Any]:
+    """A call a contact limit holds back: when it would be allowed (epoch ms)."""
+    if isinstance(refused, ContactLimitReached):
+        return {"nextCallableAt": to_epoch_ms(refused.until)}
+    return {}
 
 
 @api_bp.post("/callEvent", provide_automatic_options=False)

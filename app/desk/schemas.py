@@ -278,6 +278,11 @@ class StartCallResponse(DeskResponse):
         description="The call; null when refused. With FAIL (the contact centre could not "
         "place it) the call recorded as ended FAILED."
     )
+    nextCallableAt: int | None = Field(
+        None,
+        description="Refused by a contact limit: when the call would be allowed (epoch ms); "
+        "else null.",
+    )
 
 
 class WorkCodeAnswer(Answer):

@@ -11,6 +11,7 @@ from app.models.campaigns import (
     CampaignType,
     SkillQueue,
 )
+from app.models.contact_limits import ContactLimit, ContactMark, ContactScope
 from app.models.dnc import DncNumber
 from app.models.history import AuditRecord, Event, WebhookDelivery, WebhookEndpoint
 from app.models.intake import IntakeLoad, LoadStatus
@@ -37,6 +38,9 @@ __all__ = [
     "ScheduleException",
     "Schedule",
     "ShownOnce",
+    "ContactLimit",
+    "ContactMark",
+    "ContactScope",
     "DncNumber",
     "AgentSession",
     "AgentState",

@@ -65,6 +65,9 @@ class Tenant(db.Model):
     # Whether agents may sign in to the desk with a password of ours; a tenant whose
     # identity provider signs everyone in may switch it off.
     local_agent_passwords: Mapped[bool] = mapped_column(Boolean, default=True)
+    # The data item that names the person across campaigns (an account or customer
+    # number), which contact limits per person count by; none: a person is a clientId.
+    person_key: Mapped[str | None] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     api_keys: Mapped[list[ApiKey]] = relationship(

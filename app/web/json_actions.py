@@ -52,10 +52,12 @@ def json_action(
     results: tuple[tuple[type[ServiceError], str], ...],
     otherwise: str,
     empty: dict[str, Any],
+    refused_fields: Callable[[ServiceError], dict[str, Any]] | None = None,
 ):
     """Authenticate, check the body's tenant, then `act` on the body in the request's
-    transaction; answer HTTP 200 with result/message (and `empty`'s fields when refused):
-    a refusal's result is that of the first of `results` it is, else `otherwise`."""
+    transaction; answer HTTP 200 with result/message (and `empty`'s fields when refused,
+    with those `refused_fields` tells of the refusal): a refusal's result is that of the
+    first of `results` it is, else `otherwise`."""
     receive()
     caller = authenticate()
     body = json_object()
@@ -73,5 +75,6 @@ def json_action(
         return jsonify({"result": "INVALID_ARGUMENTS", "message": describe(refused), **empty})
     if refused is not None:
         result = next((name for kind, name in results if isinstance(refused, kind)), otherwise)
-        return jsonify({"result": result, "message": refused.message, **empty})
+        told = refused_fields(refused) if refused_fields is not None else {}
+        return jsonify({"result": result, "message": refused.message, **empty, **told})
     return jsonify({"result": SUCCESS, **answer})

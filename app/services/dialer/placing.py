@@ -56,6 +56,7 @@ from app.services.audit.trail import Change, record
 from app.services.calls import ledger
 from app.services.campaigns import life_cycle
 from app.services.contact_centre import InstanceError, OutboundCall, instance_for
+from app.services.contact_limits.counts import admit_call
 from app.services.contactability.seat import Seat
 from app.services.delivery.ownership import held_task
 from app.services.dnc import numbers as dnc
@@ -228,6 +229,7 @@ def start_call(
         if attempt.phone_key == key:
             return PlacedCall(attempt)  # the same click again
         _end_call(attempt, task, CallResult.CANCELLED.value, None, actor=actor, now=now)
+    admit_call(task, number, now=now, zone=agent.time_zone or "UTC")  # every call counts
     _begin_call(attempt, task, key, number, now)
     failure = None
     if attempt.placed_by == CallPlacement.CONTACT_FLOW.value:

@@ -36,6 +36,9 @@ EVENT_TYPES: dict[str, str] = {
     "campaign.restored": "An archived campaign was restored (it comes back paused).",
     "intake.load_finished": "An intake file finished loading.",
     "bulk.finished": "A bulk action on a search result finished (its counts).",
+    "contact_limit.added": "A contact limit was added to the tenant's contact rules.",
+    "contact_limit.removed": "A contact limit was removed from the tenant's contact rules.",
+    "tenant.person_key_set": "The data item that names a person across campaigns changed.",
     "user.added": "A user (agent) was provisioned.",
     "user.deleted": "A user (agent) was deleted.",
 }
