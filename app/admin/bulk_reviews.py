@@ -17,7 +17,7 @@ from app.services.bulk.actions import BulkRequest
 from app.services.bulk.reviews import Review
 from app.services.errors import ServiceError
 from app.services.search.criteria import Condition, Criterion
-from app.services.values import from_epoch_ms, to_epoch_ms
+from app.wire.times import from_epoch_ms, to_epoch_ms
 
 SALT = "bulk-review"
 

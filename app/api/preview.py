@@ -26,10 +26,10 @@ from app.services.search.query import result_limit, search_tasks
 from app.services.tasks import changes as tasks
 from app.services.tasks.data import with_data
 from app.services.tasks.lookups import CampaignRef
-from app.services.values import sent_time
 from app.web.api_keys import Caller, authenticate
 from app.web.bodies import json_object, receive
 from app.web.schemas import describe
+from app.wire.times import sent_time
 
 PREFIX = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal"
 
@@ -125,9 +125,10 @@ def search_preview_campaign():
     def action(campaign: CampaignRef, request: SearchRequest, _actor: Actor) -> dict:
         locator = request.locator()
         if locator.record_id or locator.client_id:
-            return {"previewRecordClientData": [tasks.find_task_record(campaign, locator)]}
+            stored = tasks.find_task_snapshot(campaign, locator)
+            return {"previewRecordClientData": [wire.stored_record(stored)]}
         found = search_tasks(campaign, _criteria(request), result_limit(request.maxRecords))
-        return {"previewRecordClientData": [wire.task_to_wire(one) for one in with_data(found)]}
+        return {"previewRecordClientData": [wire.found_record(one) for one in with_data(found)]}
 
     return _run(
         SearchRequest, action, tasks.campaign_ref, reads_only=True, previewRecordClientData=[]

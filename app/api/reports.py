@@ -18,11 +18,12 @@ from pydantic import ConfigDict, Field, StringConstraints
 from app.db.transactions import read_only
 from app.services import reports
 from app.services.errors import InvalidInput, NotFound, ServiceError
-from app.services.values import MAX_EPOCH_MS, from_epoch_ms, require_time_zone, to_epoch_ms
+from app.services.values import require_time_zone
 from app.web.answers import Answer
 from app.web.api_keys import Caller
 from app.web.json_actions import json_action
 from app.web.schemas import EPOCH_MS, Strict, published
+from app.wire.times import MAX_EPOCH_MS, from_epoch_ms, to_epoch_ms
 
 PREFIX = "/reports-api/v1"
 

@@ -16,8 +16,8 @@ from app.services.search.criteria import Condition, Criterion
 from app.services.tasks.batches import TaskChanges
 from app.services.tasks.changes import Locator
 from app.services.tasks.validation import MAX_INT, MAX_ITEMS, MAX_KEY, ItemInput
-from app.services.values import sent_time
 from app.web.schemas import EPOCH_MS, TIME_RULES, Strict, published
+from app.wire.times import sent_time
 
 Name = Annotated[str, StringConstraints(max_length=255)]
 RECORD_ID = Field(

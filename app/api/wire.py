@@ -1,11 +1,13 @@
-"""The Preview API's wire format: field spellings, timestamps and result statuses."""
+"""The Preview API's wire format: its envelope and result statuses, on the wire format every
+door shares (app/wire/: the task record, epoch milliseconds, the spec's time format)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from app.services import errors
-from app.services.tasks.payload import task_to_wire  # noqa: F401 - the search answer's shape
+from app.services.snapshots import TaskSnapshot
+from app.wire.tasks import task_data_record, task_record
 
 SUCCESS = "SUCCESS"
 FAILED = "FAILED"
@@ -33,3 +35,13 @@ def envelope(body: dict[str, Any], status: str, error: str | None, **extra: Any)
 
 def _echo(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+# --- the search answer's records --------------------------------------------------------
+
+found_record = task_data_record  # one task found by search, with its data (`TaskData`)
+
+
+def stored_record(snapshot: TaskSnapshot) -> dict[str, Any]:
+    """One task looked up by its previewRecordID or clientId, as search answers it."""
+    return task_record(snapshot, snapshot.skill_queue, snapshot.items, snapshot.work_codes)

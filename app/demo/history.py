@@ -54,7 +54,7 @@ from app.services.actors import Actor
 from app.services.dnc import numbers as dnc
 from app.services.reports.recount import recount
 from app.services.schedules import calling_windows, hours
-from app.services.tasks.payload import task_snapshot
+from app.services.tasks.snapshots import task_snapshot
 from app.services.tasks.tracing import trace_change
 
 DAYS = 5  # today and the four days before it

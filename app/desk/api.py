@@ -34,11 +34,12 @@ from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFou
 from app.services.people.users import find_user
 from app.services.tasks.data import TaskData, with_data
 from app.services.tasks.display import agent_view_of
-from app.services.tasks.payload import snapshot, task_snapshot
-from app.services.values import sent_time, to_epoch_ms
+from app.services.tasks.snapshots import snapshot, task_snapshot
 from app.services.work_codes.choices import offered as offered_work_codes
 from app.web.api_keys import Caller
 from app.web.json_actions import json_action
+from app.wire.tasks import shown
+from app.wire.times import epoch_ms, sent_time, to_epoch_ms
 
 PREFIX = api_bp.url_prefix
 # The outcome a closing applied, as the task's state tells it.
@@ -84,7 +85,7 @@ def offered(task: Task, data: TaskData | None = None) -> dict[str, Any]:
     data = data or with_data([task])[0]
     view = agent_view_of(task, data.items)
     return {
-        **snapshot(data),
+        **shown(snapshot(data)),
         "agentView": {
             "banner": view.banner,
             "details": [
@@ -204,7 +205,7 @@ def close_task():
             message += f" ({task.close_reason})"
         return {
             "message": message,
-            "task": task_snapshot(task),
+            "task": shown(task_snapshot(task)),
             "outcome": outcome,
             "closeReason": task.close_reason,
         }
@@ -218,13 +219,10 @@ def release_task():
 
     def action(agent: User, request: ReleaseTaskRequest, actor: Actor) -> dict:
         task = closing.release_task(agent, request.previewRecordID, actor=actor)
-        return {"message": f"task '{task.record_id}' released", "task": task_snapshot(task)}
+        message = f"task '{task.record_id}' released"
+        return {"message": message, "task": shown(task_snapshot(task))}
 
     return _run(ReleaseTaskRequest, action, **CLOSED_NOTHING)
-
-
-def _ms(moment) -> int | None:
-    return None if moment is None else to_epoch_ms(moment)
 
 
 def attempt_answer(attempt: Attempt) -> dict[str, Any]:
@@ -233,14 +231,14 @@ def attempt_answer(attempt: Attempt) -> dict[str, Any]:
         "attemptId": attempt.id,
         "agent": attempt.agent_login,
         "deliveredAt": to_epoch_ms(attempt.delivered_at),
-        "callStartedAt": _ms(attempt.call_started_at),
-        "connectedAt": _ms(attempt.connected_at),
-        "callEndedAt": _ms(attempt.call_ended_at),
+        "callStartedAt": epoch_ms(attempt.call_started_at),
+        "connectedAt": epoch_ms(attempt.connected_at),
+        "callEndedAt": epoch_ms(attempt.call_ended_at),
         "callResult": attempt.call_result,
         "contactId": attempt.contact_id,
         "phoneKey": attempt.phone_key,
         "phoneNumber": attempt.phone_number,
-        "closedAt": _ms(attempt.closed_at),
+        "closedAt": epoch_ms(attempt.closed_at),
         "outcome": attempt.outcome,
         "workCodes": [
             {"key": code["key"], "value": code["value"]} for code in attempt.work_codes or ()

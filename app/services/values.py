@@ -1,20 +1,17 @@
-"""Value rules shared by every action: phone numbers, time zones, numbers, epoch times."""
+"""Value rules shared by every action: phone numbers, time zones, numbers, times as stored."""
 
 from __future__ import annotations
 
 import math
 import re
 import zoneinfo
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from functools import lru_cache
 
 from app.services.errors import OUT_OF_RANGE, InvalidInput
 
 E164 = re.compile(r"\+[1-9][0-9]{1,14}")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-# Year 1970 to the end of year 9999, the range a UTC timestamp column holds everywhere.
-MAX_EPOCH_MS = 253402300799999
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @lru_cache(maxsize=4096)
@@ -68,37 +65,17 @@ def parse_number(value: str) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def from_epoch_ms(value: int, field: str) -> datetime:
-    """A UTC datetime from epoch milliseconds, refusing values no database can hold."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInput(f"{field} must be a whole number of milliseconds", field=field)
-    if not 0 <= value <= MAX_EPOCH_MS:
-        raise InvalidInput(
-            f"{field} must be between 0 and {MAX_EPOCH_MS}", field=field, kind=OUT_OF_RANGE
-        )
-    return EPOCH + timedelta(milliseconds=value)
-
-
-def to_epoch_ms(moment: datetime) -> int:
-    return (moment - EPOCH) // timedelta(milliseconds=1)
-
-
-# A time a door read from the wire: the datetime, or the refusal its conversion met. The
-# door converts; the service raises the refusal only when it reaches its check of that
-# field (`checked_time`), so the order of refusals is the service's own, and a time the
-# request turns out not to use is never refused.
+# A time a door read from the wire: the datetime, or the refusal its reading met. The door
+# reads it (app/wire/times.py `sent_time`); the service raises the refusal only when it
+# reaches its check of that field (`checked_time`), so the order of refusals is the
+# service's own, and a time the request turns out not to use is never refused.
 SentTime = datetime | InvalidInput
 
-
-def sent_time(value: int | None, field: str) -> SentTime | None:
-    """`from_epoch_ms` for a door: the refusal returned, for the service to raise; None
-    when no time was sent."""
-    if value is None:
-        return None
-    try:
-        return from_epoch_ms(value, field)
-    except InvalidInput as refusal:
-        return refusal
+# The range of times a UTC timestamp column holds everywhere: year 1970 to the end of 9999,
+# to the millisecond.
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
+_LAST = LATEST.replace(microsecond=999999)
 
 
 def checked_time(value: SentTime, field: str) -> datetime:
@@ -106,11 +83,17 @@ def checked_time(value: SentTime, field: str) -> datetime:
     or its refusal."""
     if isinstance(value, InvalidInput):
         raise value
-    return from_epoch_ms(to_epoch_ms(value), field)
+    if not EARLIEST <= value <= _LAST:
+        raise InvalidInput(
+            f"{field} must be between {moment_text(EARLIEST)} and {moment_text(LATEST)} UTC",
+            field=field,
+            kind=OUT_OF_RANGE,
+        )
+    moment = value.astimezone(UTC)
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
 
 
-def format_time(moment: datetime | None) -> str | None:
-    """UTC as `CCYY-MM-DD HH:MM:SS.mmm`, the spec's time format."""
-    if moment is None:
-        return None
+def moment_text(moment: datetime) -> str:
+    """A moment as text for people (a refusal's message) and for stamps of what a form
+    showed: `CCYY-MM-DD HH:MM:SS.mmm` (UTC)."""
     return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{moment.microsecond // 1000:03d}"

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from app.services.values import MAX_EPOCH_MS
+from app.wire.times import MAX_EPOCH_MS
 
 EPOCH_MS = "UTC Unix epoch in milliseconds."
 TIME_RULES = {"nextEarliestWorkTimeUTC": {"minimum": 0, "maximum": MAX_EPOCH_MS}}

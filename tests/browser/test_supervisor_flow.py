@@ -16,7 +16,7 @@ from app.services.campaigns import catalogue as campaigns
 from app.services.people import supervisors
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
-from app.services.values import sent_time, to_epoch_ms
+from app.wire.times import sent_time, to_epoch_ms
 from tests.browser.conftest import Tab, copy_to_readme
 from tests.conftest import SETUP, make_tenant
 

@@ -15,7 +15,7 @@ from app.services.campaigns import catalogue as campaigns
 from app.services.people import supervisors
 from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task, change_status
 from app.services.tasks.validation import ItemInput
-from app.services.values import sent_time, to_epoch_ms
+from app.wire.times import sent_time, to_epoch_ms
 from tests.browser.conftest import SCREENSHOTS, Tab
 from tests.conftest import SETUP, make_tenant
 

@@ -19,7 +19,7 @@ from app.services.errors import InvalidInput, NotFound
 from app.services.tasks.changes import Locator, add_or_update_task, delete_task
 from app.services.tasks.history import task_history
 from app.services.tasks.validation import ItemInput
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.bulk.conftest import BOSS, add_tasks, events, plan_is, records, states
 from tests.conftest import SETUP
 

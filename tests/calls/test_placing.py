@@ -23,9 +23,9 @@ from app.services.dnc import numbers as dnc
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound
 from app.services.schedules import calling_windows, hours
 from app.services.tenants.setup import get_skill_queue
-from app.services.values import format_time
 from app.services.work_codes import groups as work_codes
 from app.services.work_codes.groups import CodeSettings
+from app.wire.times import format_time
 from tests.calls.calls_support import (
     MOBILE,
     PHONE,

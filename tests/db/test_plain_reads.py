@@ -16,9 +16,9 @@ from app.services.campaigns import catalogue as campaigns
 from app.services.errors import NotFound
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.lookups import campaign_named, campaign_ref
-from app.services.tasks.payload import _ITEMS_AND_CODES_OF, _ONE_TASK
+from app.services.tasks.snapshots import _ITEMS_AND_CODES_OF, _ONE_TASK
 from app.services.tasks.validation import ItemInput
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.conftest import SETUP, make_tenant
 
 

@@ -11,7 +11,7 @@ from app.extensions import db
 from app.models import AuditRecord
 from app.services.errors import InvalidInput
 from app.services.people import agents
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.cli.test_commands import assert_fails
 from tests.conftest import SETUP
 from tests.desk.delivery_support import add, available, make_agent, ms, offer

@@ -14,7 +14,7 @@ from app.services.delivery import agent_state, closing, offers, rules, sweeps
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound
 from app.services.tasks import changes as tasks
 from app.services.tasks.changes import Locator, TaskChanges
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     HOLD,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.models.types import utcnow
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.api.test_openapi import schema_errors
 from tests.conftest import PLATFORM, sc_headers
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings

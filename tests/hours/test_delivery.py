@@ -19,7 +19,7 @@ from app.services.delivery.progress import campaign_progress
 from app.services.people import agents
 from app.services.schedules import hours, queue_hours
 from app.services.tenants.setup import get_skill_queue
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     add,

@@ -26,7 +26,7 @@ from app.services.intake.export import SYSTEM_COLUMNS, export_csv
 from app.services.search.criteria import Condition, Criterion
 from app.services.search.query import filtered
 from app.services.tasks.data import with_data
-from app.services.values import format_time
+from app.wire.times import format_time
 
 # ---- the export as it was -------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from app.services.intake.csvfile import FileRefused, iter_rows
 from app.services.intake.load import load_file
 from app.services.intake.runs import run_load, stored_file
 from app.services.tasks.changes import Locator, TaskChanges, change_status
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.conftest import SETUP
 from tests.intake.conftest import csv_text, read_report, start, tasks_of
 

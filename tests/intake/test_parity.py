@@ -15,7 +15,7 @@ from app.services.intake.load import load_file
 from app.services.intake.writer import Planned, write_batch
 from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task, change_status
 from app.services.tasks.validation import ItemInput, plan_task
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.conftest import SETUP
 from tests.intake.conftest import csv_text, tasks_of
 

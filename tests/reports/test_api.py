@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from app.services import reports
-from app.services.values import to_epoch_ms
+from app.wire.times import to_epoch_ms
 from tests.api.test_openapi import schema_errors
 from tests.conftest import PLATFORM, sc_headers
 from tests.desk.delivery_support import make_agent

@@ -17,7 +17,7 @@ from app.extensions import db
 from app.services import reports
 from app.services.delivery import closing
 from app.services.reports.summary import ENDINGS
-from app.services.values import to_epoch_ms
+from app.wire.times import to_epoch_ms
 from tests.calls import test_ledger
 from tests.conftest import PLATFORM, SETUP, sc_headers
 from tests.desk.delivery_support import settings  # noqa: F401 - short desk timings

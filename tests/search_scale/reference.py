@@ -15,7 +15,8 @@ from sqlalchemy import func, or_, select
 from app.extensions import db
 from app.models import SkillQueue, Task, TaskItem
 from app.services.search.criteria import Condition, Criterion
-from app.services.values import from_epoch_ms, parse_number, to_epoch_ms
+from app.services.values import parse_number
+from app.wire.times import from_epoch_ms, to_epoch_ms
 
 # Keys and values that trip up LIKE, case, collation and number parsing.
 KEYS = ("Name", "name", "City", "Amount", "Code", "Nöte", "日本", "a_b", "a%b", "SkillQueue")

@@ -31,7 +31,7 @@ from app.services.tasks.changes import (
     transfer_task,
 )
 from app.services.tasks.validation import ItemInput
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.conftest import SETUP
 from tests.search_scale.reference import (
     AGENTS,

@@ -20,7 +20,7 @@ from app.services.errors import InvalidInput, StaleTask, TaskNotFound
 from app.services.people.users import NewUser, add_user
 from app.services.tasks import changes as tasks
 from app.services.tasks.changes import Locator, TaskChanges
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     HOLD,

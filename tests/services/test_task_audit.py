@@ -19,9 +19,10 @@ from app.services.actors import Actor
 from app.services.errors import ServiceError
 from app.services.tasks import changes as tasks
 from app.services.tasks.changes import Locator, TaskChanges
-from app.services.tasks.payload import task_snapshot
+from app.services.tasks.snapshots import task_snapshot
 from app.services.tasks.validation import ItemInput
-from app.services.values import sent_time
+from app.wire.tasks import shown
+from app.wire.times import sent_time
 
 ACTOR = Actor.system("test")
 NEXT_MS = 1767225600123  # 2026-01-01 00:00:00.123 UTC
@@ -127,7 +128,7 @@ def test_what_an_add_or_update_records_after_is_the_task_as_stored(renewals):
     """The fields after are made from what was written, not read back: they must be the
     stored task's, its items in order with their display orders and its work codes."""
     task = add(renewals)
-    assert last_change()[0].after == task_snapshot(task)
+    assert last_change()[0].after == shown(task_snapshot(task))
     db.session.add(WorkCode(task_id=task.id, key="Outcome", value="Sale", position=0))
     db.session.commit()
     tasks.add_or_update_task(
@@ -136,7 +137,7 @@ def test_what_an_add_or_update_records_after_is_the_task_as_stored(renewals):
     )  # fmt: skip
     db.session.commit()
     after = last_change()[0].after
-    assert after == task_snapshot(task)
+    assert after == shown(task_snapshot(task))
     assert after["workCodes"] == [{"key": "Outcome", "value": "Sale"}]
 
 

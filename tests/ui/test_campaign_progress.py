@@ -13,7 +13,7 @@ from app.services.delivery import progress
 from app.services.schedules import calling_windows
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import add, available, make_agent, ms, offer
 from tests.dnc.dnc_support import put

@@ -9,7 +9,7 @@ import pytest
 
 from app.extensions import db
 from app.services.tasks.changes import Locator, TaskChanges, change_status
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.conftest import SETUP
 from tests.ui.conftest import add_task, page, refusal, soup
 

@@ -13,7 +13,7 @@ from app.services.search.criteria import SYSTEM_KEYS, Condition
 from app.services.tasks.changes import Locator, TaskChanges, change_status
 from app.services.tasks.validation import ItemInput
 from app.services.tenants.setup import list_skill_queues
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.conftest import SETUP
 from tests.ui.conftest import add_task, find_form, page, refusal, submit
 

@@ -11,7 +11,7 @@ import pytest
 from app.extensions import db
 from app.services.tasks.changes import Locator, TaskChanges, change_status
 from app.services.tasks.validation import ItemInput
-from app.services.values import sent_time, to_epoch_ms
+from app.wire.times import sent_time, to_epoch_ms
 from tests.conftest import SETUP
 from tests.ui.conftest import add_task, alert, find_form, form_values, page, soup
 from tests.ui.test_task_forms import ROWS, stored

@@ -20,7 +20,7 @@ from app.services.actors import Actor
 from app.services.campaigns import life_cycle
 from app.services.delivery import agent_state, progress
 from app.services.reports import live
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.conftest import SETUP, make_tenant
 from tests.desk.delivery_support import add, available, make_agent, ms, offer
 from tests.ui.conftest import make_supervisor, page, session_for, soup

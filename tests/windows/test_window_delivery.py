@@ -17,7 +17,7 @@ from app.services.schedules import calling_windows
 from app.services.tasks import changes as tasks
 from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task
 from app.services.tasks.validation import ItemInput
-from app.services.values import sent_time
+from app.wire.times import sent_time
 from tests.conftest import SETUP
 from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
     available,

@@ -13,8 +13,8 @@ from app.models import AuditRecord, DncNumber, Task
 from app.services.actors import Actor
 from app.services.delivery import closing
 from app.services.errors import PAST, InvalidInput, WorkCodeRefused
-from app.services.values import sent_time
 from app.services.work_codes import groups as work_codes
+from app.wire.times import sent_time
 from tests.conftest import SETUP
 from tests.desk.delivery_support import add, available, events, make_agent, offer, start, stored
 from tests.work_codes.cases import CASES, LATER, Case, closing_cases, ms

@@ -3,6 +3,10 @@ event in the outbox, both in the session of the change itself (the caller commit
 
 A failed request rolls back its change, its audit record and its event together, so the
 trail and the events never tell of something that did not happen.
+
+A change hands its fields as domain values: a snapshot (app/services/snapshots.py) or a
+dict whose times are datetimes. This is the one writer that serialises them, in the wire
+format (app/wire/bodies.py), as it writes them.
 """
 
 from __future__ import annotations
@@ -11,14 +15,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import orjson
-
 from app.db.bulk_inserts import bulk_insert, driver_value
 from app.extensions import db
 from app.models import AuditRecord, Event
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.record_ids import new_record_id
+from app.wire.bodies import Fields, dumps, event_body, fields
 
 # Fields that never enter the trail or an event, whatever entity they belong to.
 SECRET_FIELDS = frozenset({"secret", "password", "password_hash", "key", "key_hash", "token"})
@@ -32,30 +35,26 @@ class Change:
     entity_kind: str  # task, user, api_key, campaign, skill_queue, webhook_endpoint…
     entity_id: str
     tenant_id: int | None
-    before: dict[str, Any] | None = None
-    after: dict[str, Any] | None = None
+    before: Fields | None = None
+    after: Fields | None = None
     # The event others hear of, when there is one: its type, its data and what orders it.
     event_type: str | None = None
-    event_data: dict[str, Any] | None = field(default=None)
+    event_data: Fields | None = field(default=None)
     subject: str | None = None
 
 
-def _clean(fields: dict[str, Any] | None) -> dict[str, Any] | None:
-    if fields is None:
+def _clean(value: Fields | None) -> dict[str, Any] | None:
+    if value is None:
         return None
-    if SECRET_FIELDS.isdisjoint(fields):  # the usual case: no copy (bulk loads make many)
-        return fields
-    return {name: value for name, value in fields.items() if name not in SECRET_FIELDS}
+    shown = fields(value)
+    if SECRET_FIELDS.isdisjoint(shown):  # the usual case: no copy (bulk loads make many)
+        return shown
+    return {name: one for name, one in shown.items() if name not in SECRET_FIELDS}
 
 
 def new_event_id() -> str:
     """A webhook-id: `msg_` and a time-ordered UUID, never given out twice."""
     return "msg_" + new_record_id().replace("-", "")
-
-
-def event_payload(event_type: str, data: dict[str, Any], at: datetime) -> dict[str, Any]:
-    """The body a webhook receiver gets (Standard Webhooks' recommended shape)."""
-    return {"type": event_type, "timestamp": at.isoformat(timespec="milliseconds"), "data": data}
 
 
 def record(actor: Actor, change: Change, at: datetime | None = None) -> None:
@@ -71,7 +70,7 @@ EVENT_COLUMNS = ("event_id", "tenant_id", "type", "subject", "payload", "created
 
 
 def _json(value: dict[str, Any] | None) -> str | None:
-    return None if value is None else orjson.dumps(value).decode()
+    return None if value is None else dumps(value)
 
 
 def record_all(actor: Actor, changes: list[Change], at: datetime | None = None) -> None:
@@ -82,39 +81,40 @@ def record_all(actor: Actor, changes: list[Change], at: datetime | None = None) 
     at = at or utcnow()
     stamp = driver_value(db.session, AuditRecord.__table__.c.at)(at)
     kind, who, via = actor.kind.value, actor.id, actor.via
-    audit_rows = [
-        (
-            change.tenant_id,
-            stamp,
-            kind,
-            who,
-            via,
-            change.action,
-            change.entity_kind,
-            change.entity_id,
-            _json(_clean(change.before)),
-            _json(_clean(change.after)),
-        )
-        for change in changes
-    ]
-    bulk_insert(db.session, AuditRecord.__table__, AUDIT_COLUMNS, audit_rows)
     by = _actor(actor)
-    event_rows = [
-        (
-            new_event_id(),
-            change.tenant_id,
-            change.event_type,
-            change.subject,
-            _json(
-                event_payload(
-                    change.event_type, {**_clean(change.event_data or {}), "actor": by}, at
-                )
-            ),
-            stamp,
+    audit_rows, event_rows = [], []
+    for change in changes:
+        after = _clean(change.after)
+        audit_rows.append(
+            (
+                change.tenant_id,
+                stamp,
+                kind,
+                who,
+                via,
+                change.action,
+                change.entity_kind,
+                change.entity_id,
+                _json(_clean(change.before)),
+                _json(after),
+            )
         )
-        for change in changes
-        if change.event_type
-    ]
+        if not change.event_type:
+            continue
+        # The event's data is most often the after snapshot itself: shown once for both.
+        data = after if change.event_data is change.after else _clean(change.event_data)
+        body = event_body(change.event_type, {**(data or {}), "actor": by}, at)
+        event_rows.append(
+            (
+                new_event_id(),
+                change.tenant_id,
+                change.event_type,
+                change.subject,
+                _json(body),
+                stamp,
+            )
+        )
+    bulk_insert(db.session, AuditRecord.__table__, AUDIT_COLUMNS, audit_rows)
     bulk_insert(db.session, Event.__table__, EVENT_COLUMNS, event_rows)
 
 

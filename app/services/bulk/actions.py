@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.models import BulkAction, Campaign, Task, WorkedState
@@ -18,9 +18,10 @@ from app.services.actors import Actor
 from app.services.errors import InvalidInput
 from app.services.tasks import batches as task_service
 from app.services.tasks.batches import TaskChanges
-from app.services.values import format_time, from_epoch_ms, to_epoch_ms
+from app.services.values import EARLIEST
 
-STORED_TIME = "next_earliest_ms"  # the job's stored fields keep epoch milliseconds
+STORED_TIME = "next_earliest_at"  # the job's stored fields keep the time in ISO 8601
+EARLIER_STORED_TIME = "next_earliest_ms"  # as jobs stored before kept it: epoch milliseconds
 
 
 @dataclass(frozen=True)
@@ -28,9 +29,9 @@ class BulkRequest:
     """An action and its fields, as stored with the job (JSON).
 
     status: `state`, and optionally `skill_queue`, `time_zone`, `next_earliest` (stored
-    as `next_earliest_ms`, epoch milliseconds), `preferred_agent` (None leaves a field as
-    it is). transfer: `destination`, optionally
-    `skill_queue` and `preferred_agent`. preferred_agent: `preferred_agent` ("" clears it).
+    as `next_earliest_at`, ISO 8601), `preferred_agent` (None leaves a field as it is).
+    transfer: `destination`, optionally `skill_queue` and `preferred_agent`.
+    preferred_agent: `preferred_agent` ("" clears it).
     delete: nothing.
     """
 
@@ -47,15 +48,17 @@ class BulkRequest:
         fields = {}
         for name, value in asdict(self).items():
             if value is not None and name != "action":
-                stored = to_epoch_ms(value) if name == "next_earliest" else value
+                stored = value.isoformat() if name == "next_earliest" else value
                 fields[STORED_TIME if name == "next_earliest" else name] = stored
         return fields
 
     @classmethod
     def stored(cls, action: str, fields: dict[str, Any]) -> BulkRequest:
         fields = dict(fields)
-        if (ms := fields.pop(STORED_TIME, None)) is not None:
-            fields["next_earliest"] = from_epoch_ms(ms, STORED_TIME)
+        if (text := fields.pop(STORED_TIME, None)) is not None:
+            fields["next_earliest"] = datetime.fromisoformat(text)
+        if (ms := fields.pop(EARLIER_STORED_TIME, None)) is not None:
+            fields["next_earliest"] = EARLIEST + timedelta(milliseconds=int(ms))
         return cls(action, **fields)
 
     def changes(self) -> TaskChanges:
@@ -100,7 +103,7 @@ def _tasks(count: int) -> str:
 
 
 def _moment(moment: datetime) -> str:
-    return f"{format_time(moment.astimezone(UTC))[:16]} UTC"
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
 
 
 def describe(request: BulkRequest, count: int) -> str:

@@ -32,7 +32,6 @@ from sqlalchemy import select, update
 
 from app.extensions import db
 from app.models import Attempt, CallResult, EndedHow, Task, User, WorkCodeChoice
-from app.services.values import format_time
 
 
 def open_attempt(task: Task, agent: User, at: datetime) -> Attempt:
@@ -141,15 +140,16 @@ def seconds_between(start: datetime | None, end: datetime | None) -> float | Non
 
 
 def call_summary(attempt: Attempt | None) -> dict[str, Any] | None:
-    """The attempt's call as `task.closed` tells it; None when the attempt placed none."""
+    """The attempt's call as `task.closed` tells it (its times as datetimes, for the trail to
+    write); None when the attempt placed none."""
     if attempt is None or attempt.call_id is None:
         return None
     return {
         "callId": attempt.call_id,
         "result": attempt.call_result,
-        "startedAt": format_time(attempt.call_started_at),
-        "connectedAt": format_time(attempt.connected_at),
-        "endedAt": format_time(attempt.call_ended_at),
+        "startedAt": attempt.call_started_at,
+        "connectedAt": attempt.connected_at,
+        "endedAt": attempt.call_ended_at,
         "previewSeconds": seconds_between(attempt.delivered_at, attempt.call_started_at),
         "talkSeconds": seconds_between(attempt.connected_at, attempt.call_ended_at),
         "wrapUpSeconds": seconds_between(attempt.call_ended_at, attempt.closed_at),

@@ -39,10 +39,11 @@ from app.services.delivery import rules
 from app.services.delivery.ownership import held_task, task_to_close
 from app.services.dnc import numbers as dnc
 from app.services.errors import PAST, REQUIRED, InvalidInput, NotAvailable
-from app.services.tasks.payload import task_snapshot
+from app.services.snapshots import with_fields
+from app.services.tasks.snapshots import task_snapshot
 from app.services.tasks.tracing import trace_change
 from app.services.tasks.writes import hold_end, touch
-from app.services.values import SentTime, checked_time, format_time
+from app.services.values import SentTime, checked_time, moment_text
 from app.services.work_codes.choices import check_choice
 
 
@@ -132,7 +133,7 @@ def _next_work(
     next_work = checked_time(next_earliest, "nextEarliestWorkTimeUTC")
     if next_work <= now:
         raise InvalidInput(
-            f"nextEarliestWorkTimeUTC must be in the future (now {format_time(now)} UTC)",
+            f"nextEarliestWorkTimeUTC must be in the future (now {moment_text(now)} UTC)",
             field="nextEarliestWorkTimeUTC",
             kind=PAST,
         )
@@ -265,7 +266,7 @@ def close_task(
     touch(task, now)
     after = task_snapshot(task)
     if closing.reason:
-        after["closeReason"] = closing.reason
+        after = with_fields(after, closeReason=closing.reason)
     trace_change(
         actor,
         "task.closed",
@@ -308,7 +309,7 @@ def release(
     if passed_over is not None:
         extra = _pass_over(task, passed_over, now)
     touch(task, now)
-    after = {**task_snapshot(task), **extra}
+    after = with_fields(task_snapshot(task), **extra)
     trace_change(actor, reason, task, before, after)
 
 
@@ -319,7 +320,7 @@ def _pass_over(task: Task, agent: str, now: datetime) -> dict:
     task.passed_over_agent, task.passed_over_until = agent, now + rules.seconds(PASSED_OVER_FOR)
     return {
         "holdEnded": held,
-        "passedOver": {"agent": agent, "until": format_time(task.passed_over_until)},
+        "passedOver": {"agent": agent, "until": task.passed_over_until},
     }
 
 

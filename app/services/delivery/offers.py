@@ -33,7 +33,7 @@ from app.services.delivery.sweeps import clear_preference
 from app.services.errors import NotAvailable
 from app.services.schedules import calling_windows
 from app.services.tasks.data import TaskData
-from app.services.tasks.payload import snapshot, task_data
+from app.services.tasks.snapshots import snapshot, task_data
 from app.services.tasks.tracing import trace_change
 from app.services.tasks.writes import touch
 

@@ -23,7 +23,7 @@ from app.services.actors import ActorKind
 from app.services.audit.reading import describe_actor
 from app.services.delivery import rules
 from app.services.errors import TaskTaken
-from app.services.values import format_time
+from app.services.values import moment_text
 
 # The clock's changes that leave a lapsed task the agent's to close: its reservation
 # lapsed, its preferred agent's hold ended.
@@ -153,7 +153,7 @@ def not_yours(agent: User, record_id: str, task: Task | None) -> TaskTaken:
             who=None,
             at=None,
         )
-    when = f" at {format_time(at)} UTC" if at else ""
+    when = f" at {moment_text(at)} UTC" if at else ""
     through = f" via {via}" if via else ""
     return TaskTaken(
         f"task '{record_id}' is no longer agent '{agent.login_user_id}''s: "

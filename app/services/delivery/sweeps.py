@@ -20,7 +20,7 @@ from app.services.campaigns.life_cycle import stopped_ids
 from app.services.delivery import rules
 from app.services.delivery.agent_state import record_state
 from app.services.delivery.closing import release
-from app.services.tasks.payload import task_snapshot
+from app.services.tasks.snapshots import task_snapshot
 from app.services.tasks.tracing import trace_change
 from app.services.tasks.writes import touch
 

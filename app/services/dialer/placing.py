@@ -64,7 +64,7 @@ from app.services.errors import InvalidInput, NotAvailable, TaskNotFound, TaskTa
 from app.services.schedules import calling_windows, queue_hours
 from app.services.schedules.window_clock import zones_inside
 from app.services.tasks.display import agent_view_of
-from app.services.values import format_time
+from app.services.values import moment_text
 from app.services.work_codes.choices import offered, suggested
 
 CONNECTED, ENDED = "CONNECTED", "ENDED"
@@ -110,7 +110,7 @@ def _holds(agent: User, record_id: str) -> Task:
         if taken.who is None:
             why = f"agent '{agent.login_user_id}' does not hold it"
         else:
-            when = f" at {format_time(taken.at)} UTC" if taken.at else ""
+            when = f" at {moment_text(taken.at)} UTC" if taken.at else ""
             why = f"{taken.what} by {taken.who}{when}"
         raise NotAvailable(f"task '{record_id}' is not yours: {why}") from None
 
@@ -402,9 +402,9 @@ def ended(attempt: Attempt) -> dict[str, Any]:
     return {
         **_started(attempt),
         "result": attempt.call_result,
-        "startedAt": format_time(attempt.call_started_at),
-        "connectedAt": format_time(attempt.connected_at),
-        "endedAt": format_time(attempt.call_ended_at),
+        "startedAt": attempt.call_started_at,
+        "connectedAt": attempt.connected_at,
+        "endedAt": attempt.call_ended_at,
         "ringSeconds": ledger.seconds_between(attempt.call_started_at, rang_until),
         "talkSeconds": ledger.seconds_between(attempt.connected_at, attempt.call_ended_at),
     }

@@ -23,7 +23,8 @@ from app.services.tasks.validation import (
     TaskPlan,
     plan_task,
 )
-from app.services.values import SentTime, sent_time, to_epoch_ms
+from app.services.values import SentTime
+from app.wire.times import sent_time, to_epoch_ms
 
 PREFERRED_AGENT = "preferredAgent"
 NEXT_WORK_TIME = "nextEarliestWorkTime"

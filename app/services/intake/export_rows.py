@@ -26,7 +26,7 @@ from sqlalchemy.orm import aliased
 from app.db.transactions import transaction_mode
 from app.extensions import db
 from app.models import SkillQueue, Task, TaskItem, WorkCode
-from app.services.values import format_time
+from app.wire.times import format_time
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,8 @@ TimeText = Callable[[object], str]
 
 
 def time_text(dialect: Dialect) -> TimeText:
-    """The export's text of a stored time (rules.format_time's), from the driver's value."""
+    """The export's text of a stored time (the wire's `format_time`), from the driver's
+    value."""
     load = Task.last_attempt_at.type.dialect_impl(dialect).result_processor(dialect, None)
 
     def text(value) -> str:

@@ -16,7 +16,8 @@ from typing import Any
 from app.models import Campaign, IntakeLoad
 from app.services.actors import Actor, ActorKind
 from app.services.audit import trail as history
-from app.services.tasks.payload import queue_names, stored_tasks, task_record, with_campaign
+from app.services.snapshots import TaskSnapshot, task_snapshot_of
+from app.services.tasks.snapshots import queue_names, stored_tasks
 from app.services.tasks.validation import TaskPlan
 from app.services.tasks.writes import update_values
 
@@ -68,7 +69,7 @@ def load_finished(load: IntakeLoad) -> None:
 
 
 class BatchTrail:
-    """The changes of one batch: each task as search shows it, before and after."""
+    """The changes of one batch: each task's snapshot, before and after."""
 
     def __init__(self, campaign: Campaign, now: datetime) -> None:
         self.campaign_name, self.tenant_id = campaign.name, campaign.tenant_id
@@ -76,9 +77,9 @@ class BatchTrail:
         self.now = now
         self.changes: list[history.Change] = []
 
-    def _shown(self, task: Any, items: Any, work_codes: Any) -> dict[str, Any]:
-        record = task_record(task, self.queues[task.skill_queue_id], items, work_codes)
-        return with_campaign(record, self.campaign_name)
+    def _shown(self, task: Any, items: Any, work_codes: Any) -> TaskSnapshot:
+        queue = self.queues[task.skill_queue_id]
+        return task_snapshot_of(task, queue, items, work_codes, self.campaign_name)
 
     def _add(self, action: str, record_id: str, before, after) -> None:
         self.changes.append(

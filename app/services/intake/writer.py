@@ -8,8 +8,8 @@ become rows: one INSERT for the new tasks, one UPDATE per set of changed columns
 
 Each task a batch adds or updates gets its audit record and its event, written with the
 batch (one INSERT of records and one of events, in the batch's transaction). The fields
-before are read in one query per batch; the fields after are what the batch writes, made
-into the search shape by the same `tasks/payload.py` `task_record` the API answers with.
+before are read in one query per batch; the fields after are what the batch writes, as
+snapshots the trail writes in the same record the API answers with (app/wire/tasks.py).
 """
 
 from __future__ import annotations

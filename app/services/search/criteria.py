@@ -18,7 +18,7 @@ from app.models import SkillQueue, Task
 from app.services.errors import InvalidInput
 from app.services.search.plan import Scope
 from app.services.tasks.validation import MAX_INT
-from app.services.values import from_epoch_ms
+from app.wire.times import from_epoch_ms
 
 
 class Condition(StrEnum):

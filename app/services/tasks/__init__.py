@@ -6,7 +6,7 @@
 - `validation`: the rules a task's data items obey;
 - `lookups`: finding a campaign's tasks by previewRecordID or clientId, to read or to change;
 - `data`: a task with its items and work codes, loaded as plain rows for many tasks;
-- `payload`: a task as the API and the events show it;
+- `snapshots`: a task as it stands, for its audit records, its events and the doors;
 - `tracing`: a task's change as its audit record and event, in one call;
 - `history`: a task's history as its page shows it;
 - `display`: how an agent sees a task (the special data-item keys).

@@ -21,8 +21,8 @@ from app.services.calls.ledger import end_attempts, keep_deleted_tasks
 from app.services.campaigns.catalogue import find_campaign
 from app.services.campaigns.life_cycle import check_takes_tasks
 from app.services.errors import Conflict, InvalidInput, NotFound
-from app.services.tasks.payload import task_snapshots
 from app.services.tasks.saving import flush_or_conflict, restart_hold
+from app.services.tasks.snapshots import task_snapshots
 from app.services.tasks.tracing import trace_changes
 from app.services.tasks.validation import check_agent
 from app.services.tasks.writes import touch

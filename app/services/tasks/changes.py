@@ -32,7 +32,7 @@ from app.services.tasks.lookups import (  # noqa: F401 - the lookups are the tas
     campaign_named,
     campaign_ref,
     find_task,
-    find_task_record,
+    find_task_snapshot,
     find_tenant_task,
 )
 from app.services.tasks.saving import (

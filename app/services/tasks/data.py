@@ -1,6 +1,6 @@
 """A task with its data: its items and work codes, loaded as plain rows for many tasks.
 
-Search answers, the desk, delivery offers and the wire shape of a task (tasks/payload.py) read a
+Search answers, the desk, delivery offers and a task's snapshot (tasks/snapshots.py) read a
 task's data this way: a few queries for up to DATA_CHUNK tasks, rows rather than ORM
 objects.
 """

@@ -8,7 +8,7 @@ task read before it: only what is read under the lock may be changed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import joinedload
@@ -18,7 +18,8 @@ from app.db.transactions import take_write_lock
 from app.extensions import db
 from app.models import Campaign, Task
 from app.services.errors import InvalidInput, NotFound, TaskNotFound
-from app.services.tasks.payload import stored_record
+from app.services.snapshots import TaskSnapshot
+from app.services.tasks.snapshots import stored_snapshot
 
 
 @dataclass(frozen=True)
@@ -123,15 +124,15 @@ def find_task(campaign: Campaign, locator: Locator, lock: bool = False) -> Task:
     return task
 
 
-def find_task_record(campaign: Campaign | CampaignRef, locator: Locator) -> dict[str, Any]:
-    """The task the locator names as search shows it, read as plain rows; TaskNotFound."""
+def find_task_snapshot(campaign: Campaign | CampaignRef, locator: Locator) -> TaskSnapshot:
+    """The task the locator names as stored, read as plain rows; TaskNotFound."""
     if locator.record_id:
-        record = stored_record(campaign.id, "record_id", locator.record_id)
+        found = stored_snapshot(campaign.name, campaign.id, "record_id", locator.record_id)
     else:
-        record = stored_record(campaign.id, "client_id", locator.client_id)
-    if record is None:
+        found = stored_snapshot(campaign.name, campaign.id, "client_id", locator.client_id)
+    if found is None:
         raise _not_found(campaign, locator)
-    return record
+    return found
 
 
 def _not_found(campaign: Campaign | CampaignRef, locator: Locator) -> TaskNotFound:

@@ -24,7 +24,7 @@ from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidClientId, ServiceError
 from app.services.tasks.data import TaskData
 from app.services.tasks.lookups import by_client_id, stored_key
-from app.services.tasks.payload import snapshot, task_data
+from app.services.tasks.snapshots import snapshot, task_data
 from app.services.tasks.tracing import trace_change
 from app.services.tasks.validation import ItemInput, TaskPlan, plan_task
 from app.services.tasks.writes import (

@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import Any
 
 from app.models import Task
-from app.services.values import format_time
+from app.services.values import moment_text
 
 
 class Part(StrEnum):
@@ -32,7 +32,7 @@ class Part(StrEnum):
 
 
 def _time(moment) -> str | None:
-    return format_time(moment) if moment is not None else None
+    return moment_text(moment) if moment is not None else None
 
 
 FIELDS: dict[Part, Callable[[Task], Any]] = {

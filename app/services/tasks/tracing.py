@@ -13,19 +13,20 @@ from typing import Any
 from app.models import Task
 from app.services.actors import Actor
 from app.services.audit import trail as history
+from app.services.snapshots import TaskSnapshot, with_fields
 
 
 def trace_change(
     actor: Actor,
     action: str,
     task: Task,
-    before: dict[str, Any] | None,
-    after: dict[str, Any] | None,
+    before: TaskSnapshot | None,
+    after: TaskSnapshot | None,
     **extra: Any,
 ) -> None:
     """Add the change's audit record and its event to the session: the event's data is the
-    task as search shows it (after, or as it was when deleted) with `extra`, and it is
-    ordered among the task's events by its previewRecordID."""
+    task's snapshot (after, or as it was when deleted) with `extra`, and it is ordered among
+    the task's events by its record id."""
     trace_changes(actor, action, [task], [before], [after], **extra)
 
 
@@ -33,8 +34,8 @@ def trace_changes(
     actor: Actor,
     action: str,
     tasks: Sequence[Task],
-    befores: Sequence[dict[str, Any] | None],
-    afters: Sequence[dict[str, Any] | None],
+    befores: Sequence[TaskSnapshot | None],
+    afters: Sequence[TaskSnapshot | None],
     **extra: Any,
 ) -> None:
     """`trace_change` for many tasks changed alike (a bulk job's batch): their records and
@@ -51,7 +52,7 @@ def trace_changes(
                 before,
                 after,
                 event_type=action,
-                event_data={**data, **extra},
+                event_data=with_fields(data, **extra) if extra else data,
                 subject=task.record_id,
             )
         )

@@ -21,11 +21,10 @@ from app.models import Campaign, Task, WorkedState
 from app.models.types import UTCDateTime, utcnow
 from app.services.record_ids import new_record_id
 from app.services.tasks.validation import ItemInput, TaskPlan, check_client_id_key
-from app.services.values import EPOCH, MAX_EPOCH_MS
+from app.services.values import LATEST
 
 TASKS = Task.__table__
 FIRST_VERSION = 1
-LATEST = EPOCH + timedelta(milliseconds=MAX_EPOCH_MS)
 
 
 @dataclass(frozen=True)
