@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import ContactMark
-from app.services.values import to_epoch_ms
+from app.wire.times import to_epoch_ms
 from tests.calls.calls_support import PHONE, add_phones
 from tests.calls.test_desk_api_calls import holding
 from tests.contact_limits.limits_support import add_limit
