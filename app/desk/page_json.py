@@ -21,7 +21,7 @@ from app.extensions import db
 from app.models import Attempt, Task
 from app.models.types import utcnow
 from app.services.delivery.presence import desk_heartbeat, keep_task
-from app.services.dialer import placing
+from app.services.dialer import call_events, placing
 from app.services.errors import ServiceError
 from app.services.tasks.changes import find_tenant_task
 
@@ -132,7 +132,7 @@ def call_event(record_id: str):
         return redirect(url_for("desk.home"))
     attempt, error = in_one_transaction(
         db.session,
-        lambda: placing.call_event(
+        lambda: call_events.call_event(
             agent,
             record_id,
             form.call_id.data,
