@@ -20,6 +20,7 @@ from app.desk import api as desk_api  # noqa: F401 - the Desk API's views, on ap
 from app.desk import (
     api_bp,
     live,  # noqa: F401 - the desk's live channel, on bp
+    page_json,  # noqa: F401 - the JSON the desk page's script calls, on bp
     pages,  # noqa: F401 - the desk's views register themselves on bp
     sso,  # noqa: F401 - signing agents in through their company's identity provider
 )

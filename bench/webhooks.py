@@ -30,7 +30,7 @@ def _claim_behind(backlog: int, database: Path) -> float:
     from app.models.types import utcnow
     from app.services.actors import Actor
     from app.services.tenants import setup as tenants
-    from app.services.webhooks.delivery import claim_due
+    from app.services.webhooks.due_deliveries import claim_due
 
     app = create_app(test_settings(f"sqlite:///{database}"))
     with app.app_context():

@@ -20,7 +20,7 @@ from app.models.types import utcnow
 from app.services import shown_once as held_values
 from app.services.audit.reading import paged_tenant_history
 from app.services.dnc import numbers as dnc
-from app.services.dnc.csv_file import ImportReport, RowResult, export_csv, import_numbers
+from app.services.dnc.list_csv import ImportReport, RowResult, export_csv, import_numbers
 from app.services.errors import ServiceError
 
 BASE = "/tenants/<int:tenant_id>/dnc"

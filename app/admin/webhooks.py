@@ -33,7 +33,7 @@ from app.services import shown_once as held_values
 from app.services.errors import NotFound
 from app.services.webhooks import endpoints as service
 from app.services.webhooks import log
-from app.services.webhooks.catalogue import EVENT_TYPES
+from app.services.webhooks.event_types import EVENT_TYPES
 
 BASE = "/tenants/<int:tenant_id>/webhooks"
 ONE = BASE + "/<int:endpoint_id>"

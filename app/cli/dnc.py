@@ -15,7 +15,7 @@ from app.cli.common import read_only, tenant_of, transactional
 from app.models import Tenant
 from app.services.actors import Actor
 from app.services.dnc import numbers as dnc
-from app.services.dnc.csv_file import export_csv, import_numbers
+from app.services.dnc.list_csv import export_csv, import_numbers
 from app.services.errors import ServiceError
 
 dnc_group = click.Group("dnc", help="The tenant's do-not-call list.")

@@ -12,7 +12,7 @@ import click
 from app.cli.common import tenant_of, transactional
 from app.services.actors import Actor
 from app.services.webhooks import endpoints, log
-from app.services.webhooks.catalogue import EVENT_TYPES
+from app.services.webhooks.event_types import EVENT_TYPES
 
 webhook_group = click.Group("webhook", help="Webhook endpoints of a tenant.")
 

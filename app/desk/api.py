@@ -29,7 +29,7 @@ from app.services.calls import ledger
 from app.services.campaigns.dialing import dial_settings
 from app.services.contact_limits.counts import ContactLimitReached
 from app.services.delivery import agent_state, closing, offers
-from app.services.dialer import placing
+from app.services.dialer import call_events, placing
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
 from app.services.people.users import find_user
 from app.services.tasks.data import TaskData, with_data
@@ -281,7 +281,7 @@ def call_event():
     """How the agent's call went: CONNECTED, or ENDED with its result."""
 
     def action(agent: User, request: CallEventRequest, actor: Actor) -> dict:
-        attempt = placing.call_event(
+        attempt = call_events.call_event(
             agent,
             request.previewRecordID,
             request.callId,

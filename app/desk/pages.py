@@ -4,25 +4,19 @@ Thin views over the delivery engine (app/services/delivery), the one place the r
 live; the Desk API calls the same functions. Each view of the page is a heartbeat, and while
 the agent is AVAILABLE it asks for the next task (the one the agent already holds comes
 back), so a page left on "nothing to do" picks up work on its next refresh. While the page
-is open its script (static/desk.js) keeps the agent present (`heartbeat`), and warns with a
-"Keep it" button (`keep`) before the task would return to its queue.
-
-Calls (app/services/dialer/placing.py): "Call" records the call's start (`call`), then the
-page dials (a `tel:` link, or the tenant's Contact Control Panel) and records how it ended
-(`call_event`), which preselects the work codes the result suggests. A campaign with a
-preview countdown dials by itself when the countdown ends, through the same `call`.
+is open its script (static/desk.js) keeps the agent present, warns before the task would
+return to its queue and places the call: the JSON it calls is app/desk/page_json.py, what
+the page says app/desk/messages.py.
 """
 
 from __future__ import annotations
 
 from contextlib import suppress
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from flask import (
-    abort,
     flash,
-    jsonify,
     make_response,
     redirect,
     render_template,
@@ -30,14 +24,11 @@ from flask import (
     session,
     url_for,
 )
-from flask_wtf.csrf import CSRFError
 
 from app.db.transactions import in_one_transaction, writes
-from app.desk import auth, bp, live, refusals
+from app.desk import auth, bp, live, messages, refusals
 from app.desk.forms import (
     CALL_RESULTS,
-    CallEventForm,
-    CallForm,
     CloseForm,
     DeskButtonForm,
     StateForm,
@@ -49,10 +40,9 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.calls import ledger
 from app.services.campaigns.dialing import dial_settings
-from app.services.contactability.seat import local_text
 from app.services.delivery import agent_state, away_reasons, closing, offers, rules, wrap_up
-from app.services.delivery.ownership import TaskFate, fate_of, newest_record_id
-from app.services.delivery.presence import Presence, desk_heartbeat, keep_task, presence
+from app.services.delivery.ownership import fate_of, newest_record_id
+from app.services.delivery.presence import Presence, presence
 from app.services.dialer import placing
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound, TaskTaken
 from app.services.tasks.changes import find_tenant_task
@@ -70,36 +60,17 @@ def heartbeat_seconds() -> int:
     return max(1, min(30, int(rules.setting("AGENT_IDLE_SECONDS") / 4)))
 
 
-GONE = "That task is no longer yours: it was released, closed, changed or moved."
 # Set when the page says a task was lost: the next task's countdown waits until the agent
 # has read why (the desk's "Start the countdown").
 NOTICE_UNSEEN = "_desk_notice_unseen"
 
 
-def _actor(agent: User) -> Actor:
+def actor(agent: User) -> Actor:
+    """The agent as the actor of what the desk changes."""
     return Actor.agent(agent.login_user_id)
 
 
-def _due_text(next_due, agent: User) -> str | None:
-    """The next due time as the page says it: in the agent's own zone."""
-    if next_due is None:
-        return None
-    if isinstance(next_due, int | float):
-        next_due = datetime.fromtimestamp(next_due / 1000, UTC)
-    return local_text(next_due, agent.time_zone or "UTC")
-
-
-def _customer_time(moment: datetime, task: Task, agent: User) -> str:
-    """A time of the task as the agent typed it: in the customer's zone, and in the
-    agent's own too when that differs."""
-    text = local_text(moment, task.time_zone)
-    own = agent.time_zone or "UTC"
-    if own != task.time_zone:
-        text += f" ({local_text(moment, own)} for you)"
-    return text
-
-
-def _presence_json(now_presence: Presence, now: datetime) -> dict:
+def presence_json(now_presence: Presence, now: datetime) -> dict:
     """What the desk's script needs: the state, the task held, seconds to each lapse."""
 
     def seconds_to(moment: datetime | None) -> float | None:
@@ -151,7 +122,7 @@ def _desk_page(agent: User, kept: Kept | None = None):
     agent_state.heartbeat(agent)
     offer = None
     with suppress(NotAvailable):  # not AVAILABLE: the page offers the state switch only
-        offer = offers.next_task(agent, actor=_actor(agent))
+        offer = offers.next_task(agent, actor=actor(agent))
     if offer is None and (held := offers.reserved_task(agent)) is not None:
         offer = offers.Offer(held)  # Away (or silent) never hides the task in hand
     now = utcnow()
@@ -159,7 +130,7 @@ def _desk_page(agent: User, kept: Kept | None = None):
     task: Task | None = offer.task if offer else None
     call = placing.current_call(task) if task else None
     same = kept is not None and task is not None and task.record_id == kept.record_id
-    suggested = kept.codes if same else _suggested(task, call)
+    suggested = kept.codes if same else suggested_by_call(task, call)
     seen = newest_record_id(agent, task.record_id) if task else 0
     earlier = _earlier_attempts(task, call, agent)
     reasons = [reason.name for reason in away_reasons.list_reasons(agent.tenant_id)]
@@ -176,9 +147,9 @@ def _desk_page(agent: User, kept: Kept | None = None):
         view=view,
         first_phone=phones[0] if phones else None,
         **work_code_choices(task),
-        due=_due_text(offer.next_due, agent) if offer else None,
+        due=messages.due_text(offer.next_due, agent) if offer else None,
         refresh=REFRESH_SECONDS if offer is not None and task is None else None,
-        presence=_presence_json(where, now),
+        presence=presence_json(where, now),
         heartbeat_every=heartbeat_seconds(),
         state_form=StateForm(),
         # Bound to the form sent when showing it again, else empty.
@@ -230,7 +201,7 @@ def _earlier_attempts(task: Task | None, call: Attempt | None, agent: User) -> l
         return []
     return [
         {
-            "when": _due_text(attempt.delivered_at, agent),
+            "when": messages.due_text(attempt.delivered_at, agent),
             "agent": attempt.agent_login,
             "result": attempt.call_result,
             "outcome": attempt.outcome,
@@ -259,34 +230,22 @@ def ccp_settings(tenant: Tenant, task: Task | None) -> dict | None:
     }
 
 
-def _suggested(task: Task | None, call: Attempt | None) -> list[tuple[str, str]]:
+def suggested_by_call(task: Task | None, call: Attempt | None) -> list[tuple[str, str]]:
     """The work codes the ended call's result suggests: the page ticks them."""
     if task is None or call is None or not call.call_result:
         return []
     return placing.suggested_codes(task, call.call_result)
 
 
-def _refusal(error: ServiceError, agent: User) -> str:
-    """A refusal as the page says it: a task no longer the agent's says what became of it,
-    by whom and when (in the agent's zone)."""
-    if isinstance(error, TaskTaken) and error.who:
-        fate = TaskFate(error.what, error.who, error.at, error.via)
-        words = live.fate_words(fate, agent)
-        return f"That task is no longer yours: {words[:1].lower()}{words[1:]}."
-    if isinstance(error, NotFound | TaskNotFound):
-        return GONE
-    return error.message
-
-
 # What closing answers when Remove must be confirmed first.
 ASKS_FIRST = object()
 
 
-def _run(action, agent: User):
+def run(action, agent: User):
     """Run one engine call in one transaction; a refusal becomes the page's error."""
     result, refused = in_one_transaction(db.session, action, refusals=ServiceError)
     if refused is not None:
-        flash(_refusal(refused, agent), "error")
+        flash(messages.refusal(refused, agent), "error")
         if isinstance(refused, TaskTaken):
             session[NOTICE_UNSEEN] = True
     return result
@@ -299,9 +258,9 @@ def state():
     form = StateForm()
     if form.validate_on_submit():
         reason = form.reason.data if form.state.data == AgentState.AWAY else None
-        _run(
+        run(
             lambda: agent_state.set_agent_state(
-                agent, form.state.data, reason=reason, actor=_actor(agent)
+                agent, form.state.data, reason=reason, actor=actor(agent)
             ),
             agent,
         )
@@ -321,13 +280,14 @@ def close(record_id: str):
     task = find_tenant_task(agent.tenant_id, record_id)
     if task is None:
         fate = fate_of(agent, record_id)
-        flash((live.gone_notice(fate, agent) if fate else GONE) + _lost_choice(form, task), "error")
+        gone = live.gone_notice(fate, agent) if fate else messages.GONE
+        flash(gone + messages.lost_choice(form, task), "error")
         session[NOTICE_UNSEEN] = True
         return redirect(url_for("desk.home"))
     codes = chosen_work_codes(request.form)
     if not form.validate_on_submit():
         refused = refusals.form_refusal(form.errors)
-        return _desk_page(agent, Kept(record_id, codes, refused, _lost_choice(form, task)))
+        return _desk_page(agent, Kept(record_id, codes, refused, messages.lost_choice(form, task)))
     confirmed = request.form.get("confirmed")
     if confirmed == "no":  # "Cancel, back to the task": every choice as it was
         return _desk_page(agent, Kept(record_id, codes))
@@ -342,24 +302,24 @@ def close(record_id: str):
         ):
             return ASKS_FIRST  # nothing written: Remove asks first
         return closing.close_task(
-            agent, record_id, outcome, note=form.note.data, actor=_actor(agent), **chosen
+            agent, record_id, outcome, note=form.note.data, actor=actor(agent), **chosen
         )
 
     closed, error = in_one_transaction(db.session, close_or_ask_first, refusals=ServiceError)
     if closed is ASKS_FIRST:
         return _confirm_remove(agent, task)
     if error is not None:
-        lost = _lost_choice(form, task)
+        lost = messages.lost_choice(form, task)
         if isinstance(error, TaskTaken):
             session[NOTICE_UNSEEN] = True  # the next countdown waits for the agent
         if isinstance(error, NotFound | TaskNotFound):
-            flash(_refusal(error, agent) + lost, "error")
+            flash(messages.refusal(error, agent) + lost, "error")
             return redirect(url_for("desk.home"))
         choice = refusals.Choice(chosen["next_earliest"], codes)
         groups = work_code_choices(task)["work_code_groups"]
         refused = refusals.close_refusal(error, task, agent, now, choice, groups)
         return _desk_page(agent, Kept(record_id, codes, refused, lost))
-    flash(_closed_text(closed, agent))
+    flash(messages.closed_text(closed, agent))
     return redirect(url_for("desk.home"))
 
 
@@ -378,39 +338,6 @@ def _confirm_remove(agent: User, task: Task):
                            carried=carried)  # fmt: skip
 
 
-OUTCOME_WORDS = {"COMPLETE": "Complete", "RESCHEDULE": "Reschedule", "REMOVE": "Remove"}
-
-
-def _lost_choice(form: CloseForm, task: Task | None) -> str:
-    """What the agent chose, said back when it could not be saved, so nothing is lost
-    silently: the outcome, the work codes, the next attempt's time as typed."""
-    parts = []
-    if form.outcome.data:
-        parts.append(OUTCOME_WORDS.get(form.outcome.data, form.outcome.data))
-    codes = chosen_work_codes(request.form)
-    if codes:
-        parts.append("work codes " + ", ".join(f"{group}: {code}" for group, code in codes))
-    if form.next_time.data:
-        zone = f" {task.time_zone}" if task is not None else ""
-        parts.append(f"next attempt {form.next_time.data:%Y-%m-%d %H:%M}{zone}")
-    if form.note.data and form.note.data.strip():
-        parts.append(f"note “{form.note.data.strip()}”")
-    if not parts:
-        return ""
-    return " Not saved, so note it down: " + "; ".join(parts) + "."
-
-
-def _closed_text(task: Task, agent: User) -> str:
-    """What the agent is told of the task just closed: its outcome, and why if not chosen."""
-    said = {"COMPLETED": "completed", "REMOVED": "removed", "WORKED": "rescheduled"}
-    text = f"Task closed: {said.get(task.worked_state, task.worked_state)}"
-    if task.close_reason:
-        text += f", {task.close_reason}"
-    elif task.worked_state == "WORKED" and task.next_earliest_work_at:
-        text += f"; next attempt {_customer_time(task.next_earliest_work_at, task, agent)}"
-    return text + "."
-
-
 @bp.post("/tasks/<record_id>/release")
 def release(record_id: str):
     """Skip: give the task back without counting an attempt; the desk says what became
@@ -418,178 +345,12 @@ def release(record_id: str):
     agent = auth.current_agent()
     if DeskButtonForm().validate_on_submit():
         now = utcnow()
-        skipped = _run(
-            lambda: closing.release_task(agent, record_id, actor=_actor(agent), now=now), agent
+        skipped = run(
+            lambda: closing.release_task(agent, record_id, actor=actor(agent), now=now), agent
         )
         if skipped is not None:
-            flash(_skipped_text(skipped, agent, now))
+            flash(messages.skipped_text(skipped, agent, now))
     return redirect(url_for("desk.home"))
-
-
-def _skipped_text(task: Task, agent: User, now: datetime) -> str:
-    """What Skip did: the task went back to its queue, no attempt counted, and when it may
-    come again (at once; first to this agent while their hold lasts)."""
-    name = agent_view_of(task).banner or "The task"
-    queue = task.skill_queue.name
-    text = f"Skipped: {name} went back to the {queue} queue, no attempt counted"
-    held = task.preferred_agent == agent.login_user_id and task.hold_until
-    if held and task.hold_until > now:
-        return (
-            text + f". It is held for you until {_due_text(task.hold_until, agent)}, "
-            "so it may come back to you at once."
-        )
-    return text + f". It may be offered again at once, to you or another agent of {queue}."
-
-
-@bp.post("/tasks/<record_id>/keep")
-def keep(record_id: str):
-    """ "Still there? Keep it": the task stays the agent's for another offer timeout. The
-    desk's script asks for JSON; a plain form post goes back to the desk."""
-    agent = auth.current_agent()
-    if not DeskButtonForm().validate_on_submit():
-        abort(400)
-    kept = _run(lambda: keep_task(agent, record_id), agent)
-    if request.accept_mimetypes.best == "application/json":
-        if kept is None:
-            return jsonify({"kept": False}), 409
-        return jsonify({"kept": True, **_presence_json(kept, utcnow())})
-    return redirect(url_for("desk.home"))
-
-
-def _wants_json() -> bool:
-    return request.accept_mimetypes.best == "application/json"
-
-
-@bp.errorhandler(CSRFError)
-def csrf_refused(error: CSRFError):
-    """A form without its valid CSRF token: the script's JSON requests are told so in
-    JSON, naming the field; a page's form gets the usual "Bad request"."""
-    if _wants_json():
-        return jsonify({"message": f"csrf_token: {error.description}", "field": "csrf_token"}), 400
-    return error
-
-
-def _form_refused(form) -> tuple:
-    """A call form the page did not send as it should: JSON naming the first bad field."""
-    errors_of = form.errors
-    field = "csrf_token" if "csrf_token" in errors_of else next(iter(errors_of))
-    errors = errors_of[field]
-    message = errors[0] if isinstance(errors, list) and errors else "Not valid."
-    return jsonify({"message": f"{field}: {message}", "field": field}), 400
-
-
-@bp.post("/tasks/<record_id>/call")
-def call(record_id: str):
-    """Record the call's start (the server checks again that it may be placed, now). The
-    desk's script asks for JSON and then dials; a plain form post goes back to the desk,
-    which shows the number to dial and the results to choose from."""
-    agent = auth.current_agent()
-    form = CallForm()
-    if not form.validate_on_submit():
-        if _wants_json():
-            return _form_refused(form)
-        flash("The call could not be started: send the form from the desk again.")
-        return redirect(url_for("desk.home"))
-    placed, error = in_one_transaction(
-        db.session,
-        lambda: placing.start_call(
-            agent, record_id, form.phone_key.data or None, actor=_actor(agent)
-        ),
-        refusals=ServiceError,
-    )
-    if error is not None:
-        refused = f"Not called: {_call_refusal(error, agent)}"
-        if _wants_json():
-            return jsonify({"message": refused}), 409
-        flash(refused)
-        return redirect(url_for("desk.home"))
-    # The contact centre could not place it: the call is recorded as ended FAILED.
-    failure = (
-        f"The contact centre could not place the call: {placed.failure}" if placed.failure else None
-    )
-    if not _wants_json():
-        if failure:
-            flash(failure)
-        return redirect(url_for("desk.home"))
-    answer = {
-        "callId": placed.call_id,
-        "phoneNumber": placed.phone_number,
-        "key": placed.key,
-        "dial": f"tel:{placed.phone_number}",
-    }
-    if failure:
-        task = find_tenant_task(agent.tenant_id, record_id)
-        answer |= {"failure": failure, **_ended_json(task, placed.attempt)}
-        db.session.commit()
-    return jsonify(answer)
-
-
-def _ended_json(task: Task | None, attempt: Attempt) -> dict:
-    """What the script shows of a call's state: its result and the codes it suggests."""
-    return {
-        "callId": attempt.call_id,
-        "connected": attempt.connected_at is not None,
-        "result": attempt.call_result,
-        "suggested": [[group, code] for group, code in _suggested(task, attempt)],
-    }
-
-
-@bp.post("/tasks/<record_id>/call-event")
-def call_event(record_id: str):
-    """Record what became of the call: CONNECTED (with the contact centre's contact id),
-    or ENDED with its result. Answers the work codes the result suggests."""
-    agent = auth.current_agent()
-    form = CallEventForm()
-    if not form.validate_on_submit():
-        if _wants_json():
-            return _form_refused(form)
-        flash("Choose how the call ended.")
-        return redirect(url_for("desk.home"))
-    attempt, error = in_one_transaction(
-        db.session,
-        lambda: placing.call_event(
-            agent,
-            record_id,
-            form.call_id.data,
-            form.event.data,
-            form.result.data or None,
-            form.contact_id.data or None,
-            actor=_actor(agent),
-        ),
-        refusals=ServiceError,
-    )
-    if error is not None:
-        refused = f"Not recorded: {_call_refusal(error, agent)}"
-        if _wants_json():
-            return jsonify({"message": refused}), 409
-        flash(refused)
-        return redirect(url_for("desk.home"))
-    if not _wants_json():
-        return redirect(url_for("desk.home"))
-    answer = _ended_json(find_tenant_task(agent.tenant_id, record_id), attempt)
-    db.session.commit()
-    return jsonify(answer)
-
-
-def _call_refusal(error: ServiceError, agent: User) -> str:
-    """A call's refusal as the page says it: the rule's own words (which call, which
-    rule), or what became of a task no longer the agent's."""
-    if isinstance(error, TaskTaken):
-        return _refusal(error, agent)
-    return error.message
-
-
-@bp.post("/heartbeat")
-def heartbeat():
-    """The open desk's heartbeat (static/desk.js): the agent is present; `active` says the
-    agent worked the task since the last one. Answers when each lapse would come."""
-    agent = auth.current_agent()
-    if not DeskButtonForm().validate_on_submit():
-        abort(400)
-    now = utcnow()
-    where = desk_heartbeat(agent, active=request.form.get("active") == "1", now=now)
-    db.session.commit()
-    return jsonify(_presence_json(where, now))
 
 
 @bp.get("/tasks/<record_id>/<any(close, release, keep, call, 'call-event'):action>")

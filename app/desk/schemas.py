@@ -13,7 +13,7 @@ from pydantic import AliasChoices, ConfigDict, Field, StringConstraints
 from app.models.agents import AgentState
 from app.models.attempts import CallResult
 from app.services.delivery.closing import Outcome
-from app.services.dialer.placing import CALL_EVENTS
+from app.services.dialer.call_events import CALL_EVENTS
 from app.web.answers import Answer, TaskRecord
 from app.web.schemas import EPOCH_MS, TIME_RULES, Strict, published
 

@@ -15,8 +15,9 @@ from app.jobs import clock
 from app.jobs.queue import huey
 from app.models.campaigns import CallPlacement
 from app.services.dialer import contact_flow
+from app.services.dialer.call_events import ENDED, call_event
 from app.services.dialer.contact_flow import GIVE_UP, UNKNOWN_GRACE, follow_calls
-from app.services.dialer.placing import ENDED, call_event, start_call
+from app.services.dialer.placing import start_call
 from app.services.tenants.setup import set_instance
 from tests.calls.calls_support import (
     PHONE,

@@ -17,8 +17,8 @@ from app.services.actors import Actor
 from app.services.campaigns import life_cycle
 from app.services.contact_centre import InstanceError
 from app.services.delivery import agent_state, closing, progress
-from app.services.dialer import placing
-from app.services.dialer.placing import CallNotFound
+from app.services.dialer import call_events, placing
+from app.services.dialer.call_events import CallNotFound
 from app.services.dnc import numbers as dnc
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound
 from app.services.schedules import calling_windows, hours
@@ -54,7 +54,7 @@ def start(agent, task, key=None, now=None, **options):
 
 
 def event(agent, task, call_id, name, result=None, contact=None, now=None):
-    return placing.call_event(
+    return call_events.call_event(
         agent, task.record_id, call_id, name, result, contact, actor=as_agent(agent), now=now
     )
 
@@ -370,7 +370,7 @@ def test_only_the_agents_call_of_this_task_is_found(renewals, ann, bob):
         (ann, other.record_id, placed.call_id),  # another task's
     ):
         with pytest.raises(CallNotFound):
-            placing.call_event(agent, record_id, call_id, "CONNECTED", actor=SETUP, now=now)
+            call_events.call_event(agent, record_id, call_id, "CONNECTED", actor=SETUP, now=now)
 
 
 def test_the_end_may_come_after_the_close(renewals, ann):
@@ -390,7 +390,7 @@ def test_the_worker_rule_tells_whether_it_changed_anything(renewals, ann):
     task, now = deliver(ann)
     start(ann, task, now=now)
     row = the_attempt()
-    record = placing.record_call_event
+    record = call_events.record_call_event
     assert record(row, "CONNECTED", actor=SETUP, now=now + S) is True
     assert record(row, "CONNECTED", actor=SETUP, now=now + 2 * S) is False
     assert record(row, "ENDED", "ANSWERED", "ct-9", actor=SETUP, now=now + 9 * S) is True

@@ -12,7 +12,7 @@ from app.jobs import clock
 from app.models import AgentStateSpan, AuditRecord
 from app.services.actors import Actor
 from app.services.delivery import agent_state, closing
-from app.services.dialer import placing
+from app.services.dialer import call_events, placing
 from app.services.people.users import delete_user
 from app.services.work_codes import groups as work_codes
 from app.services.work_codes.groups import CodeSettings
@@ -114,7 +114,7 @@ def flagged(acme):
 
 def call(ann, task, now, result):
     placed = placing.start_call(ann, task.record_id, None, actor=as_agent(ann), now=now)
-    placing.call_event(
+    call_events.call_event(
         ann, task.record_id, placed.call_id, "ENDED", result, actor=as_agent(ann), now=now + 9 * S
     )
     db.session.commit()
@@ -176,7 +176,7 @@ def test_a_call_ending_after_the_close_keeps_the_codes_word(renewals, ann, flagg
     task, now = deliver(ann)
     placed = placing.start_call(ann, task.record_id, None, actor=as_agent(ann), now=now + S)
     close(ann, task, now + 20 * S, "Sale")
-    placing.call_event(
+    call_events.call_event(
         ann, task.record_id, placed.call_id, "ENDED", "NO_ANSWER", actor=as_agent(ann),
         now=now + 25 * S,
     )  # fmt: skip

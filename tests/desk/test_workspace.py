@@ -12,7 +12,7 @@ from app.extensions import db
 from app.models import AgentStateSpan, Attempt, AuditRecord, SkillQueue
 from app.services.actors import Actor
 from app.services.delivery import agent_state, away_reasons, closing, progress, wrap_up
-from app.services.dialer import placing
+from app.services.dialer import call_events, placing
 from app.services.errors import Conflict, InvalidInput, NotFound
 from tests.calls.calls_support import add_phones, as_agent, deliver
 from tests.calls.calls_support import events as told
@@ -153,7 +153,7 @@ def test_an_unknown_reason_or_one_with_another_state_is_refused_and_nothing_stor
 
 def ended_call(agent, task, at):
     placed = placing.start_call(agent, task.record_id, actor=as_agent(agent), now=at)
-    placing.call_event(
+    call_events.call_event(
         agent, task.record_id, placed.call_id, "ENDED", "BUSY", actor=as_agent(agent), now=at + S
     )
     db.session.commit()

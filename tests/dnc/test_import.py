@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import event
 
 from app.extensions import db
-from app.services.dnc.csv_file import export_csv, import_numbers
+from app.services.dnc.list_csv import export_csv, import_numbers
 from app.services.errors import InvalidInput
 from tests.conftest import SETUP, make_tenant
 from tests.dnc.dnc_support import E164, OTHER, listed, put, trail
@@ -157,7 +157,7 @@ def test_an_export_loads_back_as_the_same_list(acme):
 
 
 def test_an_export_reads_in_chunks(acme, monkeypatch):
-    monkeypatch.setattr("app.services.dnc.csv_file.EXPORT_CHUNK", 2)
+    monkeypatch.setattr("app.services.dnc.list_csv.EXPORT_CHUNK", 2)
     numbers = [f"+1415555000{n}" for n in range(5)]
     put(acme, *numbers)
     chunks = list(export_csv(acme))

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import IntakeLoad, LoadStatus, TaskItem
-from app.services.intake.csvfile import FileRefused
+from app.services.intake.file_reader import FileRefused
 from app.services.intake.runs import run_load
 from tests.intake.conftest import csv_text, start, tasks_of
 from tests.ui.conftest import add_task

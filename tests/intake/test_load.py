@@ -16,7 +16,7 @@ from app.extensions import db
 from app.models import IntakeLoad, LoadStatus, Task
 from app.services.intake import load as load_module
 from app.services.intake import runs
-from app.services.intake.csvfile import FileRefused, iter_rows
+from app.services.intake.file_reader import FileRefused, iter_rows
 from app.services.intake.load import load_file
 from app.services.intake.runs import run_load, stored_file
 from app.services.tasks.changes import Locator, TaskChanges, change_status

@@ -12,7 +12,7 @@ from app.models import SkillQueue
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.delivery import agent_state, away_reasons, progress, wrap_up
-from app.services.dialer import placing
+from app.services.dialer import call_events, placing
 from tests.conftest import SETUP
 from tests.desk.delivery_support import add, available, make_agent, offer
 from tests.ui.conftest import page
@@ -39,7 +39,7 @@ def test_the_board_shows_aways_reason_and_wrap_up_past_the_limit(acme, renewals,
     available(ann, now)
     task = offer(ann, now).task
     placed = placing.start_call(ann, task.record_id, actor=Actor.agent("ann"), now=now + S)
-    placing.call_event(
+    call_events.call_event(
         ann,
         task.record_id,
         placed.call_id,

@@ -15,8 +15,8 @@ from app.extensions import db
 from app.models import Tenant, WebhookDelivery
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
-from app.services.webhooks.delivery import deliver_due
 from app.services.webhooks.dispatch import dispatch_events
+from app.services.webhooks.due_deliveries import deliver_due
 from app.services.webhooks.endpoints import create_endpoint
 from app.services.webhooks.sending import Attempt
 

@@ -12,13 +12,13 @@ from app.extensions import db
 from app.models import AuditRecord, Event
 from app.services.actors import Actor
 from app.services.webhooks import endpoints
-from app.services.webhooks.delivery import (
+from app.services.webhooks.dispatch import dispatch_events
+from app.services.webhooks.due_deliveries import (
     MAX_ATTEMPTS,
     RETRY_SCHEDULE,
     Policy,
     retry_delay,
 )
-from app.services.webhooks.dispatch import dispatch_events
 from app.services.webhooks.log import list_deliveries, replay_delivery
 from app.services.webhooks.sending import Attempt
 from tests.webhooks.conftest import BOSS, deliveries, emit, make_endpoint, run, verified

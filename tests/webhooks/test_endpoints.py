@@ -12,7 +12,7 @@ from app.extensions import db
 from app.models import AuditRecord
 from app.services.errors import InvalidInput, NotFound
 from app.services.webhooks import endpoints
-from app.services.webhooks.catalogue import EVENT_TYPES
+from app.services.webhooks.event_types import EVENT_TYPES
 from tests.webhooks.conftest import BOSS, make_endpoint
 
 

@@ -7,8 +7,8 @@ import json
 import threading
 from datetime import timedelta
 
-from app.services.webhooks.delivery import Policy, claim_due, deliver_due
 from app.services.webhooks.dispatch import dispatch_events
+from app.services.webhooks.due_deliveries import Policy, claim_due, deliver_due
 from app.services.webhooks.sending import Attempt
 from tests.webhooks.conftest import NO_JITTER, deliveries, emit, make_endpoint, make_tenant
 

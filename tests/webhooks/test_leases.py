@@ -10,8 +10,8 @@ import pytest
 
 from app.extensions import db
 from app.services.errors import Conflict
-from app.services.webhooks.delivery import claim_due, deliver_due
 from app.services.webhooks.dispatch import dispatch_events
+from app.services.webhooks.due_deliveries import claim_due, deliver_due
 from app.services.webhooks.log import replay_delivery
 from tests.webhooks.conftest import BOSS, deliveries, emit, make_endpoint, make_tenant, run
 

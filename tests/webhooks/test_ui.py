@@ -11,8 +11,8 @@ from app.extensions import db
 from app.models import Supervisor, WebhookDelivery, WebhookEndpoint
 from app.models.types import utcnow
 from app.services.webhooks import endpoints
-from app.services.webhooks.delivery import deliver_due
 from app.services.webhooks.dispatch import dispatch_events
+from app.services.webhooks.due_deliveries import deliver_due
 from tests.ui.conftest import RequestClient, csrf_token, page, session_for, soup
 from tests.webhooks.conftest import BOSS, emit, make_endpoint
 

@@ -35,7 +35,7 @@ from app.models import Attempt, CallResult, Campaign, Tenant
 from app.models.campaigns import CallPlacement
 from app.services.actors import Actor
 from app.services.contact_centre import ContactCentre, ContactState, InstanceError, instance_for
-from app.services.dialer.placing import CONNECTED, ENDED, record_call_event
+from app.services.dialer.call_events import CONNECTED, ENDED, record_call_event
 
 FOLLOWER = Actor.system("contact flow")
 UNKNOWN_GRACE = timedelta(minutes=5)

@@ -1,4 +1,4 @@
-"""Calls: placing the call of the agent's attempt, and learning how it went.
+"""Calls: placing the call of the agent's attempt.
 
 `start_call` checks again, at the moment of the click, what delivery checked when the task
 was delivered: the agent holds the task, the number chosen is one of its phone items and is
@@ -22,12 +22,8 @@ ledger gets one now): its id (a UUID), start, phone item and number, and who pla
   call is recorded as started and ended FAILED, and `PlacedCall.failure` says why: the
   caller commits that record and answers the failure (the Desk API's FAIL).
 
-`record_call_event` is the rule for what a call's events do, whoever reports them (the desk
-through `call_event`, the worker following the contact flow's calls): CONNECTED once, before
-the end; ENDED once, with a CallResult. An event out of order or repeated changes nothing.
-An event may come after the attempt ended (the agent closed the task before the end event
-arrived). Every change leaves its audit record and its event (`call.started`,
-`call.connected`, `call.ended`) in the caller's transaction; the subject is the task.
+What a call's events do (CONNECTED, ENDED with its result), whoever reports them, is
+app/services/dialer/call_events.py, whose audit record and event `call.started` leaves too.
 """
 
 from __future__ import annotations
@@ -35,7 +31,6 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
 
@@ -52,13 +47,13 @@ from app.models import (
 from app.models.campaigns import CallPlacement
 from app.models.types import stamped
 from app.services.actors import Actor
-from app.services.audit.trail import Change, record
 from app.services.calls import ledger
 from app.services.campaigns import life_cycle
 from app.services.contact_centre import InstanceError, OutboundCall, instance_for
 from app.services.contact_limits.counts import admit_call
 from app.services.contactability.seat import Seat
 from app.services.delivery.ownership import held_task
+from app.services.dialer import call_events
 from app.services.dnc import numbers as dnc
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound, TaskTaken
 from app.services.schedules import calling_windows, queue_hours
@@ -67,15 +62,8 @@ from app.services.tasks.display import agent_view_of
 from app.services.values import moment_text
 from app.services.work_codes.choices import offered, suggested
 
-CONNECTED, ENDED = "CONNECTED", "ENDED"
-CALL_EVENTS = (CONNECTED, ENDED)
-RESULTS = tuple(result.value for result in CallResult)
 # The phone items of the agent's view: dialable, or shown as listed (and refused here).
 PHONE_KINDS = ("phone", "blocked")
-
-
-class CallNotFound(TaskNotFound):
-    """No call with this id of this agent on this task."""
 
 
 @dataclass(frozen=True)
@@ -228,7 +216,7 @@ def start_call(
     if attempt.call_id is not None and attempt.call_ended_at is None:
         if attempt.phone_key == key:
             return PlacedCall(attempt)  # the same click again
-        _end_call(attempt, task, CallResult.CANCELLED.value, None, actor=actor, now=now)
+        call_events.end_call(attempt, task, CallResult.CANCELLED.value, None, actor=actor, now=now)
     admit_call(task, number, now=now, zone=agent.time_zone or "UTC")  # every call counts
     _begin_call(attempt, task, key, number, now)
     failure = None
@@ -238,9 +226,9 @@ def start_call(
         except InstanceError as error:
             failure = error.message
     db.session.flush()
-    _trace(actor, "call.started", task, attempt, now, **_started(attempt))
+    call_events.trace(actor, "call.started", task, attempt, now, **call_events.started(attempt))
     if failure is not None:
-        _end_call(attempt, task, CallResult.FAILED.value, None, actor=actor, now=now)
+        call_events.end_call(attempt, task, CallResult.FAILED.value, None, actor=actor, now=now)
     return PlacedCall(attempt, failure)
 
 
@@ -275,165 +263,6 @@ def _place(task: Task, attempt: Attempt) -> str:
         client_token=attempt.call_id or "",
     )
     return instance_for(campaign.tenant).start_outbound_call(call)
-
-
-# --- its events -------------------------------------------------------------------------
-
-
-def _check_event(event: str, result: str | None) -> None:
-    if event not in CALL_EVENTS:
-        raise InvalidInput(f"event '{event}' is not one of {', '.join(CALL_EVENTS)}", field="event")
-    if event == ENDED:
-        if result is None:
-            raise InvalidInput("result is required with ENDED", field="result")
-        if result not in RESULTS:
-            raise InvalidInput(
-                f"result '{result}' is not one of {', '.join(RESULTS)}", field="result"
-            )
-
-
-def call_event(
-    agent: User,
-    record_id: str,
-    call_id: str,
-    event: str,
-    result: str | None = None,
-    contact_id: str | None = None,
-    *,
-    actor: Actor,
-    now: datetime | None = None,
-) -> Attempt:
-    """The desk tells how the agent's call went (CONNECTED, ENDED with a result); repeated
-    or out-of-order events change nothing. CallNotFound for a call that is not the agent's
-    on this task."""
-    _check_event(event, result)
-    attempt = _agents_call(agent, record_id, call_id)
-    now = stamped(now)  # once the attempt is read under the request's locks
-    if record_call_event(attempt, event, result, contact_id, actor=actor, now=now):
-        task = db.session.get(Task, attempt.task_id)
-        if task is not None and task.reserved_by_id == agent.id:
-            task.reserved_at = now  # activity: the offer timeout restarts
-    return attempt
-
-
-def _agents_call(agent: User, record_id: str, call_id: str) -> Attempt:
-    attempt = db.session.scalar(
-        select(Attempt)
-        .join(Task, Task.id == Attempt.task_id)
-        .join(Campaign, Campaign.id == Task.campaign_id)
-        .where(
-            Attempt.call_id == call_id,
-            Attempt.agent_id == agent.id,
-            Campaign.tenant_id == agent.tenant_id,
-            Task.record_id == record_id,
-        )
-        .with_for_update(of=Attempt)
-    )
-    if attempt is None:
-        raise CallNotFound(
-            f"agent '{agent.login_user_id}' has no call '{call_id}' on task '{record_id}'"
-        )
-    return attempt
-
-
-def record_call_event(
-    attempt: Attempt,
-    event: str,
-    result: str | None = None,
-    contact_id: str | None = None,
-    *,
-    actor: Actor,
-    now: datetime,
-) -> bool:
-    """Apply a call's event to its attempt; True when it changed something (CONNECTED
-    before the end, ENDED once), False for an event out of order or repeated."""
-    _check_event(event, result)
-    if attempt.call_id is None or attempt.call_ended_at is not None:
-        return False
-    task = db.session.get(Task, attempt.task_id) if attempt.task_id is not None else None
-    if event == CONNECTED:
-        if attempt.connected_at is not None:
-            return False
-        attempt.connected_at = max(now, attempt.call_started_at or now)
-        attempt.contact_id = attempt.contact_id or contact_id
-        _trace(
-            actor,
-            "call.connected",
-            task,
-            attempt,
-            now,
-            callId=attempt.call_id,
-            contactId=attempt.contact_id,
-        )
-        return True
-    _end_call(attempt, task, result or "", contact_id, actor=actor, now=now)
-    return True
-
-
-def _end_call(
-    attempt: Attempt,
-    task: Task | None,
-    result: str,
-    contact_id: str | None,
-    *,
-    actor: Actor,
-    now: datetime,
-) -> None:
-    attempt.call_ended_at = max(now, attempt.call_started_at or now)
-    attempt.call_result = result
-    attempt.contact_id = attempt.contact_id or contact_id
-    ledger.roll_up_call(attempt)
-    _trace(actor, "call.ended", task, attempt, now, **ended(attempt))
-
-
-def _started(attempt: Attempt) -> dict[str, Any]:
-    return {
-        "callId": attempt.call_id,
-        "phoneKey": attempt.phone_key,
-        "phoneNumber": attempt.phone_number,
-        "placedBy": attempt.placed_by,
-        "contactId": attempt.contact_id,
-    }
-
-
-def ended(attempt: Attempt) -> dict[str, Any]:
-    """`call.ended`'s data: the result and how long the call rang and talked."""
-    rang_until = attempt.connected_at or attempt.call_ended_at
-    return {
-        **_started(attempt),
-        "result": attempt.call_result,
-        "startedAt": attempt.call_started_at,
-        "connectedAt": attempt.connected_at,
-        "endedAt": attempt.call_ended_at,
-        "ringSeconds": ledger.seconds_between(attempt.call_started_at, rang_until),
-        "talkSeconds": ledger.seconds_between(attempt.connected_at, attempt.call_ended_at),
-    }
-
-
-def _trace(
-    actor: Actor, action: str, task: Task | None, attempt: Attempt, now: datetime, **data: Any
-) -> None:
-    """The call's audit record and event; the task is their subject (the attempt, when the
-    task was deleted meanwhile)."""
-    if task is not None:
-        kind, entity, subject = "task", task.record_id, task.record_id
-        tenant_id = task.campaign.tenant_id
-        data = {"previewRecordID": task.record_id, "clientId": task.client_id, **data}
-    else:
-        kind, entity, subject = "attempt", str(attempt.id), None
-        tenant_id = db.session.get(Campaign, attempt.campaign_id).tenant_id
-    change = Change(
-        action,
-        kind,
-        entity,
-        tenant_id,
-        None,
-        data,
-        event_type=action,
-        event_data=data,
-        subject=subject,
-    )
-    record(actor, change, now)
 
 
 # --- what the desk and the reports read ----------------------------------------------------

@@ -2,5 +2,5 @@
 
 - `numbers`: add, remove, search the list, and the delivery rule that keeps a task whose
   every number is listed back;
-- `csv_file`: the list as a CSV file: import (a report per row) and export.
+- `list_csv`: the list as a CSV file: import (a report per row) and export.
 """

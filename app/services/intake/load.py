@@ -31,7 +31,7 @@ from app.services.csv_cells import excerpt, reason_text, unguard_row
 from app.services.csv_files import GuardedWriter
 from app.services.errors import InvalidInput, ServiceError
 from app.services.intake.columns import Layout, plan_row
-from app.services.intake.csvfile import (
+from app.services.intake.file_reader import (
     FileRefused,
     Row,
     check_header,

@@ -26,7 +26,7 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.csv_cells import reason_text
 from app.services.errors import Unavailable
-from app.services.intake.csvfile import FileRefused
+from app.services.intake.file_reader import FileRefused
 from app.services.intake.load import Counts, load_file, refusal_report
 from app.services.intake.load_trail import load_actor, load_finished, record_starter
 

@@ -8,8 +8,8 @@ read from the rollups the ledger keeps in each attempt's transaction
 the Reports API, the CLI) calls these functions.
 """
 
-from app.services.reports.agents import AgentRow, agent_summary
-from app.services.reports.hours import HourCell, best_hours
+from app.services.reports.agent_figures import AgentRow, agent_summary
+from app.services.reports.best_hours import HourCell, best_hours
 from app.services.reports.intervals import INTERVAL_MINUTES, Interval, attempts_by_interval
 from app.services.reports.scope import MAX_DAYS, ReportScope, report_scope
 from app.services.reports.summary import CampaignSummary, campaign_summary

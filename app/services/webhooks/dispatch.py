@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Event, WebhookDelivery, WebhookEndpoint
-from app.services.webhooks.catalogue import wants
+from app.services.webhooks.event_types import wants
 
 # A delivery's states; it is still to be made (open) while pending or sending.
 PENDING, SENDING, DELIVERED, FAILED = "pending", "sending", "delivered", "failed"

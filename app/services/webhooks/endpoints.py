@@ -19,9 +19,10 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import InvalidInput, NotFound
-from app.services.webhooks.addresses import AddressRefused, check_host
-from app.services.webhooks.catalogue import check_event_types
+from app.services.outbound.addresses import AddressRefused
+from app.services.webhooks.destinations import check_host
 from app.services.webhooks.dispatch import OPEN, PENDING
+from app.services.webhooks.event_types import check_event_types
 
 MAX_URL_LENGTH = 2048
 MAX_DESCRIPTION_LENGTH = 255

@@ -16,9 +16,9 @@ from typing import Any
 from flask import current_app
 
 from app.models.types import utcnow
-from app.services.webhooks.addresses import allowed_networks
-from app.services.webhooks.delivery import Policy, deliver_due, disable_failing
+from app.services.webhooks.destinations import allowed_networks
 from app.services.webhooks.dispatch import dispatch_events
+from app.services.webhooks.due_deliveries import Policy, deliver_due, disable_failing
 from app.services.webhooks.sending import HttpSender, Sender
 
 _senders: dict[tuple, HttpSender] = {}

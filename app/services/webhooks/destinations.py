@@ -1,23 +1,8 @@
 """Where a webhook may be sent: the service's outbound-address guard
-(`app/services/outbound/addresses.py`), under the name the webhooks have always used."""
+(`app/services/outbound/addresses.py`) with the networks webhooks may go to beyond it."""
 
 from app.services.outbound import addresses as _guard
-from app.services.outbound.addresses import (  # noqa: F401 - the webhooks' names for it
-    MAX_ADDRESSES,
-    AddressRefused,
-    IPAddress,
-    IPNetwork,
-    ascii_host,
-    checked_addresses,
-    kind_of,
-    literal_address,
-    parse_networks,
-    refusal,
-    resolve,
-    system_resolver,
-)
-
-guard = _guard
+from app.services.outbound.addresses import IPNetwork
 
 
 def allowed_networks() -> tuple[IPNetwork, ...]:
