@@ -13,7 +13,7 @@ from app.extensions import db
 from app.services.contact_limits import limits
 from app.services.contact_limits.counts import ContactLimitReached, verdicts
 from app.services.contactability.seat import local_text
-from app.services.dialer import placing
+from app.services.dialer import call_events, placing
 from tests.calls.calls_support import (
     MOBILE,
     PHONE,
@@ -39,7 +39,7 @@ def call(agent, task, now, key=None):
 
 
 def end(agent, task, placed, now, result="NO_ANSWER"):
-    placing.call_event(
+    call_events.call_event(
         agent, task.record_id, placed.call_id, "ENDED", result, actor=as_agent(agent), now=now
     )
     db.session.commit()
@@ -141,7 +141,7 @@ def test_contacts_count_as_the_reports_count_them(acme, renewals, ann):
     end(ann, task, placed, t0 + 20 * S, "NO_ANSWER")  # no conversation: no contact
     placed = call(ann, task, t0 + H)
     assert marks("contact") == []
-    placing.call_event(ann, task.record_id, placed.call_id, "CONNECTED", actor=as_agent(ann),
+    call_events.call_event(ann, task.record_id, placed.call_id, "CONNECTED", actor=as_agent(ann),
                        now=t0 + H + 5 * S)  # fmt: skip
     end(ann, task, placed, t0 + H + 3 * 60 * S, "ANSWERED")
     assert sorted(marks("contact")) == [
