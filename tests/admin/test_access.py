@@ -11,8 +11,8 @@ from app.models import Campaign, Task
 from app.services.campaigns.catalogue import find_campaign, list_campaigns
 from app.services.people.users import list_users
 from app.services.tenants.setup import list_skill_queues, list_user_templates
+from tests.admin.conftest import add_task, make_supervisor, page, session_for
 from tests.conftest import make_tenant
-from tests.ui.conftest import add_task, make_supervisor, page, session_for
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ from app.extensions import db, limiter
 from app.models import LoginSession
 from app.services.people import sign_in_limits
 from app.services.people.sign_in_limits import AccountLimit, AccountLocked
+from tests.admin.conftest import BOSS, PASSWORD, make_supervisor, soup
 from tests.db.test_rate_limit_counters import Clock
 from tests.desk.desk_support import AGENT, make_agent
-from tests.ui.conftest import BOSS, PASSWORD, make_supervisor, soup
 
 WINDOW = 15 * 60
 LIMITED = {

@@ -10,7 +10,7 @@ import pytest
 
 from app.services.tasks.display import agent_view, web_url
 from app.services.tasks.validation import ItemInput
-from tests.ui.conftest import add_task, page
+from tests.admin.conftest import add_task, page
 
 E164 = "+14155550123"
 UNSAFE_URLS = [

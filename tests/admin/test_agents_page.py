@@ -15,9 +15,7 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.delivery import agent_state, closing, rules
 from app.services.people.users import NewUser, add_user
-from tests.conftest import SETUP, make_tenant
-from tests.desk.delivery_support import add, available, make_agent, offer, stored
-from tests.ui.conftest import (
+from tests.admin.conftest import (
     BOSS,
     find_form,
     form_values,
@@ -26,13 +24,15 @@ from tests.ui.conftest import (
     session_for,
     soup,
 )
-from tests.ui.conftest import submit as submit_form
-from tests.ui.test_security import (
+from tests.admin.conftest import submit as submit_form
+from tests.admin.test_security import (
     CSRF_ON,
     assert_csrf_on_every_post_form,
     assert_no_inline_script_or_style,
     assert_strict_csp,
 )
+from tests.conftest import SETUP, make_tenant
+from tests.delivery.delivery_support import add, available, make_agent, offer, stored
 
 S = timedelta(seconds=1)
 

@@ -14,15 +14,15 @@ from app.services.schedules import calling_windows
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
 from app.services.values import sent_time
-from tests.conftest import SETUP, make_tenant
-from tests.desk.delivery_support import add, available, make_agent, ms, offer
-from tests.dnc.dnc_support import put
-from tests.ui.conftest import make_supervisor, page, session_for, soup
-from tests.ui.test_security import (
+from tests.admin.conftest import make_supervisor, page, session_for, soup
+from tests.admin.test_security import (
     CSRF_ON,
     assert_no_inline_script_or_style,
     assert_strict_csp,
 )
+from tests.conftest import SETUP, make_tenant
+from tests.delivery.delivery_support import add, available, make_agent, ms, offer
+from tests.dnc.dnc_support import put
 
 COUNTS = (
     "NOTWORKED",

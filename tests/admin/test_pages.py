@@ -14,8 +14,8 @@ from app.services.tasks.changes import Locator, TaskChanges, change_status
 from app.services.tasks.validation import ItemInput
 from app.services.tenants.setup import list_skill_queues
 from app.services.values import sent_time
+from tests.admin.conftest import add_task, find_form, page, refusal, submit
 from tests.conftest import SETUP
-from tests.ui.conftest import add_task, find_form, page, refusal, submit
 
 STATES = ["NOTWORKED", "WORKED", "COMPLETED", "REMOVED"]
 NEXT_MS = 1893573000000  # 2030-01-02 08:30:00 UTC

@@ -12,8 +12,8 @@ from app.models import AuditRecord, Event
 from app.services.actors import Actor
 from app.services.people.users import NewUser, add_user, find_user
 from app.services.tenants.setup import create_user_template
+from tests.admin.conftest import BOSS, PASSWORD, find_form, form_values, page, soup, submit
 from tests.conftest import SETUP, make_tenant
-from tests.ui.conftest import BOSS, PASSWORD, find_form, form_values, page, soup, submit
 
 BY_BOSS = ("supervisor", BOSS)
 ALICE = {

@@ -20,9 +20,9 @@ from app.services.campaigns import catalogue as campaigns
 from app.services.dnc.numbers import search_numbers
 from app.services.people import agents
 from app.services.tenants import api_keys as key_service
+from tests.admin.conftest import PASSWORD, add_task, find_form, form_values, page, soup, submit
+from tests.admin.test_people_history import ALICE
 from tests.dnc.dnc_support import E164, put
-from tests.ui.conftest import PASSWORD, add_task, find_form, form_values, page, soup, submit
-from tests.ui.test_people_history import ALICE
 from tests.webhooks.conftest import make_endpoint
 
 REDIRECTS = (302, 303)

@@ -9,7 +9,7 @@ from app.services.actors import Actor
 from app.services.delivery import agent_state, away_reasons
 from app.services.reports import agent_summary, report_scope
 from tests.conftest import SETUP
-from tests.desk.delivery_support import make_agent
+from tests.delivery.delivery_support import make_agent
 
 NINE = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
 MIN = timedelta(minutes=1)

@@ -12,10 +12,10 @@ import pytest
 
 from app.admin.reports import heat_level
 from app.services import reports
-from tests.desk.delivery_support import make_agent
+from tests.admin.conftest import page
+from tests.admin.test_security import assert_no_inline_script_or_style
+from tests.delivery.delivery_support import make_agent
 from tests.reports.generated import DAYS, START, generate
-from tests.ui.conftest import page
-from tests.ui.test_security import assert_no_inline_script_or_style
 
 FIRST = START.date().isoformat()
 LAST = (START + timedelta(days=DAYS - 1)).date().isoformat()

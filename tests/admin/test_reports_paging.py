@@ -13,11 +13,11 @@ import pytest
 from app.admin.reports import INTERVAL_DAYS_A_PAGE
 from app.extensions import db
 from app.services.people.users import NewUser, add_user
+from tests.admin.conftest import page
+from tests.admin.test_reports_page import shown, url
 from tests.conftest import SETUP, make_tenant
-from tests.desk.delivery_support import make_agent
+from tests.delivery.delivery_support import make_agent
 from tests.reports.generated import START, generate
-from tests.ui.conftest import page
-from tests.ui.test_reports_page import shown, url
 
 # 20 days around the generated data's 4: three pages of a week at 15 minutes.
 LONG = {

@@ -11,8 +11,8 @@ import pytest
 from app.services.campaigns import catalogue as campaigns
 from app.services.search.criteria import Condition, Criterion
 from app.services.search.query import count_tasks, search_tasks
-from tests.ui.conftest import add_task, page, soup
-from tests.ui.test_campaign_search import client_ids, query, url_of
+from tests.admin.conftest import add_task, page, soup
+from tests.admin.test_campaign_search import client_ids, query, url_of
 
 
 @pytest.fixture

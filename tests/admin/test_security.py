@@ -10,8 +10,8 @@ import pytest
 from app.extensions import db
 from app.services.people.users import NewUser, add_user
 from app.services.tenants.setup import create_user_template
+from tests.admin.conftest import BOSS, PASSWORD, add_task, csrf_token, find_form, form_values, soup
 from tests.conftest import SETUP
-from tests.ui.conftest import BOSS, PASSWORD, add_task, csrf_token, find_form, form_values, soup
 
 CSRF_ON = pytest.mark.parametrize(
     "settings", [{"WTF_CSRF_ENABLED": True}], indirect=True, ids=["csrf-on"]

@@ -15,7 +15,7 @@ from werkzeug.security import check_password_hash
 from app.extensions import db
 from app.models import LoginSession, Supervisor
 from app.services.people import sessions
-from tests.ui.conftest import (
+from tests.admin.conftest import (
     BOSS,
     PASSWORD,
     RequestClient,

@@ -8,7 +8,7 @@ import pytest
 from app.admin.auth import FAILED_LOGIN
 from app.extensions import db
 from app.services.tasks.changes import find_tenant_task
-from tests.ui.conftest import BOSS, PASSWORD, add_task, page, sign_in, soup
+from tests.admin.conftest import BOSS, PASSWORD, add_task, page, sign_in, soup
 
 START = "/tenants"
 

@@ -10,8 +10,8 @@ import pytest
 
 from app.extensions import db
 from app.services.tenants.setup import create_user_template
+from tests.admin.conftest import add_task, alert, find_form, page, said_beside, soup, submit
 from tests.conftest import SETUP
-from tests.ui.conftest import add_task, alert, find_form, page, said_beside, soup, submit
 
 E164 = "+14155550123"
 API_WORDS = re.compile(r"previewRecordData|nextEarliestWorkTimeUTC|\[\d+\]|loginUserId|Addr\b")

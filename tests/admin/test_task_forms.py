@@ -11,7 +11,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Task
 from app.services.tasks.validation import ItemInput
-from tests.ui.conftest import (
+from tests.admin.conftest import (
     add_task,
     alert,
     find_form,

@@ -13,8 +13,8 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.delivery.closing import close_task
 from app.services.tasks.validation import ItemInput
-from tests.desk.delivery_support import available, make_agent, offer
-from tests.ui.conftest import add_task, alert, find_form, form_values, page, soup
+from tests.admin.conftest import add_task, alert, find_form, form_values, page, soup
+from tests.delivery.delivery_support import available, make_agent, offer
 
 NAME_ROW = "data-items-0-value"
 

@@ -14,7 +14,7 @@ from app.extensions import db
 from app.models import AuditRecord, Event
 from app.services.actors import Actor
 from app.services.tasks.changes import Locator, TaskChanges, change_status
-from tests.ui.conftest import BOSS, add_task, find_form, form_values, page, refusal, submit
+from tests.admin.conftest import BOSS, add_task, find_form, form_values, page, refusal, submit
 
 E164 = "+14155550123"
 NEXT_MS = 1767225600123

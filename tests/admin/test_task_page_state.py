@@ -12,9 +12,9 @@ from app.extensions import db
 from app.services.tasks.changes import Locator, TaskChanges, change_status
 from app.services.tasks.validation import ItemInput
 from app.services.values import sent_time, to_epoch_ms
+from tests.admin.conftest import add_task, alert, find_form, form_values, page, soup
+from tests.admin.test_task_forms import ROWS, stored
 from tests.conftest import SETUP
-from tests.ui.conftest import add_task, alert, find_form, form_values, page, soup
-from tests.ui.test_task_forms import ROWS, stored
 
 E164 = "+14155550123"
 NEXT = datetime(2030, 1, 2, 8, 30, tzinfo=UTC)

@@ -8,7 +8,7 @@ import pytest
 
 from app.extensions import db
 from app.services.values import is_time_zone, time_zones
-from tests.ui.conftest import add_task, find_form, form_values, page, said_beside, soup, submit
+from tests.admin.conftest import add_task, find_form, form_values, page, said_beside, soup, submit
 
 CHANGE = "changeCampaignRecordStatus"
 # zone name, accepted

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from app.extensions import db
 from app.services.sso import ldap, providers
+from tests.admin.conftest import page
 from tests.conftest import SETUP
-from tests.ui.conftest import page
 
 
 def tenant_row(client, tenant) -> dict[str, str]:

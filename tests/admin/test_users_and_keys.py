@@ -14,8 +14,8 @@ from app.models.types import utcnow
 from app.services.people.users import NewUser, add_user, find_user, list_users
 from app.services.tenants import api_keys as key_service
 from app.services.tenants.setup import TemplateSettings, create_user_template, list_user_templates
+from tests.admin.conftest import find_form, form_values, page, refusal, soup, submit
 from tests.conftest import SETUP, make_tenant
-from tests.ui.conftest import find_form, form_values, page, refusal, soup, submit
 
 
 @pytest.fixture

@@ -21,10 +21,10 @@ from app.services.campaigns import life_cycle
 from app.services.delivery import agent_state, progress
 from app.services.reports import live
 from app.services.values import sent_time
+from tests.admin.conftest import make_supervisor, page, session_for, soup
+from tests.admin.test_security import assert_no_inline_script_or_style, assert_strict_csp
 from tests.conftest import SETUP, make_tenant
-from tests.desk.delivery_support import add, available, make_agent, ms, offer
-from tests.ui.conftest import make_supervisor, page, session_for, soup
-from tests.ui.test_security import assert_no_inline_script_or_style, assert_strict_csp
+from tests.delivery.delivery_support import add, available, make_agent, ms, offer
 
 NOON = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 MIN = timedelta(minutes=1)

@@ -13,9 +13,9 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.delivery import agent_state, away_reasons, progress, wrap_up
 from app.services.dialer import placing
+from tests.admin.conftest import page
 from tests.conftest import SETUP
-from tests.desk.delivery_support import add, available, make_agent, offer
-from tests.ui.conftest import page
+from tests.delivery.delivery_support import add, available, make_agent, offer
 
 S = timedelta(seconds=1)
 

@@ -9,8 +9,8 @@ from app.extensions import db
 from app.models import AuditRecord, Event, SkillQueue
 from app.services.actors import Actor
 from app.services.delivery import away_reasons, closing
-from tests.desk.delivery_support import add, available, make_agent, offer, start
-from tests.ui.conftest import page
+from tests.admin.conftest import page
+from tests.delivery.delivery_support import add, available, make_agent, offer, start
 
 
 def test_a_supervisor_adds_and_removes_away_reasons(signed_in, acme):

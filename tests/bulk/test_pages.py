@@ -15,9 +15,7 @@ from app.extensions import db
 from app.models import BulkJob, BulkState
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
-from tests.bulk.conftest import add_tasks, states
-from tests.conftest import SETUP, make_tenant
-from tests.ui.conftest import (
+from tests.admin.conftest import (
     RequestClient,
     csrf_token,
     form_values,
@@ -26,6 +24,8 @@ from tests.ui.conftest import (
     session_for,
     soup,
 )
+from tests.bulk.conftest import add_tasks, states
+from tests.conftest import SETUP, make_tenant
 
 
 @pytest.fixture

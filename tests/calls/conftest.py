@@ -3,14 +3,13 @@ agents ann and bob of queue Sales."""
 
 import pytest
 
-from tests.calls.connect_support import connect_client  # noqa: F401
-from tests.desk.delivery_support import make_agent
-from tests.ui.conftest import (  # noqa: F401
+from tests.admin.conftest import (  # noqa: F401
     app,
     boss,
     client,
     signed_in,
 )
+from tests.delivery.delivery_support import make_agent
 
 
 @pytest.fixture

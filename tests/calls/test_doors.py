@@ -12,9 +12,9 @@ from app.extensions import db
 from app.models import Attempt, EndedHow, Task
 from app.services.actors import Actor
 from app.services.delivery import closing
+from tests.admin.conftest import add_task, csrf_token, page, submit
 from tests.conftest import PLATFORM, sc_headers
 from tests.desk.desk_support import AGENT, desk_session, make_agent
-from tests.ui.conftest import add_task, csrf_token, page, submit
 
 DESK = "/desk-api/v1/"
 

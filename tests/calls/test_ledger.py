@@ -25,7 +25,7 @@ from app.services.tasks.changes import (
     transfer_task,
 )
 from tests.conftest import SETUP
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     OFFER_TIMEOUT,
     add,
     available,

@@ -17,7 +17,8 @@ from app.services.contact_centre.connect import (
     queue_id,
 )
 from app.services.tenants.setup import set_instance
-from tests.calls.connect_support import (
+from tests.conftest import SETUP
+from tests.contact_centre.connect_support import (
     ATTRIBUTES,
     CONTACT_ID,
     FLOW_ID,
@@ -27,7 +28,6 @@ from tests.calls.connect_support import (
     REGION,
     TOKEN,
 )
-from tests.conftest import SETUP
 
 T0 = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
 

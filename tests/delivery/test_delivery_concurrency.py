@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import Event, Task
 from tests.conftest import PLATFORM, sc_headers
-from tests.desk.delivery_support import add, make_agent
+from tests.delivery.delivery_support import add, make_agent
 from tests.servers import gunicorn
 
 WORKERS, AGENTS, TASKS = 4, 20, 60

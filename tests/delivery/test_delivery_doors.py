@@ -15,7 +15,7 @@ from app.services.delivery import sweeps
 from app.services.intake.load import load_file
 from app.services.people.users import delete_user
 from tests.conftest import SETUP
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     HOLD,
     add,
     available,

@@ -26,7 +26,7 @@ from app.services.dnc import numbers as dnc
 from app.services.record_ids import new_record_id
 from app.services.schedules import calling_windows
 from tests.conftest import SETUP
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     available,
     make_agent,
     offer,

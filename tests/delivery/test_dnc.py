@@ -16,7 +16,7 @@ from app.services.dnc import numbers as dnc
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
 from tests.conftest import SETUP, make_tenant
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     available,
     client_id,
     make_agent,

@@ -21,7 +21,7 @@ from app.services.schedules import hours, queue_hours
 from app.services.tenants.setup import get_skill_queue
 from app.services.values import sent_time
 from tests.conftest import SETUP
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     add,
     available,
     make_agent,
@@ -29,7 +29,7 @@ from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk t
     settings,
     stored,
 )
-from tests.hours.hours_support import make_schedule, utc
+from tests.schedules.hours_support import make_schedule, utc
 
 LONDON = "Europe/London"
 SATURDAY = utc("2026-11-28 12:00")  # the London office is closed for the weekend

@@ -21,7 +21,7 @@ from app.models import Attempt, User
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.delivery import closing, offers
-from tests.desk.delivery_support import add, available, make_agent
+from tests.delivery.delivery_support import add, available, make_agent
 
 pytestmark = pytest.mark.usefixtures("app")
 

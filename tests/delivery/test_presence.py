@@ -21,7 +21,7 @@ from app.services.errors import TaskNotFound, TaskTaken
 from app.services.tasks import changes as tasks
 from app.services.tasks.changes import Locator, TaskChanges
 from tests.conftest import SETUP
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     IDLE,
     OFFER_TIMEOUT,
     add,

@@ -22,7 +22,7 @@ from app.services.tasks import changes as tasks
 from app.services.tasks.changes import Locator, TaskChanges
 from app.services.values import sent_time
 from tests.conftest import SETUP, make_tenant
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     HOLD,
     IDLE,
     OFFER_TIMEOUT,

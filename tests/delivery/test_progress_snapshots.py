@@ -16,8 +16,8 @@ from app.extensions import db
 from app.models import ProgressSnapshot
 from app.services.delivery import progress, progress_snapshots
 from app.services.reports import live
-from tests.desk.delivery_support import HOLD, IDLE, OFFER_TIMEOUT, add, make_agent
-from tests.services.test_progress import S, mixed_campaign, set_state
+from tests.delivery.delivery_support import HOLD, IDLE, OFFER_TIMEOUT, add, make_agent
+from tests.delivery.test_progress import S, mixed_campaign, set_state
 
 T = TypeVar("T")
 FRESH = 30  # seconds a snapshot is shown

@@ -19,7 +19,7 @@ from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task
 from app.services.tasks.validation import ItemInput
 from app.services.values import sent_time
 from tests.conftest import SETUP
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     available,
     client_id,
     make_agent,

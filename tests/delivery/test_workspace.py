@@ -17,7 +17,7 @@ from app.services.errors import Conflict, InvalidInput, NotFound
 from tests.calls.calls_support import add_phones, as_agent, deliver
 from tests.calls.calls_support import events as told
 from tests.conftest import SETUP
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     make_agent,
     settings,
     start,

@@ -8,7 +8,7 @@ from app.models.types import utcnow
 from app.services.values import sent_time
 from tests.api.test_openapi import schema_errors
 from tests.conftest import PLATFORM, sc_headers
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     add,
     make_agent,
     ms,

@@ -29,8 +29,8 @@ from app.services.tasks.changes import (
     transfer_task,
 )
 from app.services.tasks.validation import ItemInput
+from tests.admin.conftest import add_task, csrf_token, page
 from tests.desk.desk_support import desk_session, make_agent
-from tests.ui.conftest import add_task, csrf_token, page
 
 SUP = Actor.supervisor("sup@acme.example")
 CLOCK = r"at \d\d:\d\d"

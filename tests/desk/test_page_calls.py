@@ -14,9 +14,9 @@ from app.models import Attempt, CallPlacement, InstanceKind, Task, User
 from app.services.dialer.placing import COUNTDOWN_GRACE_SECONDS, countdown_seconds
 from app.services.work_codes.groups import CodeSettings, add_code, create_group, set_queue_groups
 from app.web.security import CONTENT_SECURITY_POLICY, web_origin
+from tests.admin.conftest import add_task, csrf_token, page, soup
 from tests.conftest import SETUP
 from tests.desk.desk_support import desk_session, make_agent
-from tests.ui.conftest import add_task, csrf_token, page, soup
 
 PHONE = "+14155550100"
 OTHER = "+14155550111"

@@ -15,8 +15,8 @@ from app.models import Task
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.delivery import agent_state, offers, sweeps
+from tests.admin.conftest import add_task, csrf_token, page, soup
 from tests.desk.desk_support import desk_session, make_agent
-from tests.ui.conftest import add_task, csrf_token, page, soup
 
 S = timedelta(seconds=1)
 

@@ -12,9 +12,9 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Attempt, SkillQueue, Task, User
 from app.services.delivery import away_reasons, wrap_up
+from tests.admin.conftest import add_task, page
 from tests.conftest import SETUP
 from tests.desk.desk_support import desk_session, make_agent
-from tests.ui.conftest import add_task, page
 
 PHONE = "+14155550100"
 

@@ -9,7 +9,7 @@ from app.extensions import db
 from app.services.delivery import away_reasons
 from tests.api.test_openapi import schema_errors
 from tests.conftest import PLATFORM, SETUP, sc_headers
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     add,
     make_agent,
     settings,

@@ -28,9 +28,9 @@ from tests.calls.calls_support import (
     deliver,
     events,
 )
-from tests.calls.connect_support import FLOW_ID, INSTANCE_ID, QUEUE_ARN, QUEUE_ID, REGION
 from tests.conftest import PLATFORM, SETUP, sc_headers
-from tests.desk.delivery_support import make_agent
+from tests.contact_centre.connect_support import FLOW_ID, INSTANCE_ID, QUEUE_ARN, QUEUE_ID, REGION
+from tests.delivery.delivery_support import make_agent
 
 CONTACTS = [f"c0ffee00-0000-4000-8000-00000000000{n}" for n in range(1, 6)]
 

@@ -15,11 +15,11 @@ from app.services.dialer import placing
 from app.services.dnc import numbers as dnc
 from app.services.work_codes import groups as work_codes
 from app.services.work_codes.groups import CodeSettings
+from tests.admin.conftest import csrf_token, page
 from tests.api.test_openapi import schema_errors
 from tests.calls.calls_support import MOBILE, PHONE, FakeInstance, add_phones, events
 from tests.conftest import PLATFORM, SETUP, sc_headers
 from tests.desk.desk_support import desk_session
-from tests.ui.conftest import csrf_token, page
 
 DESK = "/desk-api/v1/"
 RESPONSES = {

@@ -39,8 +39,8 @@ from tests.calls.calls_support import (
     events,
 )
 from tests.conftest import SETUP
-from tests.desk.delivery_support import settings  # noqa: F401 - short desk timings
-from tests.hours.hours_support import make_schedule
+from tests.delivery.delivery_support import settings  # noqa: F401 - short desk timings
+from tests.schedules.hours_support import make_schedule
 
 BOSS = Actor.supervisor("boss@example.com")
 # Friday 27 November 2026, 17:59:30 in London (UTC in winter): its office closes at 18:00.

@@ -13,8 +13,8 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Task, TaskItem
 from app.services.intake.export import export_csv
+from tests.admin.conftest import RequestClient, make_supervisor, session_for
 from tests.intake.test_ui import campaign_url, download
-from tests.ui.conftest import RequestClient, make_supervisor, session_for
 
 
 @pytest.fixture

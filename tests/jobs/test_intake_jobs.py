@@ -21,10 +21,10 @@ from app.models import Event, IntakeLoad, LoadStatus
 from app.services.intake import load as load_module
 from app.services.intake import writer
 from app.services.intake.runs import copy_of, report_file, run_load, start_load
+from tests.admin.conftest import RequestClient, make_supervisor, session_for, submit
 from tests.conftest import SETUP
 from tests.intake.conftest import read_report, tasks_of
-from tests.ui.conftest import RequestClient, make_supervisor, session_for, submit
-from tests.worker.conftest import intake_file, run_queued_jobs
+from tests.jobs.conftest import intake_file, run_queued_jobs
 
 
 class Killed(BaseException):

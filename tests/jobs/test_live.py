@@ -26,8 +26,8 @@ from app.models import Event, IntakeLoad, LoadStatus, Task, WebhookDelivery
 from app.services.intake.runs import copy_of, report_file, start_load
 from tests.conftest import SETUP
 from tests.intake.conftest import read_report
+from tests.jobs.live import wait_for, worker_settings, workers
 from tests.webhooks.conftest import emit, make_endpoint
-from tests.worker.live import wait_for, worker_settings, workers
 
 pytestmark = pytest.mark.server
 

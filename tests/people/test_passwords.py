@@ -8,8 +8,8 @@ from werkzeug import security
 
 from app import config
 from app.services.people import agents, passwords, supervisors
+from tests.admin.conftest import BOSS, PASSWORD, make_supervisor
 from tests.conftest import SETUP
-from tests.ui.conftest import BOSS, PASSWORD, make_supervisor
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from app.services import reports
 from app.services.values import to_epoch_ms
 from tests.api.test_openapi import schema_errors
 from tests.conftest import PLATFORM, sc_headers
-from tests.desk.delivery_support import make_agent
+from tests.delivery.delivery_support import make_agent
 from tests.reports.generated import DAYS, START, generate
 
 REPORTS = "/reports-api/v1/"

@@ -1,6 +1,7 @@
-"""The hours tests run on the web UI's fixtures (app, client, supervisors) and the desk's."""
+"""The schedules' tests (hours of operation, calling windows) run on the web UI's fixtures:
+the same app, client and supervisors as the desk's."""
 
-from tests.ui.conftest import (  # noqa: F401
+from tests.admin.conftest import (  # noqa: F401
     app,
     boss,
     client,

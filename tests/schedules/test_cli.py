@@ -14,7 +14,7 @@ from app.services.actors import Actor
 from app.services.schedules import hours
 from app.services.tenants.setup import get_skill_queue
 from tests.cli.test_commands import assert_fails
-from tests.hours.hours_support import make_schedule
+from tests.schedules.hours_support import make_schedule
 
 TENANT = ["Acme", "prod"]
 

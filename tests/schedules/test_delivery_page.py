@@ -10,8 +10,7 @@ from app.extensions import db
 from app.models import AuditRecord
 from app.services.campaigns.catalogue import find_campaign
 from app.services.schedules.calling_windows import set_calling_window
-from tests.conftest import SETUP, make_tenant
-from tests.ui.conftest import (
+from tests.admin.conftest import (
     csrf_token,
     find_form,
     form_values,
@@ -20,7 +19,8 @@ from tests.ui.conftest import (
     session_for,
     soup,
 )
-from tests.ui.test_security import assert_no_inline_script_or_style
+from tests.admin.test_security import assert_no_inline_script_or_style
+from tests.conftest import SETUP, make_tenant
 
 CSRF_ON = pytest.mark.parametrize(
     "settings", [{"WTF_CSRF_ENABLED": True}], indirect=True, ids=["csrf-on"]

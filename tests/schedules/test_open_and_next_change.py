@@ -11,7 +11,7 @@ import pytest
 from app.extensions import db
 from app.services.schedules import hours
 from tests.conftest import SETUP
-from tests.hours.hours_support import local, make_schedule, unsaved_schedule, utc
+from tests.schedules.hours_support import local, make_schedule, unsaved_schedule, utc
 
 NY, LONDON = "America/New_York", "Europe/London"
 # (weekly specs, zone, moment, open then?, next change after it)

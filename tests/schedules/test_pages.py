@@ -13,9 +13,7 @@ from app.models import Schedule, ScheduleException
 from app.models.types import utcnow
 from app.services.schedules import hours
 from app.services.tenants.setup import get_skill_queue
-from tests.conftest import SETUP, make_tenant
-from tests.hours.hours_support import make_schedule
-from tests.ui.conftest import (
+from tests.admin.conftest import (
     find_form,
     form_values,
     make_supervisor,
@@ -25,12 +23,14 @@ from tests.ui.conftest import (
     soup,
     submit,
 )
-from tests.ui.test_security import (
+from tests.admin.test_security import (
     CSRF_ON,
     assert_csrf_on_every_post_form,
     assert_no_inline_script_or_style,
     assert_strict_csp,
 )
+from tests.conftest import SETUP, make_tenant
+from tests.schedules.hours_support import make_schedule
 
 
 def count(model) -> int:

@@ -17,7 +17,7 @@ from app.services.schedules import hours
 from app.services.schedules.opening_hours import parse_ranges
 from app.services.tenants.setup import get_skill_queue
 from tests.conftest import SETUP, make_tenant
-from tests.hours.hours_support import make_schedule
+from tests.schedules.hours_support import make_schedule
 
 BOSS = Actor.supervisor("boss@example.com")
 XMAS_EVE = date(2026, 12, 24)

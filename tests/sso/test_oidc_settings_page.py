@@ -13,9 +13,9 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AuditRecord
 from app.services.sso import oidc, oidc_published, providers
+from tests.admin.conftest import csrf_token, page
 from tests.conftest import SETUP, make_tenant
 from tests.sso.oidc_support import DESK_CLIENT, running_provider
-from tests.ui.conftest import csrf_token, page
 
 PARTIAL = "admin/sign_in/_oidc.html"
 

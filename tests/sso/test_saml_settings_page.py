@@ -11,9 +11,9 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord, IdentityProvider
+from tests.admin.conftest import find_form, form_values, page, refusal
 from tests.conftest import make_tenant
 from tests.sso.saml_fixtures import identity_provider  # noqa: F401 - a fixture
-from tests.ui.conftest import find_form, form_values, page, refusal
 
 pytest.importorskip("app.admin.sign_in", reason="the tenant's Sign-in page")
 

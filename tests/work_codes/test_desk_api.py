@@ -11,7 +11,7 @@ from app.models import DncNumber
 from app.models.types import utcnow
 from tests.api.test_openapi import schema_errors
 from tests.conftest import PLATFORM, sc_headers
-from tests.desk.delivery_support import add, make_agent
+from tests.delivery.delivery_support import add, make_agent
 from tests.work_codes.cases import LATER, closing_cases, ms
 from tests.work_codes.test_closing import PHONE, check_closed, check_refused
 
