@@ -46,11 +46,6 @@ def hold(agent, campaign, client_id: str, at=None) -> Task:
     return stored(client_id)
 
 
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
-
-
 def rows(html) -> dict[str, list[str]]:
     table = html.find("table", class_="agents")
     return {

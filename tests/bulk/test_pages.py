@@ -19,9 +19,7 @@ from tests.admin.conftest import (
     RequestClient,
     csrf_token,
     form_values,
-    make_supervisor,
     page,
-    session_for,
     soup,
 )
 from tests.bulk.conftest import add_tasks, states
@@ -32,11 +30,6 @@ from tests.conftest import SETUP, make_tenant
 def client(app):
     app.test_client_class = RequestClient
     return app.test_client()
-
-
-@pytest.fixture
-def signed_in(client, acme):
-    return session_for(client, make_supervisor())
 
 
 def bulk_url(campaign, action: str, **search) -> str:

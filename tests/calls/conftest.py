@@ -1,7 +1,4 @@
-"""The calls' tests run on the web UI's fixtures (the same app, client and supervisors), with
-agents ann and bob of queue Sales."""
-
-import pytest
+"""The calls' tests run on the web UI's fixtures: the same app, client and supervisors."""
 
 from tests.admin.conftest import (  # noqa: F401
     app,
@@ -9,14 +6,3 @@ from tests.admin.conftest import (  # noqa: F401
     client,
     signed_in,
 )
-from tests.delivery.delivery_support import make_agent
-
-
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
-
-
-@pytest.fixture
-def bob(acme):
-    return make_agent(acme, "bob")

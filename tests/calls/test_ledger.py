@@ -51,11 +51,6 @@ def ended(row: Attempt) -> tuple:
 
 
 @pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
-
-
-@pytest.fixture
 def held(renewals, ann):
     """Task c1 delivered to ann at the test's clock; (task, the delivery's time)."""
     add(renewals, "c1")

@@ -40,11 +40,6 @@ def ann(acme):
     return make_agent(acme, "ann")
 
 
-@pytest.fixture
-def bob(acme):
-    return make_agent(acme, "bob")
-
-
 def move(campaign: Campaign, how: str, now=None) -> bool:
     changed = campaign_status.change_status(campaign, how, actor=BOSS, now=now)
     db.session.commit()

@@ -35,16 +35,6 @@ from tests.delivery.delivery_support import (  # noqa: F401 - settings: short de
 S = timedelta(seconds=1)
 
 
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
-
-
-@pytest.fixture
-def bob(acme):
-    return make_agent(acme, "bob")
-
-
 def close(agent, task, outcome="COMPLETE", now=None, **more):
     closed = closing.close_task(
         agent, task.record_id, outcome, actor=Actor.agent(agent.login_user_id), now=now, **more

@@ -19,7 +19,6 @@ from tests.conftest import SETUP, make_tenant
 from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     available,
     client_id,
-    make_agent,
     offer,
     settings,
     start,
@@ -34,11 +33,6 @@ def task(campaign, client_id_: str, **data: str) -> Task:
     found, _ = add_or_update_task(campaign, client_id_, items, actor=SETUP)
     db.session.commit()
     return found
-
-
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
 
 
 def first_offer(agent):

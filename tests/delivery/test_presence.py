@@ -27,7 +27,6 @@ from tests.delivery.delivery_support import (  # noqa: F401 - settings: short de
     add,
     available,
     events,
-    make_agent,
     offer,
     settings,
     start,
@@ -35,16 +34,6 @@ from tests.delivery.delivery_support import (  # noqa: F401 - settings: short de
 )
 
 S = timedelta(seconds=1)
-
-
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
-
-
-@pytest.fixture
-def bob(acme):
-    return make_agent(acme, "bob")
 
 
 def sweep(now):

@@ -43,16 +43,6 @@ S = timedelta(seconds=1)
 BOSS = Actor.supervisor("boss@example.com")
 
 
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
-
-
-@pytest.fixture
-def bob(acme):
-    return make_agent(acme, "bob")
-
-
 @contextmanager
 def statements() -> Iterator[list[str]]:
     seen: list[str] = []

@@ -35,16 +35,6 @@ def settings(settings):
     }
 
 
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
-
-
-@pytest.fixture
-def bob(acme):
-    return make_agent(acme, "bob")
-
-
 def snapshot(campaign) -> ProgressSnapshot | None:
     db.session.expire_all()
     return db.session.get(ProgressSnapshot, campaign.id)

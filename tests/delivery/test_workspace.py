@@ -18,17 +18,11 @@ from tests.calls.calls_support import add_phones, as_agent, deliver
 from tests.calls.calls_support import events as told
 from tests.conftest import SETUP
 from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
-    make_agent,
     settings,
     start,
 )
 
 S = timedelta(seconds=1)
-
-
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
 
 
 @pytest.fixture

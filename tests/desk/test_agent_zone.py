@@ -15,14 +15,9 @@ from app.services.values import sent_time
 from tests.admin.conftest import csrf_token, page
 from tests.cli.test_commands import assert_fails
 from tests.conftest import SETUP
-from tests.delivery.delivery_support import add, available, make_agent, ms, offer
+from tests.delivery.delivery_support import add, available, ms, offer
 
 DUE = datetime(2027, 1, 15, 14, 30, tzinfo=UTC)  # 09:30 in New York (EST), 15:30 in Paris
-
-
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
 
 
 def zone_of(agent) -> str | None:

@@ -21,17 +21,6 @@ from tests.desk.desk_support import AGENT, desk_session, desk_sign_in, make_agen
 PHONE = "+14155550100"
 
 
-@pytest.fixture
-def agent(acme) -> User:
-    return make_agent(acme, queues=("Sales",))
-
-
-@pytest.fixture
-def desk(client, agent):
-    """The client, signed in to the desk as the agent."""
-    return desk_session(client, agent)
-
-
 def sessions_of(agent: User) -> int:
     return db.session.scalar(
         select(func.count()).select_from(AgentSession).filter_by(user_id=agent.id)

@@ -28,7 +28,7 @@ from tests.calls.calls_support import (
     deliver,
     events,
 )
-from tests.conftest import PLATFORM, SETUP, sc_headers
+from tests.conftest import SETUP
 from tests.contact_centre.connect_support import FLOW_ID, INSTANCE_ID, QUEUE_ARN, QUEUE_ID, REGION
 from tests.delivery.delivery_support import make_agent
 
@@ -295,22 +295,6 @@ def test_calls_of_a_tenant_no_longer_on_amazon_connect_end_failed_after_the_grac
     assert follow_calls(started + UNKNOWN_GRACE) == {"asked": 1, "changed": 1}
     assert connect_client.sent == []  # the local instance knows no contact
     assert attempts()[0].call_result == "FAILED"
-
-
-@pytest.fixture
-def desk_api(client, tenant):
-    _tenant, key = tenant
-    headers = sc_headers("Acme", "prod", "us-east-1", key)
-    identity = {"platform": PLATFORM, "companyCode": "Acme", "environment": "prod"}
-
-    def call(action: str, **fields) -> dict:
-        response = client.post(
-            "/desk-api/v1/" + action, json={"tenant": identity, **fields}, headers=headers
-        )
-        assert response.status_code == 200, response.data
-        return response.get_json()
-
-    return call
 
 
 def test_the_desk_api_starts_the_call_and_the_worker_ends_it(

@@ -16,43 +16,15 @@ from app.services.dnc import numbers as dnc
 from app.services.work_codes import groups as work_codes
 from app.services.work_codes.groups import CodeSettings
 from tests.admin.conftest import csrf_token, page
-from tests.api.test_openapi import schema_errors
 from tests.calls.calls_support import MOBILE, PHONE, FakeInstance, add_phones, events
-from tests.conftest import PLATFORM, SETUP, sc_headers
+from tests.conftest import SETUP
 from tests.desk.desk_support import desk_session
 
-DESK = "/desk-api/v1/"
-RESPONSES = {
-    "setAgentState": "AgentStateResponse",
-    "nextTask": "NextTaskResponse",
-    "releaseTask": "TaskResponse",
-    "closeTask": "TaskResponse",
-    "startCall": "StartCallResponse",
-    "callEvent": "CallEventResponse",
-    "taskAttempts": "TaskAttemptsResponse",
-}
-
 
 @pytest.fixture
-def document(client) -> dict:
-    return client.get("/openapi.json").get_json()
-
-
-@pytest.fixture
-def desk(client, tenant, document):
-    """POST a Desk API action as tenant Acme/prod; the answer, checked against its schema."""
-    _tenant, key = tenant
-    headers = sc_headers("Acme", "prod", "us-east-1", key)
-    identity = {"platform": PLATFORM, "companyCode": "Acme", "environment": "prod"}
-
-    def call(action: str, **fields) -> dict:
-        response = client.post(DESK + action, json={"tenant": identity, **fields}, headers=headers)
-        assert response.status_code == 200, response.data
-        answer = response.get_json()
-        assert schema_errors(document, RESPONSES[action], answer) == [], answer
-        return answer
-
-    return call
+def desk(desk_api):
+    """The Desk API, called as tenant Acme/prod, each answer checked against its schema."""
+    return desk_api
 
 
 def holding(desk, agent: str = "ann") -> str:

@@ -25,11 +25,6 @@ IDENTITY = {"platform": PLATFORM, "companyCode": "Acme", "environment": "prod"}
 
 
 @pytest.fixture
-def document(client) -> dict:
-    return client.get("/openapi.json").get_json()
-
-
-@pytest.fixture
 def report(client, tenant, document):
     """POST a report as tenant Acme/prod; the JSON answer, checked against the published
     schema of the report's answer."""

@@ -24,7 +24,7 @@ from tests.conftest import PLATFORM, SETUP, sc_headers
 from tests.delivery.delivery_support import settings  # noqa: F401 - short desk timings
 
 # The fixtures of the ledger's tests (task c1 held by ann) and of the supervisors' pages.
-held, ann, boss, signed_in = test_ledger.held, test_ledger.ann, ui.boss, ui.signed_in
+held, boss, signed_in = test_ledger.held, ui.boss, ui.signed_in
 LEDGER_ENDINGS = test_ledger.ENDINGS
 
 # The ending row each way of ending an attempt lands in.

@@ -41,3 +41,9 @@ def utc(text: str) -> datetime:
 def local(text: str, zone: str, fold: int = 0) -> datetime:
     """A wall time in the zone (`fold=1`: the second of a repeated hour) as a UTC moment."""
     return datetime.fromisoformat(text).replace(tzinfo=ZoneInfo(zone), fold=fold).astimezone(UTC)
+
+
+def stored(tenant: Tenant, name: str = "Office") -> Schedule:
+    """The schedule as the database has it now."""
+    db.session.expire_all()
+    return hours.get_schedule(tenant, name)

@@ -14,7 +14,7 @@ from app.services.actors import Actor
 from app.services.schedules import hours
 from app.services.tenants.setup import get_skill_queue
 from tests.cli.test_commands import assert_fails
-from tests.schedules.hours_support import make_schedule
+from tests.schedules.hours_support import make_schedule, stored
 
 TENANT = ["Acme", "prod"]
 
@@ -25,11 +25,6 @@ def run(runner, *args: str):
 
 def count(model) -> int:
     return db.session.scalar(select(func.count()).select_from(model))
-
-
-def stored(acme, name: str = "Office") -> Schedule:
-    db.session.expire_all()
-    return hours.get_schedule(acme, name)
 
 
 def test_create_with_weekly_hours_and_holidays(runner, acme):

@@ -21,6 +21,7 @@ from tests.admin.conftest import (
 )
 from tests.admin.test_security import assert_no_inline_script_or_style
 from tests.conftest import SETUP, make_tenant
+from tests.schedules.window_support import stored
 
 CSRF_ON = pytest.mark.parametrize(
     "settings", [{"WTF_CSRF_ENABLED": True}], indirect=True, ids=["csrf-on"]
@@ -29,11 +30,6 @@ CSRF_ON = pytest.mark.parametrize(
 
 def url(acme, campaign, end: str = "") -> str:
     return f"/tenants/{acme.id}/campaigns/{campaign.id}/delivery{end}"
-
-
-def stored(campaign) -> tuple:
-    db.session.expire_all()
-    return campaign.window_opens_at, campaign.window_closes_at, campaign.max_attempts
 
 
 def post(client, acme, campaign, end: str, changes: dict):

@@ -30,16 +30,11 @@ from tests.admin.test_security import (
     assert_strict_csp,
 )
 from tests.conftest import SETUP, make_tenant
-from tests.schedules.hours_support import make_schedule
+from tests.schedules.hours_support import make_schedule, stored
 
 
 def count(model) -> int:
     return db.session.scalar(select(func.count()).select_from(model))
-
-
-def stored(acme, name: str = "Office") -> Schedule:
-    db.session.expire_all()
-    return hours.get_schedule(acme, name)
 
 
 @pytest.fixture

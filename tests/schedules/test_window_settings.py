@@ -11,11 +11,7 @@ from app.services.errors import InvalidInput
 from app.services.schedules.calling_windows import set_calling_window, set_max_attempts
 from tests.cli.test_commands import assert_fails
 from tests.conftest import SETUP
-
-
-def stored(campaign) -> tuple:
-    db.session.expire_all()
-    return campaign.window_opens_at, campaign.window_closes_at, campaign.max_attempts
+from tests.schedules.window_support import stored
 
 
 def audit(action: str) -> list[tuple]:

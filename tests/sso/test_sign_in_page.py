@@ -16,12 +16,6 @@ from tests.conftest import SETUP, make_tenant
 TEMPLATE = "uid={login},ou=people,dc=example,dc=org"
 
 
-@pytest.fixture
-def acme(app):
-    tenant, _ = make_tenant()
-    return tenant
-
-
 def url(tenant, end: str = "") -> str:
     return f"/tenants/{tenant.id}/sign-in{end}"
 
