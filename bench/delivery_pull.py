@@ -2,7 +2,7 @@
 
 Run by bench/delivery.py on PostgreSQL, on the campaign it loaded last: 1 agent (agent00,
 for whom nothing is held), then 20 (tasks are held for half of them). Each agent's thread
-(a requests session, as tests/desk/test_delivery_concurrency.py's agents) sets the agent
+(a requests session, as tests/delivery/test_delivery_concurrency.py's agents) sets the agent
 AVAILABLE, then for BENCH_DELIVERY_PULL_SECONDS asks nextTask and completes the task it
 gets. The server runs as `make run` serves it (app/web/serving.py), every API call counted
 against the rate limit in the database as in production (the limit set never to refuse).

@@ -21,7 +21,7 @@ from app.services.tenants import api_keys as keys
 from app.services.tenants import setup as tenants
 
 # Fixtures of Redis for the tests that need one: the shared server, a private one.
-pytest_plugins = ["tests.redis_support"]
+pytest_plugins = ["tests.redis_support", "tests.fixtures"]
 
 PREVIEW = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal/"
 PLATFORM = "AWS Connect"

@@ -6,7 +6,7 @@ Every text cell goes through the intake files' spreadsheet guard (`csv_cells`): 
 a spreadsheet would run as a formula (`=HYPERLINK(…)`, `+1+cmd|…`, `@SUM(…)`, `-2`) is
 written with one `'` before it, which intake takes off again. Numbers are written as they
 are. A file written any other way could carry a formula into a supervisor's spreadsheet,
-so nothing else in the app makes a `csv.writer` (tests/ui/test_csv_downloads.py checks).
+so nothing else in the app makes a `csv.writer` (tests/admin/test_csv_downloads.py checks).
 """
 
 from __future__ import annotations

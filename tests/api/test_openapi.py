@@ -24,14 +24,6 @@ from tests.conftest import PREVIEW
 NOT_OPERATIONS = {"users.unknown_operation"}
 
 
-@pytest.fixture
-def document(client) -> dict:
-    response = client.get("/openapi.json")
-    assert response.status_code == 200
-    assert response.mimetype == "application/json"
-    return response.get_json()
-
-
 def schema_errors(document: dict, name: str, instance: object) -> list[str]:
     """Why `instance` does not match components/schemas/<name> of the document (none: [])."""
     schema = {"$ref": f"#/components/schemas/{name}", "components": document["components"]}

@@ -35,11 +35,6 @@ def users(client, tenant):
     return users_api(client, *tenant)
 
 
-@pytest.fixture
-def acme(tenant):
-    return tenant[0]
-
-
 def other_tenant(client, company: str, auth_mode: str = "saml"):
     tenant, key = make_tenant(company=company, auth_mode=auth_mode)
     return tenant, users_api(client, tenant, key)

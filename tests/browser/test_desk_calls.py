@@ -31,6 +31,7 @@ from app.services.actors import Actor
 from app.services.people import agents
 from app.services.tasks.changes import Locator, delete_task
 from app.services.work_codes.groups import CodeSettings, add_code, create_group, set_queue_groups
+from tests.admin.conftest import add_task
 from tests.browser.conftest import Tab, copy_to_readme
 from tests.browser.test_desk_flow import PHONE as PHONE_SIZE
 from tests.browser.test_desk_flow import (  # noqa: F401 (desk: a fixture)
@@ -43,7 +44,6 @@ from tests.browser.test_desk_flow import (  # noqa: F401 (desk: a fixture)
 )
 from tests.conftest import SETUP
 from tests.desk.desk_support import make_agent
-from tests.ui.conftest import add_task
 from tests.work_codes.test_browser import sign_in_available
 
 pytestmark = pytest.mark.server

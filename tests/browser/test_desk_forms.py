@@ -16,12 +16,12 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Task
 from app.services.work_codes.groups import CodeSettings, add_code, create_group, set_queue_groups
+from tests.admin.conftest import add_task
 from tests.browser.conftest import Tab
 from tests.browser.test_desk_flow import WIDE
 from tests.conftest import SETUP
 from tests.desk.desk_support import make_agent
 from tests.desk.refusal_support import API_NAMES
-from tests.ui.conftest import add_task
 from tests.work_codes.test_browser import sign_in_available
 
 pytestmark = pytest.mark.server

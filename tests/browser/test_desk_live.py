@@ -22,6 +22,7 @@ from app.services.delivery.progress import release_by_supervisor
 from app.services.search.criteria import Condition, Criterion
 from app.services.tasks.changes import Locator, TaskChanges, add_or_update_task, transfer_task
 from app.services.tasks.validation import ItemInput
+from tests.admin.conftest import add_task
 from tests.browser.conftest import Tab
 from tests.browser.test_desk_calls import _desk, _dial_settings
 from tests.browser.test_desk_calls import seeded as seeded  # noqa: F401 (a fixture)
@@ -29,7 +30,6 @@ from tests.browser.test_desk_flow import state_button
 from tests.browser.test_wallboard import SECRET, WITHIN_MS
 from tests.browser.test_wallboard_stream import new_tab
 from tests.servers import gunicorn
-from tests.ui.conftest import add_task
 from tests.work_codes.test_browser import sign_in_available
 
 pytestmark = pytest.mark.server

@@ -22,10 +22,10 @@ from app.extensions import db
 from app.models import Task, User
 from app.models.types import utcnow
 from app.services.delivery import sweeps
+from tests.admin.conftest import add_task
 from tests.browser.conftest import Tab
 from tests.desk.desk_support import AGENT, make_agent
 from tests.servers import gunicorn
-from tests.ui.conftest import add_task
 from tests.work_codes.test_browser import sign_in_available
 
 pytestmark = pytest.mark.server

@@ -16,7 +16,7 @@ from app.extensions import db
 from app.services.people import supervisors
 from tests.browser.conftest import Tab, copy_to_readme
 from tests.conftest import SETUP, make_tenant
-from tests.desk.delivery_support import make_agent
+from tests.delivery.delivery_support import make_agent
 from tests.reports.generated import DAYS, START, generate
 
 pytestmark = pytest.mark.server

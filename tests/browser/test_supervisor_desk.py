@@ -17,7 +17,7 @@ from app.services.campaigns import catalogue as campaigns
 from app.services.people import supervisors
 from tests.browser.conftest import Tab
 from tests.conftest import SETUP, make_tenant
-from tests.desk.delivery_support import add, available, make_agent, offer
+from tests.delivery.delivery_support import add, available, make_agent, offer
 
 pytestmark = pytest.mark.server
 

@@ -23,7 +23,7 @@ from app.services.delivery import agent_state
 from app.services.people import supervisors
 from tests.browser.conftest import Tab, copy_to_readme
 from tests.conftest import SETUP, make_tenant
-from tests.desk.delivery_support import add, available, make_agent, offer
+from tests.delivery.delivery_support import add, available, make_agent, offer
 from tests.servers import free_port, gunicorn
 
 pytestmark = pytest.mark.server

@@ -22,7 +22,7 @@ from app.services.actors import Actor
 from app.services.delivery import agent_state
 from tests.browser import test_wallboard as wall
 from tests.browser.conftest import REPORT_CSP_VIOLATIONS, Tab
-from tests.desk.delivery_support import add
+from tests.delivery.delivery_support import add
 from tests.servers import gunicorn
 
 pytestmark = pytest.mark.server

@@ -11,6 +11,7 @@ from app.services.actors import Actor
 from app.services.search.criteria import Condition, Criterion
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
+from tests.admin.conftest import make_supervisor, session_for
 from tests.conftest import SETUP
 
 BOSS = Actor.supervisor("boss@example.com")
@@ -25,6 +26,12 @@ def settings(settings, request, tmp_path):
     if param == "queued":
         param = {"WORKER_IMMEDIATE": False, "WORKER_DB": str(tmp_path / "w.db")}
     return {**settings, "BULK_BATCH": BATCH, **param}
+
+
+@pytest.fixture
+def signed_in(client, acme):
+    """The client, signed in as a supervisor who sees every tenant (made after Acme)."""
+    return session_for(client, make_supervisor())
 
 
 def add_tasks(campaign: Campaign, count: int, plan=lambda n: "Basic", start: int = 0) -> list:

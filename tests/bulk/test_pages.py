@@ -15,28 +15,21 @@ from app.extensions import db
 from app.models import BulkJob, BulkState
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
-from tests.bulk.conftest import add_tasks, states
-from tests.conftest import SETUP, make_tenant
-from tests.ui.conftest import (
+from tests.admin.conftest import (
     RequestClient,
     csrf_token,
     form_values,
-    make_supervisor,
     page,
-    session_for,
     soup,
 )
+from tests.bulk.conftest import add_tasks, states
+from tests.conftest import SETUP, make_tenant
 
 
 @pytest.fixture
 def client(app):
     app.test_client_class = RequestClient
     return app.test_client()
-
-
-@pytest.fixture
-def signed_in(client, acme):
-    return session_for(client, make_supervisor())
 
 
 def bulk_url(campaign, action: str, **search) -> str:

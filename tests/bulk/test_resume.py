@@ -18,7 +18,7 @@ from app.services.bulk import jobs
 from app.services.bulk.actions import BulkRequest
 from app.services.bulk.jobs import run_bulk, start_bulk
 from tests.bulk.conftest import BATCH, BOSS, add_tasks, events, plan_is, records, states
-from tests.worker.conftest import run_queued_jobs
+from tests.jobs.conftest import run_queued_jobs
 
 
 class Killed(BaseException):

@@ -13,21 +13,16 @@ from app.models.types import utcnow
 from app.services.bulk.actions import BulkRequest
 from app.services.bulk.jobs import run_bulk, start_bulk
 from app.services.bulk.reviews import ReviewRefused, confirm_review, held_in_review, review_bulk
+from tests.admin.conftest import RequestClient, page, soup
 from tests.bulk.conftest import BOSS, add_tasks, plan_is, states
 from tests.bulk.test_pages import GOLD, bulk_url, confirm, gold_tasks, review
-from tests.desk.delivery_support import available, make_agent, offer
-from tests.ui.conftest import RequestClient, make_supervisor, page, session_for, soup
+from tests.delivery.delivery_support import available, make_agent, offer
 
 
 @pytest.fixture
 def client(app):
     app.test_client_class = RequestClient
     return app.test_client()
-
-
-@pytest.fixture
-def signed_in(client, acme):
-    return session_for(client, make_supervisor())
 
 
 GIVE_ANN = {"preferred_agent": "ann.lee"}

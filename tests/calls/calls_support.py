@@ -12,7 +12,7 @@ from app.services.actors import Actor
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
 from tests.conftest import SETUP
-from tests.desk.delivery_support import available, offer, start
+from tests.delivery.delivery_support import available, offer, start
 
 S = timedelta(seconds=1)
 PHONE, MOBILE = "+14155550100", "+14155550199"

@@ -1,23 +1,8 @@
-"""The calls' tests run on the web UI's fixtures (the same app, client and supervisors), with
-agents ann and bob of queue Sales."""
+"""The calls' tests run on the web UI's fixtures: the same app, client and supervisors."""
 
-import pytest
-
-from tests.calls.connect_support import connect_client  # noqa: F401
-from tests.desk.delivery_support import make_agent
-from tests.ui.conftest import (  # noqa: F401
+from tests.admin.conftest import (  # noqa: F401
     app,
     boss,
     client,
     signed_in,
 )
-
-
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
-
-
-@pytest.fixture
-def bob(acme):
-    return make_agent(acme, "bob")

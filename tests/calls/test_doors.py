@@ -12,11 +12,8 @@ from app.extensions import db
 from app.models import Attempt, EndedHow, Task
 from app.services.actors import Actor
 from app.services.delivery import closing
-from tests.conftest import PLATFORM, sc_headers
+from tests.admin.conftest import add_task, csrf_token, page, submit
 from tests.desk.desk_support import AGENT, desk_session, make_agent
-from tests.ui.conftest import add_task, csrf_token, page, submit
-
-DESK = "/desk-api/v1/"
 
 
 def how_each_ended() -> list[tuple[str, str | None]]:
@@ -57,20 +54,6 @@ def test_the_desk_page_ends_the_attempt(desk, renewals, path, data, how):
     assert how_each_ended() == [(AGENT, None)]
     assert desk.post(f"/desk/tasks/{record_id}/{path}", data=data).status_code == 302
     assert how_each_ended()[0] == (AGENT, how)
-
-
-@pytest.fixture
-def desk_api(client, tenant):
-    _tenant, key = tenant
-    headers = sc_headers("Acme", "prod", "us-east-1", key)
-    identity = {"platform": PLATFORM, "companyCode": "Acme", "environment": "prod"}
-
-    def call(action: str, **fields) -> dict:
-        response = client.post(DESK + action, json={"tenant": identity, **fields}, headers=headers)
-        assert response.status_code == 200, response.data
-        return response.get_json()
-
-    return call
 
 
 @pytest.mark.parametrize(

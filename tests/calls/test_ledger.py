@@ -25,7 +25,7 @@ from app.services.tasks.changes import (
     transfer_task,
 )
 from tests.conftest import SETUP
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     OFFER_TIMEOUT,
     add,
     available,
@@ -48,11 +48,6 @@ def attempts() -> list[Attempt]:
 
 def ended(row: Attempt) -> tuple:
     return (row.agent_login, row.ended_how)
-
-
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from app.services.work_codes import groups as work_codes
 from app.services.work_codes.groups import CodeSettings
 from tests.calls.calls_support import S, add_phones, as_agent, attempts, deliver
 from tests.conftest import SETUP
-from tests.desk.delivery_support import IDLE, settings, start  # noqa: F401 - short desk timings
+from tests.delivery.delivery_support import IDLE, settings, start  # noqa: F401 - short desk timings
 
 
 def spans() -> list[tuple]:

@@ -11,9 +11,9 @@ from app.extensions import db
 from app.models import AuditRecord
 from app.services.campaigns.dialing import set_dialing
 from app.services.tenants.setup import set_instance
+from tests.admin.conftest import csrf_token, find_form, form_values, page, soup
 from tests.campaigns.test_dialing import DEFAULTS, FLOW, INSTANCE, QUEUE_ARN, stored
 from tests.conftest import SETUP
-from tests.ui.conftest import csrf_token, find_form, form_values, page, soup
 
 CSRF_ON = pytest.mark.parametrize(
     "settings", [{"WTF_CSRF_ENABLED": True}], indirect=True, ids=["csrf-on"]

@@ -16,7 +16,7 @@ from app.services.campaigns import life_cycle as campaign_status
 from app.services.delivery import closing, offers, progress, sweeps
 from app.services.errors import InvalidInput
 from app.wire.times import sent_time
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     HOLD,
     add,
     available,
@@ -38,11 +38,6 @@ PAUSED = "the Renewals campaign is paused"
 @pytest.fixture
 def ann(acme):
     return make_agent(acme, "ann")
-
-
-@pytest.fixture
-def bob(acme):
-    return make_agent(acme, "bob")
 
 
 def move(campaign: Campaign, how: str, now=None) -> bool:

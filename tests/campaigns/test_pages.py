@@ -9,8 +9,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AuditRecord, Campaign
 from app.services.campaigns import life_cycle as campaign_status
-from tests.conftest import SETUP
-from tests.ui.conftest import (
+from tests.admin.conftest import (
     add_task,
     csrf_token,
     find_form,
@@ -21,10 +20,11 @@ from tests.ui.conftest import (
     soup,
     submit,
 )
-from tests.ui.test_security import (
+from tests.admin.test_security import (
     assert_csrf_on_every_post_form,
     assert_no_inline_script_or_style,
 )
+from tests.conftest import SETUP
 
 CSRF_ON = pytest.mark.parametrize(
     "settings", [{"WTF_CSRF_ENABLED": True}], indirect=True, ids=["csrf-on"]

@@ -16,7 +16,7 @@ from app.models import Attempt, ContactMark
 from tests.calls.calls_support import PHONE, add_phones
 from tests.conftest import PLATFORM, sc_headers
 from tests.contact_limits.limits_support import add_limit
-from tests.desk.delivery_support import make_agent
+from tests.delivery.delivery_support import make_agent
 from tests.servers import gunicorn
 
 AGENTS, LIMIT = 10, 3

@@ -26,7 +26,7 @@ from tests.calls.calls_support import (
 )
 from tests.conftest import SETUP
 from tests.contact_limits.limits_support import add_limit, marks
-from tests.desk.delivery_support import make_agent, start
+from tests.delivery.delivery_support import make_agent, start
 
 H = timedelta(hours=1)
 D = timedelta(days=1)

@@ -12,8 +12,8 @@ from app.extensions import db
 from app.models import ContactMark
 from app.wire.times import to_epoch_ms
 from tests.calls.calls_support import PHONE, add_phones
-from tests.calls.test_desk_api_calls import holding
 from tests.contact_limits.limits_support import add_limit
+from tests.dialer.test_desk_api_calls import holding
 
 
 def test_a_limited_number_is_not_available_until_the_time_it_says(desk, acme, renewals, ann):

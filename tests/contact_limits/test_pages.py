@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from app.extensions import db
+from tests.admin.conftest import page, said_beside, soup
 from tests.contact_limits.limits_support import add_limit, events, stored_limits, trail
-from tests.ui.conftest import page, said_beside, soup
 
 CSRF_ON = pytest.mark.parametrize(
     "settings", [{"WTF_CSRF_ENABLED": True}], indirect=True, ids=["csrf-on"]

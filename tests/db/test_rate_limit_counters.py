@@ -19,7 +19,7 @@ from app.db.rate_limit_counters import PRUNE_EVERY_SECONDS, DatabaseStorage
 from app.db.transactions import transaction
 from app.extensions import db, limiter
 from app.models import RateLimitCounter
-from tests.ui.conftest import BOSS, RequestClient, make_supervisor
+from tests.admin.conftest import BOSS, RequestClient, make_supervisor
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -36,9 +36,9 @@ from app.services.people.supervisors import authenticate
 from app.services.people.users import get_user
 from app.services.tenants import setup as tenants
 from app.services.work_codes.choices import offered, suggested
+from tests.admin.conftest import RequestClient, csrf_token, page
 from tests.conftest import PLATFORM, sc_headers
 from tests.desk.desk_support import desk_sign_in
-from tests.ui.conftest import RequestClient, csrf_token, page
 
 DESK_LINE = re.compile(
     r"Sign in to the desk at (?P<url>\S+) as (?P<company>[^/\s]+)/(?P<environment>[^/\s]+)/"

@@ -10,8 +10,8 @@ from app.models import Tenant, User
 from app.services.people import agents, sessions
 from app.services.people.users import NewUser, add_user
 from app.services.tenants import setup as tenants
+from tests.admin.conftest import PASSWORD, csrf_token, soup
 from tests.conftest import SETUP
-from tests.ui.conftest import PASSWORD, csrf_token, soup
 
 AGENT = "ann@acme.example"
 

@@ -12,17 +12,12 @@ from app.models import AuditRecord
 from app.services.errors import InvalidInput
 from app.services.people import agents
 from app.wire.times import sent_time
+from tests.admin.conftest import csrf_token, page
 from tests.cli.test_commands import assert_fails
 from tests.conftest import SETUP
-from tests.desk.delivery_support import add, available, make_agent, ms, offer
-from tests.ui.conftest import csrf_token, page
+from tests.delivery.delivery_support import add, available, ms, offer
 
 DUE = datetime(2027, 1, 15, 14, 30, tzinfo=UTC)  # 09:30 in New York (EST), 15:30 in Paris
-
-
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
 
 
 def zone_of(agent) -> str | None:

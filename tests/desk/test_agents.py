@@ -15,9 +15,9 @@ from app.services.errors import InvalidInput
 from app.services.people import agents
 from app.services.people.users import NewUser, add_user
 from app.services.tenants import setup as tenants
+from tests.admin.conftest import page, soup, submit
 from tests.conftest import SETUP
 from tests.desk.desk_support import AGENT, make_agent
-from tests.ui.conftest import page, soup, submit
 
 NEW_PASSWORD = "purple lantern orchestra 42"
 

@@ -16,10 +16,10 @@ from app.extensions import db
 from app.models import Task
 from app.services.people import agents
 from app.services.work_codes import groups as work_codes
+from tests.admin.conftest import add_task, form_values, page, soup
 from tests.conftest import SETUP
-from tests.desk.desk_support import desk_session, make_agent
+from tests.desk.desk_support import make_agent
 from tests.desk.refusal_support import assert_no_api_names, assert_refused
-from tests.ui.conftest import add_task, form_values, page, soup
 from tests.work_codes.cases import make_groups
 
 # Now, for the desk's clock: 18:37:42 UTC on 4 March 2031 is 18:37 in London (GMT), 13:37
@@ -31,11 +31,6 @@ NOW = datetime(2031, 3, 4, 18, 37, 42, tzinfo=UTC)
 def agent(acme):
     make_groups(acme)  # Sales (Renewals) closes with work codes; Support (Winback) without
     return make_agent(acme, queues=("Sales", "Support"))
-
-
-@pytest.fixture
-def desk(client, agent):
-    return desk_session(client, agent)
 
 
 @pytest.fixture

@@ -6,9 +6,8 @@ import pytest
 
 from app.models.types import utcnow
 from app.wire.times import sent_time
-from tests.api.test_openapi import schema_errors
 from tests.conftest import PLATFORM, sc_headers
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     add,
     make_agent,
     ms,
@@ -17,41 +16,12 @@ from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk t
 )
 
 DESK = "/desk-api/v1/"
-RESPONSES = {
-    "setAgentState": "AgentStateResponse",
-    "nextTask": "NextTaskResponse",
-    "closeTask": "TaskResponse",
-    "releaseTask": "TaskResponse",
-}
 
 
 @pytest.fixture
-def document(client) -> dict:
-    return client.get("/openapi.json").get_json()
-
-
-@pytest.fixture
-def desk(client, tenant, document):
-    """POST a Desk API action as tenant Acme/prod; the JSON answer, checked against the
-    published schema of the action's answer."""
-    _tenant, key = tenant
-    headers = sc_headers("Acme", "prod", "us-east-1", key)
-    identity = {"platform": PLATFORM, "companyCode": "Acme", "environment": "prod"}
-
-    def call(action: str, **fields) -> dict:
-        body = {"tenant": identity, **fields}
-        response = client.post(DESK + action, json=body, headers=headers)
-        assert response.status_code == 200, response.data
-        answer = response.get_json()
-        assert schema_errors(document, RESPONSES[action], answer) == [], answer
-        return answer
-
-    return call
-
-
-@pytest.fixture
-def ann(acme):
-    return make_agent(acme, "ann")
+def desk(desk_api):
+    """The Desk API, called as tenant Acme/prod, each answer checked against its schema."""
+    return desk_api
 
 
 def test_an_agent_becomes_available_receives_a_task_and_completes_it(desk, renewals, ann, api):

@@ -29,21 +29,10 @@ from app.services.tasks.changes import (
     transfer_task,
 )
 from app.services.tasks.validation import ItemInput
-from tests.desk.desk_support import desk_session, make_agent
-from tests.ui.conftest import add_task, csrf_token, page
+from tests.admin.conftest import add_task, csrf_token, page
 
 SUP = Actor.supervisor("sup@acme.example")
 CLOCK = r"at \d\d:\d\d"
-
-
-@pytest.fixture
-def agent(acme):
-    return make_agent(acme, queues=("Sales",))
-
-
-@pytest.fixture
-def desk(client, agent):
-    return desk_session(client, agent)
 
 
 def _held(desk, renewals) -> tuple[str, dict]:

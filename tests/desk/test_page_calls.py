@@ -10,28 +10,17 @@ import pytest
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Attempt, CallPlacement, InstanceKind, Task, User
+from app.models import Attempt, CallPlacement, InstanceKind, Task
 from app.services.dialer.placing import COUNTDOWN_GRACE_SECONDS, countdown_seconds
 from app.services.work_codes.groups import CodeSettings, add_code, create_group, set_queue_groups
 from app.web.security import CONTENT_SECURITY_POLICY, web_origin
+from tests.admin.conftest import add_task, csrf_token, page, soup
 from tests.conftest import SETUP
-from tests.desk.desk_support import desk_session, make_agent
-from tests.ui.conftest import add_task, csrf_token, page, soup
 
 PHONE = "+14155550100"
 OTHER = "+14155550111"
 JSON = {"Accept": "application/json"}
 CCP_URL = "https://acme.my.connect.aws/ccp-v2/"
-
-
-@pytest.fixture
-def agent(acme) -> User:
-    return make_agent(acme)
-
-
-@pytest.fixture
-def desk(client, agent):
-    return desk_session(client, agent)
 
 
 def _offered(desk, renewals, items: dict | None = None) -> str:

@@ -15,20 +15,10 @@ from app.models import Task
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.delivery import agent_state, offers, sweeps
-from tests.desk.desk_support import desk_session, make_agent
-from tests.ui.conftest import add_task, csrf_token, page, soup
+from tests.admin.conftest import add_task, csrf_token, page, soup
+from tests.desk.desk_support import make_agent
 
 S = timedelta(seconds=1)
-
-
-@pytest.fixture
-def agent(acme):
-    return make_agent(acme, queues=("Sales",))
-
-
-@pytest.fixture
-def desk(client, agent):
-    return desk_session(client, agent)
 
 
 def _offered(desk) -> str:

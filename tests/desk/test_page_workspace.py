@@ -12,9 +12,9 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Attempt, SkillQueue, Task, User
 from app.services.delivery import away_reasons, wrap_up
+from tests.admin.conftest import add_task, page
 from tests.conftest import SETUP
-from tests.desk.desk_support import desk_session, make_agent
-from tests.ui.conftest import add_task, page
+from tests.desk.desk_support import make_agent
 
 PHONE = "+14155550100"
 
@@ -25,11 +25,6 @@ def agent(acme) -> User:
         away_reasons.add_reason(acme, name, actor=SETUP)
     db.session.commit()
     return make_agent(acme, queues=("Sales",))
-
-
-@pytest.fixture
-def desk(client, agent):
-    return desk_session(client, agent)
 
 
 def offered(desk, renewals, client_id="c1") -> str:

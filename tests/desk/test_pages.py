@@ -14,22 +14,11 @@ from app.models import AgentSession, AgentState, Task, User
 from app.services.people import agents
 from app.services.tasks.changes import Locator, delete_task
 from app.wire.times import sent_time
+from tests.admin.conftest import PASSWORD, add_task, csrf_token, page, session_for, soup
 from tests.conftest import SETUP
 from tests.desk.desk_support import AGENT, desk_session, desk_sign_in, make_agent
-from tests.ui.conftest import PASSWORD, add_task, csrf_token, page, session_for, soup
 
 PHONE = "+14155550100"
-
-
-@pytest.fixture
-def agent(acme) -> User:
-    return make_agent(acme, queues=("Sales",))
-
-
-@pytest.fixture
-def desk(client, agent):
-    """The client, signed in to the desk as the agent."""
-    return desk_session(client, agent)
 
 
 def sessions_of(agent: User) -> int:

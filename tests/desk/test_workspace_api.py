@@ -7,39 +7,18 @@ import pytest
 
 from app.extensions import db
 from app.services.delivery import away_reasons
-from tests.api.test_openapi import schema_errors
-from tests.conftest import PLATFORM, SETUP, sc_headers
-from tests.desk.delivery_support import (  # noqa: F401 - settings: short desk timings
+from tests.conftest import SETUP
+from tests.delivery.delivery_support import (  # noqa: F401 - settings: short desk timings
     add,
     make_agent,
     settings,
 )
 
-DESK = "/desk-api/v1/"
-RESPONSES = {
-    "setAgentState": "AgentStateResponse",
-    "nextTask": "NextTaskResponse",
-    "closeTask": "TaskResponse",
-    "taskAttempts": "TaskAttemptsResponse",
-}
-
 
 @pytest.fixture
-def desk(client, tenant):
-    """POST a Desk API action as tenant Acme/prod; the answer, checked against its schema."""
-    _tenant, key = tenant
-    document = client.get("/openapi.json").get_json()
-    headers = sc_headers("Acme", "prod", "us-east-1", key)
-    identity = {"platform": PLATFORM, "companyCode": "Acme", "environment": "prod"}
-
-    def call(action: str, **fields) -> dict:
-        response = client.post(DESK + action, json={"tenant": identity, **fields}, headers=headers)
-        assert response.status_code == 200, response.data
-        answer = response.get_json()
-        assert schema_errors(document, RESPONSES[action], answer) == [], answer
-        return answer
-
-    return call
+def desk(desk_api):
+    """The Desk API, called as tenant Acme/prod, each answer checked against its schema."""
+    return desk_api
 
 
 @pytest.fixture

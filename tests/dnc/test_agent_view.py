@@ -8,9 +8,9 @@ from flask import render_template
 
 from app.services.tasks.display import agent_view, agent_view_of
 from app.services.tasks.validation import ItemInput
+from tests.admin.conftest import add_task
 from tests.conftest import make_tenant
 from tests.dnc.dnc_support import E164, OTHER, put
-from tests.ui.conftest import add_task
 
 DATA = {"Name": "Ann", "Phone": E164, "MobilePhone": OTHER, "City": "Oslo"}
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.admin.conftest import add_task, page
 from tests.api.test_openapi import schema_errors
 from tests.conftest import PLATFORM, sc_headers
 from tests.desk.desk_support import desk_session, make_agent
 from tests.dnc.dnc_support import E164, OTHER, put
-from tests.ui.conftest import add_task, page
 
 DATA = {"Name": "Carla Diaz", "Phone": E164, "MobilePhone": OTHER}
 

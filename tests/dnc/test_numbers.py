@@ -9,9 +9,9 @@ from app.extensions import db
 from app.services.actors import Actor
 from app.services.dnc import numbers as dnc
 from app.services.errors import InvalidInput
+from tests.admin.conftest import add_task
 from tests.conftest import SETUP, make_tenant
 from tests.dnc.dnc_support import E164, OTHER, listed, put, trail
-from tests.ui.conftest import add_task
 
 
 @pytest.fixture

@@ -8,9 +8,7 @@ import io
 import pytest
 
 from app.extensions import db
-from tests.conftest import make_tenant
-from tests.dnc.dnc_support import E164, OTHER, listed, put, trail
-from tests.ui.conftest import (
+from tests.admin.conftest import (
     csrf_token,
     find_form,
     form_values,
@@ -21,7 +19,9 @@ from tests.ui.conftest import (
     soup,
     submit,
 )
-from tests.ui.test_security import CSRF_ON, assert_csrf_on_every_post_form, assert_strict_csp
+from tests.admin.test_security import CSRF_ON, assert_csrf_on_every_post_form, assert_strict_csp
+from tests.conftest import make_tenant
+from tests.dnc.dnc_support import E164, OTHER, listed, put, trail
 
 
 def url(tenant, end: str = "") -> str:

@@ -16,6 +16,7 @@ from app.models import Campaign, IntakeLoad, Task
 from app.services.campaigns.catalogue import create_campaign
 from app.services.intake.load import Counts, load_file
 from app.services.intake.runs import copy_of, start_load
+from tests.admin.conftest import RequestClient, make_supervisor, session_for
 from tests.conftest import SETUP
 
 
@@ -24,6 +25,13 @@ def app(app, tmp_path):
     """The app, keeping loads' files and reports under this test's tmp_path."""
     app.instance_path = str(tmp_path / "instance")
     return app
+
+
+@pytest.fixture
+def signed_in(app, acme):
+    """A supervisor's browser, whose requests end their transactions as served ones do."""
+    app.test_client_class = RequestClient
+    return session_for(app.test_client(), make_supervisor())
 
 
 @pytest.fixture

@@ -13,21 +13,14 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Task, TaskItem
 from app.services.intake.export import export_csv
+from tests.admin.conftest import make_supervisor, session_for
 from tests.intake.test_ui import campaign_url, download
-from tests.ui.conftest import RequestClient, make_supervisor, session_for
 
 
 @pytest.fixture
 def settings(settings):
     """A writer blocked by the export fails at once instead of after 15 s."""
     return {**settings, "SQLITE_BUSY_TIMEOUT_MS": 200}
-
-
-@pytest.fixture
-def signed_in(app, acme):
-    """A supervisor's browser, whose requests end their transactions as served ones do."""
-    app.test_client_class = RequestClient
-    return session_for(app.test_client(), make_supervisor())
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from app.extensions import db
 from app.models import IntakeLoad, LoadStatus, TaskItem
 from app.services.intake.file_reader import FileRefused
 from app.services.intake.runs import run_load
+from tests.admin.conftest import add_task
 from tests.intake.conftest import csv_text, start, tasks_of
-from tests.ui.conftest import add_task
 
 LONG_NAME = "K" * 256
 # A file whose only fault is far past the part read to detect the delimiter.

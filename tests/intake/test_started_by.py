@@ -14,17 +14,11 @@ from app.models import AuditRecord, Event, IntakeLoad
 from app.services.intake.folder_drop import FolderDrop
 from app.services.intake.runs import run_load
 from app.services.intake.watch import watch_once
+from tests.admin.conftest import BOSS, page, submit
 from tests.conftest import SETUP
 from tests.intake.conftest import start
-from tests.ui.conftest import BOSS, RequestClient, make_supervisor, page, session_for, submit
 
 FILE = "Id,Name\nA,Ann\nB,Bob\n"
-
-
-@pytest.fixture
-def signed_in(app, acme):
-    app.test_client_class = RequestClient
-    return session_for(app.test_client(), make_supervisor())
 
 
 def by_upload(signed_in, campaign) -> IntakeLoad:

@@ -15,9 +15,9 @@ from app.extensions import db
 from app.jobs import huey
 from app.models import IntakeLoad
 from app.services.campaigns.catalogue import create_campaign
+from tests.admin.conftest import RequestClient, make_supervisor, page, session_for, submit
 from tests.conftest import SETUP, make_tenant
 from tests.intake.conftest import tasks_of
-from tests.ui.conftest import RequestClient, make_supervisor, page, session_for, submit
 
 FILE = "Id,Name,Mobile Phone,workedState\nA,Ann,+14155550123,\nB,Bob,,\nA,Ann 2,,\nC,Cy,555,\n"
 

@@ -26,7 +26,7 @@ from app.services.intake.s3_drop import S3Drop
 from app.services.intake.watch import watch_once
 from tests.conftest import make_tenant
 from tests.intake.conftest import tasks_of
-from tests.worker.conftest import run_queued_jobs
+from tests.jobs.conftest import run_queued_jobs
 
 STAMPED = re.compile(r"\d{8}T\d{12}Z-(.+)")
 GOOD = "Id,Name\nA,Ann\nB,Bob\nA,Ann 2\n"

@@ -11,7 +11,7 @@ from app.services import reports
 from app.wire.times import to_epoch_ms
 from tests.api.test_openapi import schema_errors
 from tests.conftest import PLATFORM, sc_headers
-from tests.desk.delivery_support import make_agent
+from tests.delivery.delivery_support import make_agent
 from tests.reports.generated import DAYS, START, generate
 
 REPORTS = "/reports-api/v1/"
@@ -22,11 +22,6 @@ RESPONSES = {
 }
 FROM, TO = to_epoch_ms(START), to_epoch_ms(START + timedelta(days=DAYS))
 IDENTITY = {"platform": PLATFORM, "companyCode": "Acme", "environment": "prod"}
-
-
-@pytest.fixture
-def document(client) -> dict:
-    return client.get("/openapi.json").get_json()
 
 
 @pytest.fixture

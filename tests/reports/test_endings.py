@@ -18,13 +18,13 @@ from app.services import reports
 from app.services.delivery import closing
 from app.services.reports.summary import ENDINGS
 from app.wire.times import to_epoch_ms
+from tests.admin import conftest as ui
 from tests.calls import test_ledger
 from tests.conftest import PLATFORM, SETUP, sc_headers
-from tests.desk.delivery_support import settings  # noqa: F401 - short desk timings
-from tests.ui import conftest as ui
+from tests.delivery.delivery_support import settings  # noqa: F401 - short desk timings
 
 # The fixtures of the ledger's tests (task c1 held by ann) and of the supervisors' pages.
-held, ann, boss, signed_in = test_ledger.held, test_ledger.ann, ui.boss, ui.signed_in
+held, boss, signed_in = test_ledger.held, ui.boss, ui.signed_in
 LEDGER_ENDINGS = test_ledger.ENDINGS
 
 # The ending row each way of ending an attempt lands in.

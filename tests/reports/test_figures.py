@@ -18,7 +18,7 @@ from app.services.reports import (
     campaign_summary,
     report_scope,
 )
-from tests.desk.delivery_support import make_agent
+from tests.delivery.delivery_support import make_agent
 from tests.reports.generated import (
     DAYS,
     START,

@@ -23,9 +23,9 @@ from app.services.campaigns import catalogue as campaigns
 from app.services.delivery import agent_state
 from app.services.reports import live
 from app.web import broadcast
+from tests.admin.conftest import make_supervisor, session_for
 from tests.conftest import make_tenant
-from tests.desk.delivery_support import add, available, make_agent, offer
-from tests.ui.conftest import make_supervisor, session_for
+from tests.delivery.delivery_support import add, available, make_agent, offer
 
 WITHIN = 2.0  # seconds: the promise
 STREAMS = ["wallboard/stream", "agents/stream", "campaigns/{campaign}/progress/stream"]

@@ -24,12 +24,12 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.delivery import agent_state
 from app.services.people import sessions
+from tests.admin.conftest import make_supervisor, session_for
 from tests.conftest import make_tenant
-from tests.desk.delivery_support import available
+from tests.delivery.delivery_support import available
 from tests.desk.desk_support import desk_session, make_agent
 from tests.reports import test_live_stream as streams
 from tests.reports.test_live_stream import WITHIN, Reader, open_stream
-from tests.ui.conftest import make_supervisor, session_for
 
 BOSS = "boss@example.com"
 # The fixtures of the streams' tests: checks every 0.1 s, a heartbeat every 0.1 s, the

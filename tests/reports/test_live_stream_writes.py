@@ -16,7 +16,7 @@ from app.db.sqlite_writes import write_turns
 from app.extensions import db
 from app.services.reports import live
 from tests.conftest import PLATFORM, sc_headers
-from tests.desk.delivery_support import make_agent
+from tests.delivery.delivery_support import make_agent
 from tests.reports import test_live_stream as streams
 from tests.reports.test_live_stream import open_stream
 

@@ -23,7 +23,7 @@ from app.services.reports import campaign_summary, report_scope
 from app.services.reports import rollups as rollups_module
 from app.services.reports.recount import recount
 from tests.conftest import SETUP
-from tests.desk.delivery_support import add, make_agent
+from tests.delivery.delivery_support import add, make_agent
 
 BASE = datetime(2026, 3, 28, 22, 50, tzinfo=UTC)
 CODES = (("Reason", "Sold"), ("Reason", "Busy"), ("Mood", "Happy"))

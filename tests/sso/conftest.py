@@ -9,6 +9,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.admin.conftest import (  # noqa: F401
+    app,
+    boss,
+    client,
+    signed_in,
+)
 from tests.browser.conftest import (  # noqa: F401
     WORKERS,
     browser,
@@ -18,12 +24,6 @@ from tests.browser.conftest import (  # noqa: F401
 from tests.servers import LiveServer, gunicorn
 from tests.sso.ldap_directory import silent_port  # noqa: F401
 from tests.sso.outbound_sites import names, sites  # noqa: F401
-from tests.ui.conftest import (  # noqa: F401
-    app,
-    boss,
-    client,
-    signed_in,
-)
 
 LOOPBACK = "127.0.0.0/8,::1/128"
 

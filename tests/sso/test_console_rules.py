@@ -11,8 +11,8 @@ from app.models import AuditRecord, ProviderKind, Supervisor
 from app.services.people import supervisors
 from app.services.sso import providers
 from app.services.sso.identity import Identity, SignInRefused, supervisor_for
+from tests.admin.conftest import BOSS, PASSWORD, make_supervisor, sign_in
 from tests.conftest import SETUP, make_tenant
-from tests.ui.conftest import BOSS, PASSWORD, make_supervisor, sign_in
 
 ISSUER = "https://idp.example"
 CONSOLE = {

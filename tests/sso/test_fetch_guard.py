@@ -14,11 +14,10 @@ import pytest
 
 from app.services.errors import InvalidInput
 from app.services.sso import oidc, oidc_published, saml
-from tests.conftest import make_tenant
+from tests.admin.conftest import find_form, form_values, page, soup
 from tests.sso.outbound_sites import ONLY_PUBLIC, PRIVATE, PUBLIC, Answer, closed_port
 from tests.sso.saml_fixtures import identity_provider  # noqa: F401 - a fixture
 from tests.sso.test_saml_settings_page import post_saml
-from tests.ui.conftest import find_form, form_values, page, soup
 
 REFUSED_BY_GUARD = "only to public addresses"
 SPELLINGS = ["127.0.0.1", "0x7f000001", "2130706433", "017700000001", "127.1", "[::1]",
@@ -228,12 +227,6 @@ def address_of(sites, silent_port, identity_provider):  # noqa: F811
         return site.base.replace("http:", "https:") if outcome == "refused" else site.base
 
     return address
-
-
-@pytest.fixture
-def acme(app):
-    tenant, _ = make_tenant()
-    return tenant
 
 
 def shown_refusal(answer) -> str:

@@ -13,10 +13,10 @@ from app.models.types import utcnow
 from app.services.sso import providers, replays, sealing
 from app.services.sso.identity import Identity, SignInRefused, agent_for
 from app.services.tenants import api_keys
+from tests.admin.conftest import PASSWORD, csrf_token, session_for, soup
 from tests.api.users_support import UsersApi
 from tests.conftest import SETUP, make_tenant
 from tests.desk.desk_support import AGENT, desk_session, make_agent
-from tests.ui.conftest import PASSWORD, csrf_token, session_for, soup
 
 PAGE = "/desk/login/Acme/prod"
 

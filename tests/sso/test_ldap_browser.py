@@ -12,12 +12,12 @@ from playwright.sync_api import expect
 
 from app.extensions import db
 from app.services.sso import ldap, providers
+from tests.admin.conftest import BOSS, PASSWORD, add_task, make_supervisor
 from tests.browser.conftest import Tab
 from tests.browser.test_desk_flow import state_button
 from tests.conftest import SETUP
 from tests.desk.desk_support import AGENT, make_agent
 from tests.sso.ldap_directory import PEOPLE, TEMPLATE, directory  # noqa: F401
-from tests.ui.conftest import BOSS, PASSWORD, add_task, make_supervisor
 from tests.work_codes.cases import make_groups
 from tests.work_codes.test_browser import stored
 

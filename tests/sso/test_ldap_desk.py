@@ -14,10 +14,10 @@ from sqlalchemy import func, select
 from app.extensions import db, limiter
 from app.models import IdentityProvider, User
 from app.services.sso import ldap, providers
+from tests.admin.conftest import PASSWORD, csrf_token, soup
 from tests.conftest import SETUP, make_tenant
 from tests.desk.desk_support import AGENT, make_agent
 from tests.sso.ldap_directory import PEOPLE, TEMPLATE, directory  # noqa: F401
-from tests.ui.conftest import PASSWORD, csrf_token, soup
 
 PAGE = "/desk/login/Acme/prod"
 FAILED = "Invalid company, environment, login user id or password."

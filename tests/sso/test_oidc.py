@@ -25,10 +25,10 @@ from app.models.types import utcnow
 from app.services.outbound import fetch
 from app.services.sso import oidc, oidc_published, providers
 from app.web import oidc_flow
+from tests.admin.conftest import csrf_token, make_supervisor, soup
 from tests.conftest import SETUP, make_tenant
 from tests.desk.desk_support import make_agent
 from tests.sso.oidc_support import CONSOLE_CLIENT, DESK_CLIENT, running_provider
-from tests.ui.conftest import csrf_token, make_supervisor, soup
 
 PAGE = "/desk/login/Acme/prod"
 CALLBACK = "/desk/sso/Acme/prod/oidc/callback"
@@ -488,7 +488,7 @@ def test_groups_that_grant_nothing_make_nobody(client, console):
 
 def test_break_glass_passwords_still_sign_in(client, console):
     from app.services.people.supervisors import set_break_glass
-    from tests.ui.conftest import sign_in as password_sign_in
+    from tests.admin.conftest import sign_in as password_sign_in
 
     boss = make_supervisor("boss@example.com")
     set_break_glass(boss, True, actor=SETUP)
@@ -532,7 +532,7 @@ def test_signing_out_of_the_console_signs_out_at_the_provider(client, console, o
 
 def test_a_password_sign_in_signs_out_here_only(client, console):
     from app.services.people.supervisors import set_break_glass
-    from tests.ui.conftest import sign_in as password_sign_in
+    from tests.admin.conftest import sign_in as password_sign_in
 
     boss = make_supervisor("boss@example.com")
     set_break_glass(boss, True, actor=SETUP)

@@ -13,9 +13,9 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AuditRecord
 from app.services.sso import oidc, oidc_published, providers
-from tests.conftest import SETUP, make_tenant
+from tests.admin.conftest import csrf_token, page
+from tests.conftest import SETUP
 from tests.sso.oidc_support import DESK_CLIENT, running_provider
-from tests.ui.conftest import csrf_token, page
 
 PARTIAL = "admin/sign_in/_oidc.html"
 
@@ -29,12 +29,6 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def openid_provider(tmp_path_factory):
     yield from running_provider(tmp_path_factory)
-
-
-@pytest.fixture
-def acme(app):
-    tenant, _ = make_tenant()
-    return tenant
 
 
 def section(app, tenant, errors=None, values=None) -> BeautifulSoup:

@@ -21,11 +21,11 @@ from app.models import AgentSession, AuditRecord, ProviderKind, SeenAssertion, S
 from app.models.types import utcnow
 from app.services.errors import InvalidInput
 from app.services.sso import providers, saml, saml_answers
+from tests.admin.conftest import PASSWORD, csrf_token, soup
 from tests.conftest import SETUP, make_tenant
 from tests.desk.desk_support import AGENT, make_agent
 from tests.sso.saml_fixtures import identity_provider  # noqa: F401 - a fixture
 from tests.sso.saml_idp import Person, query_of
-from tests.ui.conftest import PASSWORD, csrf_token, soup
 
 PAGE = "/desk/login/Acme/prod"
 START = "/desk/sso/Acme/prod/start"

@@ -11,17 +11,10 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditRecord, IdentityProvider
-from tests.conftest import make_tenant
+from tests.admin.conftest import find_form, form_values, page, refusal
 from tests.sso.saml_fixtures import identity_provider  # noqa: F401 - a fixture
-from tests.ui.conftest import find_form, form_values, page, refusal
 
 pytest.importorskip("app.admin.sign_in", reason="the tenant's Sign-in page")
-
-
-@pytest.fixture
-def acme(app):
-    tenant, _ = make_tenant()
-    return tenant
 
 
 def url(tenant, end: str = "") -> str:

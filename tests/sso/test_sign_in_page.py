@@ -10,16 +10,10 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import AuditRecord, IdentityProvider
 from app.services.sso import providers
+from tests.admin.conftest import find_form, form_values, make_supervisor, page, session_for, soup
 from tests.conftest import SETUP, make_tenant
-from tests.ui.conftest import find_form, form_values, make_supervisor, page, session_for, soup
 
 TEMPLATE = "uid={login},ou=people,dc=example,dc=org"
-
-
-@pytest.fixture
-def acme(app):
-    tenant, _ = make_tenant()
-    return tenant
 
 
 def url(tenant, end: str = "") -> str:

@@ -1,6 +1,6 @@
 """The tenants' tests run on the web UI's fixtures: the same app, client and supervisors."""
 
-from tests.ui.conftest import (  # noqa: F401
+from tests.admin.conftest import (  # noqa: F401
     app,
     boss,
     client,

@@ -11,9 +11,9 @@ from app.models import AuditRecord, Tenant
 from app.services.errors import InvalidInput
 from app.services.tenants.ccp import ccp_origin, set_ccp_url
 from app.services.tenants.setup import set_instance
+from tests.admin.conftest import page
 from tests.cli.test_commands import assert_fails, last_line
 from tests.conftest import SETUP
-from tests.ui.conftest import page
 
 CCP = "https://acme.my.connect.aws/ccp-v2/"
 INSTANCE = ["--amazon-connect", "--instance-id", "inst-1", "--connect-region", "eu-west-2"]

@@ -23,9 +23,9 @@ from app.db.full_disk import FullStorageNotices, storage_full
 from app.extensions import db
 from app.models import LoginSession
 from app.models.types import utcnow
+from tests.admin.conftest import make_supervisor, session_for, soup
 from tests.dnc.test_pages import upload as dnc_upload
 from tests.dnc.test_pages import url as dnc_url
-from tests.ui.conftest import make_supervisor, session_for, soup
 
 FULL_TABLES = ("task_items", "dnc_numbers", "login_sessions")
 PG_DISK_FULL = (

@@ -27,9 +27,7 @@ from app.services.intake.folder_drop import FolderDrop
 from app.services.intake.runs import NO_WORKER
 from app.services.intake.watch import watch_once
 from app.web.rate_limit_failover import RETRY_SECONDS, ApiCounts
-from tests.desk.desk_support import desk_sign_in, make_agent
-from tests.intake.conftest import tasks_of
-from tests.ui.conftest import (
+from tests.admin.conftest import (
     PASSWORD,
     RequestClient,
     make_supervisor,
@@ -37,7 +35,9 @@ from tests.ui.conftest import (
     session_for,
     sign_in,
 )
-from tests.worker.conftest import run_queued_jobs
+from tests.desk.desk_support import desk_sign_in, make_agent
+from tests.intake.conftest import tasks_of
+from tests.jobs.conftest import run_queued_jobs
 
 API_LIMIT, LOGIN_LIMIT = 5, 3
 

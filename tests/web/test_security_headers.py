@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.services.campaigns.catalogue import find_campaign
+from tests.admin.conftest import RequestClient, add_task, make_supervisor, sign_in
 from tests.conftest import PREVIEW, Api
-from tests.ui.conftest import RequestClient, add_task, make_supervisor, sign_in
 
 HSTS = "max-age=31536000; includeSubDomains"
 

@@ -13,7 +13,7 @@ from app.models.types import utcnow
 from app.services.webhooks import endpoints
 from app.services.webhooks.dispatch import dispatch_events
 from app.services.webhooks.due_deliveries import deliver_due
-from tests.ui.conftest import RequestClient, csrf_token, page, session_for, soup
+from tests.admin.conftest import RequestClient, csrf_token, page, session_for, soup
 from tests.webhooks.conftest import BOSS, emit, make_endpoint
 
 NEW_URL = "https://crm.example.com/hooks"

@@ -2,14 +2,14 @@
 
 import pytest
 
-from tests.browser.conftest import browser, chromium_executable, live_server, tab  # noqa: F401
-from tests.ui.conftest import (  # noqa: F401
+from tests.admin.conftest import (  # noqa: F401
     app,
     boss,
     client,
     settings,
     signed_in,
 )
+from tests.browser.conftest import browser, chromium_executable, live_server, tab  # noqa: F401
 from tests.work_codes.cases import make_groups
 
 

@@ -10,8 +10,7 @@ from app.extensions import db
 from app.models import AuditRecord, WorkCodeChoice, WorkCodeGroup
 from app.services.tenants import setup as tenants
 from app.services.work_codes import groups as work_codes
-from tests.conftest import SETUP, make_tenant
-from tests.ui.conftest import (
+from tests.admin.conftest import (
     BOSS,
     alert,
     csrf_token,
@@ -22,12 +21,13 @@ from tests.ui.conftest import (
     soup,
     submit,
 )
-from tests.ui.test_security import (
+from tests.admin.test_security import (
     CSRF_ON,
     assert_csrf_on_every_post_form,
     assert_no_inline_script_or_style,
     assert_strict_csp,
 )
+from tests.conftest import SETUP, make_tenant
 
 
 def base(tenant) -> str:

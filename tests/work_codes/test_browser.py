@@ -14,10 +14,10 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Task
 from app.models.types import utcnow
+from tests.admin.conftest import PASSWORD, add_task
 from tests.browser.conftest import Tab, copy_to_readme
 from tests.browser.test_desk_flow import press_tab_until_focused, state_button
 from tests.desk.desk_support import AGENT, make_agent
-from tests.ui.conftest import PASSWORD, add_task
 
 pytestmark = pytest.mark.server
 

@@ -16,7 +16,7 @@ from app.services.errors import PAST, InvalidInput, WorkCodeRefused
 from app.services.work_codes import groups as work_codes
 from app.wire.times import sent_time
 from tests.conftest import SETUP
-from tests.desk.delivery_support import add, available, events, make_agent, offer, start, stored
+from tests.delivery.delivery_support import add, available, events, make_agent, offer, start, stored
 from tests.work_codes.cases import CASES, LATER, Case, closing_cases, ms
 
 PHONE = "+14155550100"  # the phone of every task `add` makes

@@ -9,36 +9,15 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import DncNumber
 from app.models.types import utcnow
-from tests.api.test_openapi import schema_errors
-from tests.conftest import PLATFORM, sc_headers
-from tests.desk.delivery_support import add, make_agent
+from tests.delivery.delivery_support import add, make_agent
 from tests.work_codes.cases import LATER, closing_cases, ms
 from tests.work_codes.test_closing import PHONE, check_closed, check_refused
 
-DESK = "/desk-api/v1/"
-RESPONSES = {
-    "setAgentState": "AgentStateResponse",
-    "nextTask": "NextTaskResponse",
-    "closeTask": "TaskResponse",
-    "releaseTask": "TaskResponse",
-}
-
 
 @pytest.fixture
-def desk(client, tenant):
-    """POST a Desk API action as tenant Acme/prod; its answer, checked against the schema."""
-    document = client.get("/openapi.json").get_json()
-    headers = sc_headers("Acme", "prod", "us-east-1", tenant[1])
-    identity = {"platform": PLATFORM, "companyCode": "Acme", "environment": "prod"}
-
-    def call(action: str, **fields) -> dict:
-        response = client.post(DESK + action, json={"tenant": identity, **fields}, headers=headers)
-        assert response.status_code == 200, response.data
-        answer = response.get_json()
-        assert schema_errors(document, RESPONSES[action], answer) == [], answer
-        return answer
-
-    return call
+def desk(desk_api):
+    """The Desk API, called as tenant Acme/prod, each answer checked against its schema."""
+    return desk_api
 
 
 @pytest.fixture

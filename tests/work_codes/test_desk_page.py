@@ -13,16 +13,16 @@ from app.models import Task
 from app.models.types import utcnow
 from app.services.work_codes import groups as work_codes
 from app.services.work_codes.groups import CodeSettings
-from tests.conftest import SETUP
-from tests.desk.delivery_support import available, stored
-from tests.desk.desk_support import desk_session, make_agent
-from tests.desk.refusal_support import assert_refused
-from tests.ui.conftest import add_task, csrf_token, form_values, page, soup
-from tests.ui.test_security import (
+from tests.admin.conftest import add_task, csrf_token, form_values, page, soup
+from tests.admin.test_security import (
     CSRF_ON,
     assert_csrf_on_every_post_form,
     assert_no_inline_script_or_style,
 )
+from tests.conftest import SETUP
+from tests.delivery.delivery_support import available, stored
+from tests.desk.desk_support import desk_session, make_agent
+from tests.desk.refusal_support import assert_refused
 from tests.work_codes.cases import LATER_LOCAL, closing_cases
 from tests.work_codes.test_closing import check_closed, check_refused
 

@@ -14,7 +14,7 @@ from app.services.work_codes import groups as work_codes
 from app.services.work_codes.choices import offered
 from app.services.work_codes.groups import CodeSettings
 from tests.conftest import SETUP, make_tenant
-from tests.desk.delivery_support import make_agent, start, stored
+from tests.delivery.delivery_support import make_agent, start, stored
 from tests.work_codes.test_closing import close, held
 
 

