@@ -52,10 +52,12 @@ def json_action(
     results: tuple[tuple[type[ServiceError], str], ...],
     otherwise: str,
     empty: dict[str, Any],
+    said: Callable[[ServiceError], str] = lambda refused: refused.message,
 ):
     """Authenticate, check the body's tenant, then `act` on the body in the request's
     transaction; answer HTTP 200 with result/message (and `empty`'s fields when refused):
-    a refusal's result is that of the first of `results` it is, else `otherwise`."""
+    a refusal's result is that of the first of `results` it is, else `otherwise`, and its
+    message what `said` makes of it (the APIs name its field by the spec's name)."""
     receive()
     caller = authenticate()
     body = json_object()
@@ -73,5 +75,5 @@ def json_action(
         return jsonify({"result": "INVALID_ARGUMENTS", "message": describe(refused), **empty})
     if refused is not None:
         result = next((name for kind, name in results if isinstance(refused, kind)), otherwise)
-        return jsonify({"result": result, "message": refused.message, **empty})
+        return jsonify({"result": result, "message": said(refused), **empty})
     return jsonify({"result": SUCCESS, **answer})

@@ -16,6 +16,7 @@ from typing import Any
 from app.models import BulkAction, Campaign, Task, WorkedState
 from app.services.actors import Actor
 from app.services.errors import InvalidInput
+from app.services.fields import TASK_NEXT_EARLIEST
 from app.services.tasks import batches as task_service
 from app.services.tasks.batches import TaskChanges
 from app.services.values import format_time, from_epoch_ms, to_epoch_ms
@@ -55,7 +56,7 @@ class BulkRequest:
     def stored(cls, action: str, fields: dict[str, Any]) -> BulkRequest:
         fields = dict(fields)
         if (ms := fields.pop(STORED_TIME, None)) is not None:
-            fields["next_earliest"] = from_epoch_ms(ms, STORED_TIME)
+            fields["next_earliest"] = from_epoch_ms(ms, TASK_NEXT_EARLIEST.said_as(STORED_TIME))
         return cls(action, **fields)
 
     def changes(self) -> TaskChanges:

@@ -60,11 +60,17 @@ from app.services.contactability.seat import Seat
 from app.services.delivery.ownership import held_task
 from app.services.dnc import numbers as dnc
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound, TaskTaken
+from app.services.fields import CALL_EVENT, CALL_RESULT, TASK_PHONE_KEY
 from app.services.schedules import calling_windows, queue_hours
 from app.services.schedules.window_clock import zones_inside
 from app.services.tasks.display import agent_view_of
 from app.services.values import format_time
 from app.services.work_codes.choices import offered, suggested
+
+# How this module's refusals name their fields.
+PHONE_KEY = TASK_PHONE_KEY.said_as("phoneKey")
+EVENT = CALL_EVENT.said_as("event")
+RESULT = CALL_RESULT.said_as("result")
 
 CONNECTED, ENDED = "CONNECTED", "ENDED"
 CALL_EVENTS = (CONNECTED, ENDED)
@@ -124,7 +130,7 @@ def _phone_item(task: Task, phone_key: str | None) -> tuple[str, str]:
             raise InvalidInput(
                 f"phoneKey '{phone_key}' is not a phone item of task '{task.record_id}' "
                 f"(its phone items: {known})",
-                field="phoneKey",
+                field=PHONE_KEY,
             )
         return found.key, found.value
     if not phones:
@@ -280,13 +286,13 @@ def _place(task: Task, attempt: Attempt) -> str:
 
 def _check_event(event: str, result: str | None) -> None:
     if event not in CALL_EVENTS:
-        raise InvalidInput(f"event '{event}' is not one of {', '.join(CALL_EVENTS)}", field="event")
+        raise InvalidInput(f"event '{event}' is not one of {', '.join(CALL_EVENTS)}", field=EVENT)
     if event == ENDED:
         if result is None:
-            raise InvalidInput("result is required with ENDED", field="result")
+            raise InvalidInput("result is required with ENDED", field=RESULT)
         if result not in RESULTS:
             raise InvalidInput(
-                f"result '{result}' is not one of {', '.join(RESULTS)}", field="result"
+                f"result '{result}' is not one of {', '.join(RESULTS)}", field=RESULT
             )
 
 
