@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from app.models import SkillQueue
 from app.services.csv_cells import excerpt, excerpts_in
 from app.services.errors import InvalidInput, ServiceError
-from app.services.fields import TASK_ITEMS
+from app.services.fields import TASK_ITEMS, TASK_SKILL_QUEUE
 from app.services.tasks.validation import (
     NEXT_EARLIEST,
     SPECIAL_KEYS,
@@ -32,6 +32,7 @@ NEXT_WORK_TIME = "nextEarliestWorkTime"
 SKILL_QUEUE = "skillQueue"
 TIME_FIELD = NEXT_EARLIEST  # a refused time is told by the API's name, as a refused add
 APPLIED = (PREFERRED_AGENT, NEXT_WORK_TIME, SKILL_QUEUE)
+QUEUE_COLUMN = TASK_SKILL_QUEUE.said_as(SKILL_QUEUE)  # a refused queue, by its column
 IGNORED = (
     "previewRecordID",
     "workedState",
@@ -120,7 +121,7 @@ def plan_row(
             next_earliest=parse_time(when) if when else None,
             queues=queues,
         )
-        queue = queues(queue_name, SKILL_QUEUE) if queue_name else None
+        queue = queues(queue_name, QUEUE_COLUMN) if queue_name else None
         if queue and plan.skill_queue and plan.skill_queue.name != queue.name:
             raise InvalidInput(
                 f"column '{SKILL_QUEUE}' ('{queue.name}') and the SkillQueue item "
