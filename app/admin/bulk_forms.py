@@ -11,6 +11,7 @@ from wtforms.validators import DataRequired, Length, Optional
 
 from app.admin.forms import NextTimeMixin
 from app.models import WorkedState
+from app.services.fields import TASK_CAMPAIGN
 
 UNCHANGED = ""
 
@@ -21,13 +22,7 @@ class BulkForm(FlaskForm):
 
 
 class BulkStatusForm(BulkForm, NextTimeMixin):
-    api_names: ClassVar = {
-        "previewRecordStateEnum": "state",
-        "nextEarliestWorkTimeUTC": "next_time",
-        "skillQueue": "skill_queue",
-        "timeZone": "time_zone",
-        "preferredAgent": "preferred_agent",
-    }
+    refusal_subject: ClassVar = "task"
     state = SelectField("New worked state", choices=[s.value for s in WorkedState])
     skill_queue = SelectField("Skill queue", validators=[Optional()])
     time_zone = SelectField("Time zone", validators=[Optional()])
@@ -37,11 +32,8 @@ class BulkStatusForm(BulkForm, NextTimeMixin):
 
 
 class BulkTransferForm(BulkForm):
-    api_names: ClassVar = {
-        "transferToCampaign": "destination",
-        "skillQueue": "skill_queue",
-        "preferredAgent": "preferred_agent",
-    }
+    refusal_subject: ClassVar = "task"
+    refusal_fields: ClassVar = {TASK_CAMPAIGN: "destination"}
     destination = SelectField("Destination campaign", validators=[DataRequired()])
     skill_queue = SelectField("Skill queue", validators=[Optional()])
     preferred_agent = StringField(
@@ -50,7 +42,7 @@ class BulkTransferForm(BulkForm):
 
 
 class BulkAgentForm(BulkForm):
-    api_names: ClassVar = {"preferredAgent": "preferred_agent"}
+    refusal_subject: ClassVar = "task"
     preferred_agent = StringField(
         "Preferred agent (empty: clear the preferred agent)", validators=[Length(max=255)]
     )

@@ -16,10 +16,13 @@ from itsdangerous import BadData, URLSafeSerializer
 from app.services.bulk.actions import BulkRequest
 from app.services.bulk.reviews import Review
 from app.services.errors import ServiceError
+from app.services.fields import Field
 from app.services.search.criteria import Condition, Criterion
 from app.wire.times import from_epoch_ms, to_epoch_ms
 
 SALT = "bulk-review"
+
+REVIEWED_AT = Field("bulk_review", "at", said="at")  # a review as signed
 
 
 def _signer() -> URLSafeSerializer:
@@ -58,7 +61,7 @@ def read(text: str | None, campaign_id: int, action: str) -> Review | None:
             BulkRequest.stored(action, data["f"]),
             int(data["n"]),
             int(data["m"]),
-            from_epoch_ms(data["at"], "at"),
+            from_epoch_ms(data["at"], REVIEWED_AT),
             str(data["t"])[:36],
             int(data["j"]),
             tuple(int(job) for job in data["r"]),

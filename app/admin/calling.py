@@ -19,6 +19,7 @@ from app.models import AUTO_DIAL_SECONDS, CallPlacement, Campaign, InstanceKind,
 from app.models.types import utcnow
 from app.services.campaigns import dialing
 from app.services.contactability.seat import local_text
+from app.services.fields import CAMPAIGN_COUNTDOWN_SECONDS
 from app.services.schedules import calling_windows
 
 ANY_TIME, WINDOW = "any", "window"
@@ -28,7 +29,7 @@ class CallingWindowForm(FlaskForm):
     """Any time, or a window of two local times (the second not after the first: past
     midnight)."""
 
-    api_names: ClassVar = {"opening time": "opens_at", "closing time": "closes_at"}
+    refusal_subject: ClassVar = "campaign"
     when = RadioField(
         "Calling window",
         choices=[SelectChoice(ANY_TIME, "Any time"), SelectChoice(WINDOW, "Only inside a window")],
@@ -54,7 +55,7 @@ class CallingWindowForm(FlaskForm):
 
 
 class MaxAttemptsForm(FlaskForm):
-    api_names: ClassVar = {"maximum attempts": "max_attempts"}
+    refusal_subject: ClassVar = "campaign"
     max_attempts = IntegerField(
         "Maximum attempts",
         validators=[Optional()],
@@ -69,13 +70,8 @@ class DialingForm(FlaskForm):
     """The preview countdown (off, or seconds), skipping, and with Amazon Connect who
     places the call and on which queue, flow and caller id."""
 
-    api_names: ClassVar = {
-        dialing.SECONDS_FIELD: "seconds",
-        dialing.PLACEMENT_FIELD: "placement",
-        dialing.QUEUE_FIELD: "queue_arn",
-        dialing.FLOW_FIELD: "contact_flow_id",
-        dialing.CALLER_FIELD: "caller_id",
-    }
+    refusal_subject: ClassVar = "campaign"
+    refusal_fields: ClassVar = {CAMPAIGN_COUNTDOWN_SECONDS: "seconds"}
     countdown = RadioField(
         "Countdown",
         choices=[

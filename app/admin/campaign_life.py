@@ -46,11 +46,7 @@ class CampaignSettingsForm(FlaskForm):
     """What an edit may change. The choices are offered, the services decide: a value
     outside them (a page left open, a hand-made post) is refused by the service, by name."""
 
-    api_names: ClassVar = {
-        "campaign type": "campaign_type",
-        "skill queue": "skill_queue",
-        "time zone": "time_zone",
-    }
+    refusal_subject: ClassVar = "campaign"
     campaign_type = SelectField(
         "Type",
         choices=[SelectChoice(t.value, t.value.title()) for t in CampaignType],

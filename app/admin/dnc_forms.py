@@ -18,8 +18,7 @@ MAX_TYPED = 100_000  # characters: several thousand numbers; larger lists are im
 
 
 class DncAddForm(FlaskForm):
-    api_names: ClassVar = {"number": "numbers", "give at least one number": "numbers"}
-    api_mentions: ClassVar = {"note is": "note"}
+    refusal_subject: ClassVar = "dnc"
     numbers = TextAreaField(
         "Numbers (E.164, e.g. +14155550123; one per line)",
         validators=[DataRequired(), Length(max=MAX_TYPED)],

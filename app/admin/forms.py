@@ -25,13 +25,15 @@ from wtforms.validators import DataRequired, InputRequired, Length, NumberRange,
 from wtforms.widgets import CheckboxInput, HiddenInput, ListWidget
 
 from app.models import CampaignType, PhoneType, WorkedState
+from app.services.fields import TASK_CAMPAIGN, TASK_NEXT_EARLIEST
 
 BLANK_ROWS = 3
 OUT_OF_DATE = "This page is out of date: reload it and make your change again."
 
-# A service's refusal names the field at fault (`nextEarliestWorkTimeUTC`, `campaign
-# name`). Each form's `api_names` maps that field to its own, so the refusal is told with
-# the field's label and marks that field; `api_mentions` marks a field named inside a message.
+# A service's refusal names the field at fault as a domain value (app/services/fields.py).
+# A form whose fields are named after the attributes of its `refusal_subject` needs nothing
+# more; `refusal_fields` names the form's field of a domain field named otherwise. The
+# refusal is then told with that field's label and marks it (app/admin/problems.py).
 
 
 class ConfirmForm(FlaskForm):
@@ -52,24 +54,16 @@ class LoginForm(FlaskForm):
 
 
 class SkillQueueForm(FlaskForm):
-    api_names: ClassVar = {"skill queue name": "name"}
-    api_mentions: ClassVar = {"skill queue '": "name"}
+    refusal_subject: ClassVar = "skill_queue"
     name = StringField("Queue name", validators=[DataRequired(), Length(max=255)])
 
 
 class CampaignForm(FlaskForm):
+    refusal_subject: ClassVar = "campaign"
     name = StringField("Name", validators=[DataRequired(), Length(max=255)])
     campaign_type = SelectField(
         "Type", choices=[SelectChoice(t.value, t.value.title()) for t in CampaignType]
     )
-    api_names: ClassVar = {
-        "campaign name": "name",
-        "campaign type": "campaign_type",
-        "clientId field name": "client_id_field_name",
-        "skill queue": "skill_queue",
-        "time zone": "time_zone",
-    }
-    api_mentions: ClassVar = {"campaign '": "name"}
     skill_queue = SelectField("Default skill queue", validators=[DataRequired()])
     time_zone = SelectField("Default time zone", validators=[DataRequired()])
     client_id_field_name = StringField(
@@ -111,28 +105,19 @@ class TaskItemsForm(ItemsForm, TaskShown):
 
 
 class NextTimeMixin:
+    refusal_fields: ClassVar = {TASK_NEXT_EARLIEST: "next_time"}
     next_time = DateTimeLocalField("Next earliest time", validators=[Optional()])
     next_zone = SelectField("in time zone", default="UTC")
 
 
 class NewTaskForm(ItemsForm, NextTimeMixin):
-    api_names: ClassVar = {
-        "clientId": "client_id",
-        "preferredAgent": "preferred_agent",
-        "nextEarliestWorkTimeUTC": "next_time",
-    }
+    refusal_subject: ClassVar = "task"
     client_id = StringField("clientId", validators=[DataRequired(), Length(max=255)])
     preferred_agent = StringField("Preferred agent", validators=[Length(max=255)])
 
 
 class StatusForm(FlaskForm, NextTimeMixin, TaskShown):
-    api_names: ClassVar = {
-        "previewRecordStateEnum": "state",
-        "nextEarliestWorkTimeUTC": "next_time",
-        "skillQueue": "skill_queue",
-        "timeZone": "time_zone",
-        "preferredAgent": "preferred_agent",
-    }
+    refusal_subject: ClassVar = "task"
     state = SelectField("Worked state", choices=[s.value for s in WorkedState])
     skill_queue = SelectField("Skill queue")
     time_zone = SelectField("Time zone")
@@ -140,11 +125,8 @@ class StatusForm(FlaskForm, NextTimeMixin, TaskShown):
 
 
 class TransferForm(FlaskForm, TaskShown):
-    api_names: ClassVar = {
-        "transferToCampaign": "destination",
-        "skillQueue": "skill_queue",
-        "preferredAgent": "preferred_agent",
-    }
+    refusal_subject: ClassVar = "task"
+    refusal_fields: ClassVar = {TASK_CAMPAIGN: "destination"}
     destination = SelectField("Destination campaign", validators=[DataRequired()])
     skill_queue = SelectField("Skill queue")
     preferred_agent = StringField("Preferred agent (empty: none)", validators=[Length(max=255)])
@@ -155,15 +137,7 @@ class DeleteTaskForm(FlaskForm, TaskVersion):
 
 
 class UserForm(FlaskForm):
-    api_names: ClassVar = {
-        "loginUserId": "login_user_id",
-        "firstName": "first_name",
-        "lastName": "last_name",
-        "primaryEmailAddr": "primary_email",
-        "secondaryEmailAddr": "secondary_email",
-        "userTemplateName": "template",
-    }
-    api_mentions: ClassVar = {"user '": "login_user_id"}
+    refusal_subject: ClassVar = "user"
     login_user_id = StringField("Login user id", validators=[DataRequired(), Length(max=255)])
     first_name = StringField("First name", validators=[DataRequired(), Length(max=100)])
     last_name = StringField("Last name", validators=[DataRequired(), Length(max=100)])
@@ -174,12 +148,7 @@ class UserForm(FlaskForm):
 
 
 class TemplateForm(FlaskForm):
-    api_names: ClassVar = {
-        "user template name": "name",
-        "phone type": "phone_type",
-        "after-contact work time": "after_contact_work_seconds",
-    }
-    api_mentions: ClassVar = {"user template '": "name", "desk phone number": "desk_phone_number"}
+    refusal_subject: ClassVar = "user_template"
     name = StringField("Name", validators=[DataRequired(), Length(max=255)])
     security_profile_ids = StringField("Security profile ids (comma-separated)")
     routing_profile_id = StringField("Routing profile id", validators=[Length(max=255)])
@@ -203,7 +172,8 @@ class TemplateForm(FlaskForm):
 class AgentQueuesForm(FlaskForm):
     """The exact set of skill queues an agent works at the desk."""
 
-    api_mentions: ClassVar = {"skill queue '": "queues"}
+    refusal_subject: ClassVar = "user"
+
     queues = SelectMultipleField(
         "Skill queues",
         choices=[],
@@ -215,7 +185,8 @@ class AgentQueuesForm(FlaskForm):
 class AgentZoneForm(FlaskForm):
     """The agent's own time zone, in which the desk says times (none: UTC)."""
 
-    api_mentions: ClassVar = {"time zone '": "time_zone"}
+    refusal_subject: ClassVar = "user"
+
     time_zone = SelectField("Time zone", choices=[], validate_choice=False)
 
 

@@ -11,7 +11,7 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, Optional
 from wtforms.widgets import CheckboxInput, ListWidget
 
-from app.services.schedules.opening_hours import DAY_NAMES, DAYS
+from app.services.schedules.opening_hours import DAY_NAMES, DAYS, day_hours
 
 DAY_HINT = "e.g. 08:00-18:00, or 08:00-12:00,13:00-17:00; 22:00-02:00 runs past midnight"
 
@@ -19,18 +19,8 @@ DAY_HINT = "e.g. 08:00-18:00, or 08:00-12:00,13:00-17:00; 22:00-02:00 runs past 
 class ScheduleForm(FlaskForm):
     """A schedule's settings and its weekly hours, one field per weekday (empty: closed)."""
 
-    api_names: ClassVar = {
-        "schedule name": "name",
-        "time zone": "time_zone",
-        "holidays": "holidays",
-    }
-    # A refusal of one weekday's hours names it: `weekly hours 'tue 8-18': …` or
-    # `weekly hours of tue: …`.
-    api_mentions: ClassVar = {
-        "schedule '": "name",
-        **{f"weekly hours '{day} ": day for day in DAYS},
-        **{f"weekly hours of {day}:": day for day in DAYS},
-    }
+    refusal_subject: ClassVar = "schedule"
+    refusal_fields: ClassVar = {day_hours(day): day for day in DAYS}
     name = StringField("Name", validators=[DataRequired(), Length(max=30)])
     time_zone = SelectField("Time zone", choices=[], validate_choice=False)
     holidays = StringField(
@@ -55,8 +45,7 @@ class ScheduleForm(FlaskForm):
 class ExceptionForm(FlaskForm):
     """One date closed all day, or with its own hours."""
 
-    api_names: ClassVar = {"date": "day"}
-    api_mentions: ClassVar = {"hours of ": "hours"}
+    refusal_subject: ClassVar = "schedule_exception"
     day = DateField("Date", validators=[DataRequired(message="Give a date.")])
     kind = RadioField(
         "On that date",
@@ -72,7 +61,7 @@ class ExceptionForm(FlaskForm):
 class ScheduleQueuesForm(FlaskForm):
     """The exact set of the tenant's skill queues that follow the schedule."""
 
-    api_mentions: ClassVar = {"skill queue '": "queues"}
+    refusal_subject: ClassVar = "schedule"
     queues = SelectMultipleField(
         "Skill queues following this schedule",
         choices=[],

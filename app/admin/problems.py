@@ -1,22 +1,28 @@
 """A form's problems in the form's own words, each shown by the field at fault.
 
-The services' refusals name the field they are about (`previewRecordData[1].displayOrder`,
-`nextEarliestWorkTimeUTC`). A form names its fields by their labels and its item rows by
-their number on the page ("Row 2: order must be…"), so a refusal is told here with those,
-and attached to the field it is about, where the templates mark it `aria-invalid` and show
-it beside it; the page's summary (app/web/error_summary.py) links to that field and says in
-full only a refusal that is about no field.
+The services' refusals name the field they are about as a domain value (`CAMPAIGN_NAME`,
+`TASK_ITEMS.item(1, "display_order")`, app/services/fields.py). A form names its fields by
+their labels and its item rows by their number on the page ("Row 2: order must be…"), so a
+refusal is told here with those, and attached to the field it is about, where the templates
+mark it `aria-invalid` and show it beside it; the page's summary (app/web/error_summary.py)
+links to that field and says in full only a refusal that is about no field.
+
+A form says which refusals are its own by naming its fields after the domain's attributes
+of its `refusal_subject` (a `CampaignForm`'s `time_zone` is `campaign.time_zone`), and, for
+a field named otherwise, in `refusal_fields` (domain field → the form's field). The field is
+chosen by that value alone, never by the refusal's words.
 """
 
 from __future__ import annotations
 
 from app.admin.items import kept_rows
-from app.services.errors import ITEMS, ServiceError
+from app.services.errors import ServiceError
+from app.services.fields import DISPLAY_ORDER, KEY, TASK_ITEMS, VALUE, Field
 from app.services.tasks.validation import SPECIAL_KEYS
 from app.web.error_summary import ErrorSummary, summary_of, words
 
-# An item's API field, by the column of the form's item rows that holds it.
-ITEM_COLUMNS = {"key": "key", "value": "value", "displayOrder": "display_order"}
+# The parts of an item a row's columns hold: each column is named after its part.
+ROW_COLUMNS = (KEY, VALUE, DISPLAY_ORDER)
 
 
 def _mark(field, message: str) -> None:
@@ -26,7 +32,7 @@ def _mark(field, message: str) -> None:
 
 def _row_refusal(form, error: ServiceError) -> str | None:
     field, rows = error.field, getattr(form, "items", None)
-    if field is None or field.name != ITEMS or field.index is None or rows is None:
+    if field is None or field.whole != TASK_ITEMS or field.index is None or rows is None:
         return None
     kept = kept_rows(rows)
     if field.index >= len(kept):
@@ -36,38 +42,48 @@ def _row_refusal(form, error: ServiceError) -> str | None:
     if field.part in SPECIAL_KEYS:  # the key is right, the value it holds is not
         column, beside = "value", f"{field.part} {reason}"
         said = beside
-    elif (column := ITEM_COLUMNS.get(field.part or "")) is None:
+    elif field.part not in ROW_COLUMNS:
         return f"Row {number}: {reason}"
     else:
         # The row's message names each field at fault ("Row 2: Value: ..."): beside the
         # field the reason goes without the field's name, which the alert's sentence needs.
+        column = field.part
         beside, said = reason, f"{words(row[column]).lower()} {reason}"
     _mark(row[column], beside[0].upper() + beside[1:])
     return f"Row {number}: {said}"
 
 
-def _named_field(form, error: ServiceError) -> str | None:
-    names = getattr(form, "api_names", {})
-    if error.field is not None and error.field.index is None and error.field.name in names:
-        field = form[names[error.field.name]]
-        said = f"{words(field)} {error.reason}".rstrip()  # the reason may be the name alone
-        _mark(field, said)
-        return said
-    return None
+def form_field_of(form, field: Field | None):
+    """The form's field a refusal about `field` marks, or None: the one `refusal_fields`
+    names for it, else the one named after its attribute when it is of the form's subject."""
+    if field is None:
+        return None
+    name = getattr(form, "refusal_fields", {}).get(field)
+    whole = field.index is None and field.part is None
+    if name is None and whole and field.subject == getattr(form, "refusal_subject", None):
+        name = field.attribute
+    return form[name] if name is not None and name in form else None
+
+
+def _field_refusal(form, error: ServiceError) -> str | None:
+    target = form_field_of(form, error.field)
+    if target is None:
+        return None
+    # A refusal that names its field first is said with the field's label instead.
+    said = f"{words(target)} {error.reason}".rstrip() if error.names_first else error.message
+    _mark(target, said)  # beside one field only: said once
+    return said
 
 
 def refusal_in_form_words(form, error: ServiceError) -> ErrorSummary:
     """The service's refusal told with the form's labels and row numbers, beside the field
     it is about (the templates show it there, `aria-invalid`); the summary links to that
     field, or says the refusal when it is about no field of the form."""
-    said = _row_refusal(form, error) or _named_field(form, error)
+    said = _row_refusal(form, error) or _field_refusal(form, error)
     if said is None:
         said = error.message
-        if error.field is not None and error.field.name == ITEMS and hasattr(form, "items"):
-            said = "Data items" + said[len(ITEMS) :]
-        mentions = getattr(form, "api_mentions", {}).items()
-        if mentioned := [name for mention, name in mentions if mention in said]:
-            _mark(form[mentioned[0]], said)  # beside one field only: said once
+        if error.field is not None and error.field.whole == TASK_ITEMS:
+            said = said[0].upper() + said[1:]  # "Data items hold at most…", "Data item 3…"
     summary = summary_of(form)  # the field marked above, if any
     return summary if summary.links or summary.said else ErrorSummary(said=said)
 

@@ -27,18 +27,22 @@ from app.services import reports
 from app.services.csv_files import GuardedWriter
 from app.services.delivery.progress import is_agent
 from app.services.errors import InvalidInput
+from app.services.fields import (
+    REPORT_AGENT,
+    REPORT_CAMPAIGN,
+    REPORT_END,
+    REPORT_QUEUE,
+    REPORT_START,
+    REPORT_ZONE,
+)
 from app.web.error_summary import ErrorSummary, FieldLink
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-# The service's field names, as the form names them.
+# The report's filters by the form's names: each is named after the scope's attribute,
+# but for the two days.
 FORM_FIELDS = {
-    "from": "from",
-    "to": "to",
-    "zone": "zone",
-    "campaignName": "campaign",
-    "skillQueue": "queue",
-    "agent": "agent",
-}
+    field: field.attribute for field in (REPORT_ZONE, REPORT_CAMPAIGN, REPORT_QUEUE, REPORT_AGENT)
+} | {REPORT_START: "from", REPORT_END: "to"}
 # Each field of the form by its label, as the form and the summary of refused filters say it.
 LABELS = {"from": "From", "to": "To", "zone": "Time zone", "campaign": "Campaign",
           "queue": "Queue", "agent": "Agent", "interval": "Interval"}  # fmt: skip
@@ -141,8 +145,7 @@ def report_scope_for(tenant: Tenant, chosen: Filters, now: datetime) -> reports.
             agent=chosen.agent or None,
         )
     except InvalidInput as refused:
-        named = refused.field.name if refused.field is not None else ""
-        chosen.errors[FORM_FIELDS.get(named, "from")] = str(refused)
+        chosen.errors[FORM_FIELDS.get(refused.field, "from")] = str(refused)
         return None
     today = now.astimezone(ZoneInfo(scope.zone)).date()
     # A missing day is today, or the other day when today would put it on the wrong side.

@@ -13,6 +13,7 @@ from app.admin.forms import ConfirmForm
 from app.admin.sign_in import sign_in_page
 from app.models import ProviderKind, Tenant
 from app.services.errors import InvalidInput
+from app.services.fields import OIDC_CLIENT_SECRET
 from app.services.sso import oidc, providers
 
 
@@ -37,7 +38,7 @@ def _set(tenant: Tenant, form) -> None:
     secret = form.get("client_secret", "").strip() or None
     keeps = current is not None and current.kind == ProviderKind.OIDC and current.sealed_secret
     if secret is None and not keeps:
-        raise InvalidInput("the client secret is required", field="client_secret")
+        raise InvalidInput("the client secret is required", field=OIDC_CLIENT_SECRET)
     settings = oidc.settings_from(
         form.get("issuer", ""), form.get("client_id", ""), form.get("login_claim", "email")
     )

@@ -31,6 +31,7 @@ from app.models import Tenant, WebhookEndpoint
 from app.models.types import utcnow
 from app.services import shown_once as held_values
 from app.services.errors import NotFound
+from app.services.fields import WEBHOOK_REPLAY_SINCE
 from app.services.webhooks import endpoints as service
 from app.services.webhooks import log
 from app.services.webhooks.event_types import EVENT_TYPES
@@ -40,7 +41,7 @@ ONE = BASE + "/<int:endpoint_id>"
 
 
 class ReplaySinceForm(FlaskForm):
-    api_names: ClassVar = {"since": "since"}
+    refusal_fields: ClassVar = {WEBHOOK_REPLAY_SINCE: "since"}
     since = StringField(
         "Replay the events since (UTC)",
         validators=[DataRequired(), Length(max=40)],
@@ -49,7 +50,7 @@ class ReplaySinceForm(FlaskForm):
 
 
 class WebhookForm(FlaskForm):
-    api_names: ClassVar = {"url": "url", "description": "description", "event type": "types"}
+    refusal_subject: ClassVar = "webhook"
     url = StringField("URL", validators=[DataRequired(), Length(max=2048)])
     types = SelectMultipleField(
         "Event types (none ticked: every type)",

@@ -31,23 +31,14 @@ SUGGESTED_CHOICES = [
 
 
 class GroupForm(FlaskForm):
-    api_names: ClassVar = {"work code group name": "name"}
-    api_mentions: ClassVar = {"work code group '": "name"}
+    refusal_subject: ClassVar = "work_code_group"
     name = StringField("Group name", validators=[DataRequired(), Length(max=work_codes.MAX_NAME)])
     required = BooleanField("Required: closing a task needs a code of this group")
     multiple = BooleanField("Multiple choice: several codes at once")
 
 
 class CodeForm(FlaskForm):
-    api_names: ClassVar = {
-        "work code name": "name",
-        "description": "description",
-        "outcome": "outcome",
-        "delay": "delay_minutes",
-        "sort order": "sort_order",
-        "suggested for": "suggested_for",
-    }
-    api_mentions: ClassVar = {"work code '": "name"}
+    refusal_subject: ClassVar = "work_code"
     name = StringField("Code name", validators=[DataRequired(), Length(max=work_codes.MAX_NAME)])
     description = StringField(
         "Description (shown to the agent)",
@@ -87,7 +78,7 @@ class CodeForm(FlaskForm):
 class GroupQueuesForm(FlaskForm):
     """The exact set of skill queues offering a group."""
 
-    api_mentions: ClassVar = {"skill queue '": "queues"}
+    refusal_subject: ClassVar = "work_code_group"
     queues = SelectMultipleField(
         "Skill queues offering this group",
         choices=[],

@@ -24,13 +24,13 @@ QUEUES = "/tenants/<int:tenant_id>/skill-queues"
 
 
 class ReasonForm(FlaskForm):
-    api_names: ClassVar = {"sort order": "sort_order"}
+    refusal_subject: ClassVar = "away_reason"
     name = StringField("Reason", validators=[DataRequired(), Length(max=away_reasons.MAX_NAME)])
     sort_order = IntegerField("Order (lower first)", default=0, validators=[Optional()])
 
 
 class WrapUpLimitForm(FlaskForm):
-    api_names: ClassVar = {"wrap-up limit": "seconds"}
+    refusal_subject: ClassVar = "wrap_up"
     seconds = IntegerField(
         "Wrap-up limit (seconds; empty: none)",
         validators=[

@@ -9,6 +9,7 @@ from flask import Blueprint, jsonify
 from pydantic import ValidationError
 
 from app.api import wire
+from app.api.fields import named, refusal_message
 from app.api.schemas import (
     AddOrUpdateRequest,
     ChangeStatusRequest,
@@ -22,6 +23,7 @@ from app.extensions import db
 from app.models import Campaign
 from app.services.actors import Actor
 from app.services.errors import InvalidInput, ServiceError
+from app.services.fields import TASK_NEXT_EARLIEST
 from app.services.search.query import result_limit, search_tasks
 from app.services.tasks import changes as tasks
 from app.services.tasks.data import with_data
@@ -92,7 +94,9 @@ def _run(
     if isinstance(refused, ValidationError):
         return jsonify(wire.envelope(body, wire.FAILED, describe(refused), **on_failure))
     if refused is not None:
-        return jsonify(wire.envelope(body, wire.status_of(refused), refused.message, **on_failure))
+        return jsonify(
+            wire.envelope(body, wire.status_of(refused), refusal_message(refused), **on_failure)
+        )
     return jsonify(wire.envelope(body, wire.SUCCESS, None, **extra))
 
 
@@ -109,7 +113,7 @@ def add_or_update_campaign_record():
             record_id=request.previewRecordId or None,
             client_id_field_name=request.clientIdFieldName or None,
             preferred_agent=request.preferredAgent,
-            next_earliest=sent_time(request.nextEarliestWorkTimeUTC, "nextEarliestWorkTimeUTC"),
+            next_earliest=sent_time(request.nextEarliestWorkTimeUTC, named(TASK_NEXT_EARLIEST)),
             actor=actor,
         )
         return {}

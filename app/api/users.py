@@ -9,6 +9,7 @@ from flask import Blueprint
 from pydantic import ConfigDict, StringConstraints
 from werkzeug.exceptions import Unauthorized
 
+from app.api.fields import refusal_message
 from app.db.transactions import read_only
 from app.services.actors import Actor
 from app.services.contact_centre import InstanceError
@@ -81,7 +82,7 @@ def _run(schema: type[UserRequest], operation: Callable[[Any, Any, Actor], dict]
         users.check_supported(caller.tenant)
         return operation(caller.tenant, schema.model_validate(body), caller.actor)
 
-    return json_action(act, RESULT_OF, "FAIL", empty)
+    return json_action(act, RESULT_OF, "FAIL", empty, said=refusal_message)
 
 
 @bp.post("/users/add-user", provide_automatic_options=False)

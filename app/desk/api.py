@@ -31,6 +31,7 @@ from app.services.contact_limits.counts import ContactLimitReached
 from app.services.delivery import agent_state, closing, offers
 from app.services.dialer import call_events, placing
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
+from app.services.fields import TASK_NEXT_EARLIEST
 from app.services.people.users import find_user
 from app.services.tasks.data import TaskData, with_data
 from app.services.tasks.display import agent_view_of
@@ -47,6 +48,9 @@ CLOSED_BY_STATE = {"COMPLETED": "COMPLETE", "WORKED": "RESCHEDULE", "REMOVED": "
 # closeTask's and releaseTask's answer when nothing was closed.
 CLOSED_NOTHING = {"task": None, "outcome": None, "closeReason": None}
 # NOT_AVAILABLE, NOT_FOUND (a task the agent does not hold), else INVALID_ARGUMENTS.
+# The desk's JSON names the next attempt's time as the Preview API does.
+NEXT_EARLIEST = TASK_NEXT_EARLIEST.said_as("nextEarliestWorkTimeUTC")
+
 RESULT_OF: tuple[tuple[type[ServiceError], str], ...] = (
     (NotAvailable, "NOT_AVAILABLE"),
     (TaskNotFound, "NOT_FOUND"),
@@ -194,7 +198,7 @@ def close_task():
             agent,
             request.previewRecordID,
             request.outcome,
-            next_earliest=sent_time(request.nextEarliestWorkTimeUTC, "nextEarliestWorkTimeUTC"),
+            next_earliest=sent_time(request.nextEarliestWorkTimeUTC, NEXT_EARLIEST),
             work_codes=codes,
             note=request.note,
             actor=actor,

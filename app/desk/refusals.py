@@ -1,12 +1,12 @@
 """A refused close form in the agent's words, and where the page says it.
 
 The rules live in app/services (delivery/closing.py, work_codes/offers.py) and refuse with
-a ServiceError that names its field by the API's name and says what is wrong with it
-(`kind`); `WorkCodeRefused` names the group and code. This module words each refusal the
-way the desk speaks (times in the zone the form's picker uses, the codes by their names)
-and places it beside the field it is about: the next attempt's time, the outcome buttons, a
-work-code group, else the top of the form. It never reads the message, and no API field
-name reaches the page.
+a ServiceError that names its field as a domain value (app/services/fields.py) and says
+what is wrong with it (`kind`); `WorkCodeRefused` names the group and code. This module
+words each refusal the way the desk speaks (times in the zone the form's picker uses, the
+codes by their names) and places it beside the field it is about: the next attempt's time,
+the outcome buttons, a work-code group, else the top of the form. It never reads the
+message, and no API field name reaches the page.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from app.services.errors import (
     ServiceError,
     WorkCodeRefused,
 )
+from app.services.fields import TASK_NEXT_EARLIEST, TASK_NOTE, TASK_OUTCOME
 from app.services.work_codes.choices import OfferedGroup
 
 # Where a refusal is said: beside the next attempt's time, above the outcome buttons,
@@ -33,10 +34,6 @@ OUTCOME = "outcome"
 GROUP = "wc:"
 FORM = "form"
 
-# The API's names of the fields the close form has, and the form's own.
-TIME_FIELD = "nextEarliestWorkTimeUTC"
-NOTE_FIELD = "note"
-OUTCOME_FIELD = "outcome"
 CHOOSE_OUTCOME = "Choose Complete, Reschedule or Remove."
 
 
@@ -79,17 +76,17 @@ def close_refusal(
     """A refusal of close_task (or of its outcome_of) in the desk's words, with its place."""
     if isinstance(error, WorkCodeRefused):
         return _code_refusal(error, groups)
-    name = error.field.name if error.field is not None else None
-    if name == TIME_FIELD:
+    field = error.field
+    if field == TASK_NEXT_EARLIEST:
         return Refused(_time_words(error, task, agent, now, choice), NEXT_TIME)
-    if name == OUTCOME_FIELD:
+    if field == TASK_OUTCOME:
         if error.kind == REQUIRED and choice.codes:
             return Refused(
                 CHOOSE_OUTCOME[:-1] + ": none of the codes you ticked decides the outcome.",
                 OUTCOME,
             )
         return Refused(CHOOSE_OUTCOME, OUTCOME)
-    if name == NOTE_FIELD:
+    if field == TASK_NOTE:
         return Refused(f"Your note {error.reason}: change it, then close the task again.", FORM)
     # A rule of the desk's own (no field): its words are written for people already.
     return Refused(f"Not saved: {error.reason}", FORM)

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-ITEMS = "previewRecordData"
-WORK_CODES = "workCodes"
+from app.services.fields import TASK_WORK_CODES, Field
 
 # What is wrong with a field (`ServiceError.kind`): left out, a time not in the future, a
 # value outside the range allowed.
@@ -14,52 +11,40 @@ PAST = "past"
 OUT_OF_RANGE = "out_of_range"
 
 
-@dataclass(frozen=True)
-class Field:
-    """The input a refusal is about: a request field by its API name, or one data item
-    (`index`) of `name` and, when one part of it is at fault, that part (`key`, `value`,
-    `displayOrder`, or the special key whose value is wrong)."""
-
-    name: str
-    index: int | None = None
-    part: str | None = None
-
-    def __str__(self) -> str:
-        if self.index is None:
-            return self.name
-        return f"{self.name}[{self.index}]" + (f".{self.part}" if self.part else "")
-
-
-def item_field(index: int, part: str | None = None) -> Field:
-    """The field of one of a task's data items."""
-    return Field(ITEMS, index, part)
-
-
 class ServiceError(Exception):
     """A rule refused the request; the message says why, naming the field at fault.
 
-    `field` is that field as data, for the doors that speak of it in words of their own
-    (a form's label, a file's column); `reason` is the refusal without the field's name;
-    `kind` what is wrong with the field (REQUIRED, PAST, OUT_OF_RANGE, or a refusal's own),
-    so a door can word it without reading the message.
+    `field` is that field as a domain value (app/services/fields.py), for the doors that
+    speak of it in words of their own (the spec's name, a form's label, a file's column);
+    `reason` is the refusal without the field's name when the message names it first
+    (`field.said`), else the whole message; `kind` what is wrong with the field (REQUIRED,
+    PAST, OUT_OF_RANGE, or a refusal's own), so a door can word it without reading the
+    message.
     """
 
     def __init__(
         self,
         message: str,
         *,
-        field: Field | str | None = None,
+        field: Field | None = None,
         reason: str | None = None,
         kind: str | None = None,
     ) -> None:
         super().__init__(message)
+        if field is not None and not isinstance(field, Field):
+            raise TypeError(f"a refusal names its field by a fields.Field, not {field!r}")
         self.message = message
         self.kind = kind
-        self.field = Field(field) if isinstance(field, str) else field
-        if reason is None and self.field is not None and self.field.index is None:
-            name = self.field.name
-            reason = message[len(name) :].lstrip() if message.startswith(name) else None
+        self.field = field
+        if reason is None and field is not None and field.said and field.index is None:
+            named = field.said
+            reason = message[len(named) :].lstrip() if message.startswith(named) else None
         self.reason = message if reason is None else reason
+
+    @property
+    def names_first(self) -> bool:
+        """True when the message names the field first, then says `reason` of it."""
+        return self.field is not None and self.reason != self.message
 
 
 class InvalidInput(ServiceError):
@@ -75,7 +60,7 @@ class Conflict(ServiceError):
 
 
 class TaskNotFound(ServiceError):
-    """No task matches the previewRecordId or clientId given."""
+    """No task matches the record id or client id given."""
 
 
 class TaskTaken(TaskNotFound):
@@ -92,7 +77,7 @@ class WorkCodeRefused(InvalidInput):
     `CodeProblem`s), about `group` and, when one code is at fault, `code`."""
 
     def __init__(self, message: str, *, kind: str, group: str, code: str | None = None) -> None:
-        super().__init__(message, field=WORK_CODES, reason=message, kind=kind)
+        super().__init__(message, field=TASK_WORK_CODES, reason=message, kind=kind)
         self.group, self.code = group, code
 
 
@@ -112,7 +97,7 @@ class InvalidClientId(ServiceError):
 
 
 class InvalidDataKey(ServiceError):
-    """previewRecordData holds a key equal to the clientId field name."""
+    """A task's data holds an item under the key its client id is stored under."""
 
 
 class NotAvailable(ServiceError):

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 
 from app.services.errors import OUT_OF_RANGE, InvalidInput
+from app.services.fields import Field
 
 E164 = re.compile(r"\+[1-9][0-9]{1,14}")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -51,9 +52,12 @@ def is_time_zone(name: str) -> bool:
     return name in _zones()
 
 
-def require_time_zone(name: str, field: str) -> str:
+def require_time_zone(name: str, field: Field) -> str:
+    """The zone name, or a refusal about `field`: named first by its `said` words, else by
+    "time zone" (the refusal then said whole)."""
     if not is_time_zone(name):
-        raise InvalidInput(f"{field} '{name}' is not an IANA time zone name", field=field)
+        named = field.said or "time zone"
+        raise InvalidInput(f"{named} '{name}' is not an IANA time zone name", field=field)
     return name
 
 

@@ -53,11 +53,13 @@ def json_action(
     otherwise: str,
     empty: dict[str, Any],
     refused_fields: Callable[[ServiceError], dict[str, Any]] | None = None,
+    said: Callable[[ServiceError], str] = lambda refused: refused.message,
 ):
     """Authenticate, check the body's tenant, then `act` on the body in the request's
     transaction; answer HTTP 200 with result/message (and `empty`'s fields when refused,
     with those `refused_fields` tells of the refusal): a refusal's result is that of the
-    first of `results` it is, else `otherwise`."""
+    first of `results` it is, else `otherwise`, and its message what `said` makes of it
+    (the APIs name its field by the spec's name)."""
     receive()
     caller = authenticate()
     body = json_object()
@@ -76,5 +78,5 @@ def json_action(
     if refused is not None:
         result = next((name for kind, name in results if isinstance(refused, kind)), otherwise)
         told = refused_fields(refused) if refused_fields is not None else {}
-        return jsonify({"result": result, "message": refused.message, **empty, **told})
+        return jsonify({"result": result, "message": said(refused), **empty, **told})
     return jsonify({"result": SUCCESS, **answer})

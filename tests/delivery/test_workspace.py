@@ -14,6 +14,7 @@ from app.services.actors import Actor
 from app.services.delivery import agent_state, away_reasons, closing, progress, wrap_up
 from app.services.dialer import call_events, placing
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.fields import AGENT_AWAY_REASON, AWAY_REASON_NAME, TASK_NOTE, WRAP_UP_LIMIT
 from tests.calls.calls_support import add_phones, as_agent, deliver
 from tests.calls.calls_support import events as told
 from tests.conftest import SETUP
@@ -75,15 +76,15 @@ def test_a_tenant_keeps_its_away_reasons_in_order_each_change_audited_with_its_e
 @pytest.mark.parametrize(
     ("name", "refusal", "field"),
     [
-        ("", InvalidInput, "name"),
-        ("x" * 41, InvalidInput, "name"),
-        ("break", Conflict, "name"),
+        ("", InvalidInput, AWAY_REASON_NAME),
+        ("x" * 41, InvalidInput, AWAY_REASON_NAME),
+        ("break", Conflict, AWAY_REASON_NAME),
     ],
 )
 def test_a_reason_refused_names_its_field_and_adds_nothing(reasons, name, refusal, field):
     with pytest.raises(refusal) as refused:
         away_reasons.add_reason(reasons, name, actor=SETUP)
-    assert refused.value.field.name == field
+    assert refused.value.field == field
     db.session.rollback()
     assert len(away_reasons.list_reasons(reasons)) == 3
 
@@ -137,7 +138,7 @@ def test_an_unknown_reason_or_one_with_another_state_is_refused_and_nothing_stor
 ):
     with pytest.raises(InvalidInput) as refused:
         agent_state.set_agent_state(ann, state, reason=reason, actor=as_agent(ann), now=start())
-    assert refused.value.field.name == "reason"
+    assert refused.value.field == AGENT_AWAY_REASON
     db.session.rollback()
     assert (ann.desk_state, ann.desk_state_reason, spans(ann)) == ("OFFLINE", None, [])
 
@@ -188,7 +189,7 @@ def test_a_wrap_up_limit_out_of_bounds_is_refused(acme, seconds):
     sales = db.session.scalar(select(SkillQueue).filter_by(tenant_id=acme.id, name="Sales"))
     with pytest.raises(InvalidInput) as refused:
         wrap_up.set_wrap_up_limit(sales, seconds, actor=SETUP)
-    assert refused.value.field.name == "wrap-up limit"
+    assert refused.value.field == WRAP_UP_LIMIT
 
 
 def test_setting_the_wrap_up_limit_is_audited(acme):
@@ -233,7 +234,7 @@ def test_a_note_past_the_limit_is_refused_naming_the_field_and_nothing_is_closed
             ann, task.record_id, "COMPLETE", note="x" * (closing.NOTE_LIMIT + 1),
             actor=as_agent(ann), now=now + S,
         )  # fmt: skip
-    assert refused.value.field.name == "note"
+    assert refused.value.field == TASK_NOTE
     db.session.rollback()
     attempt = db.session.scalar(select(Attempt))
     assert (attempt.ended_how, attempt.note, events("task.closed")) == (None, None, [])

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import AuditRecord, Tenant
 from app.services.errors import InvalidInput
+from app.services.fields import TENANT_CCP_URL
 from app.services.tenants.ccp import ccp_origin, set_ccp_url
 from app.services.tenants.setup import set_instance
 from tests.admin.conftest import page
@@ -74,7 +75,7 @@ def test_a_ccp_url_on_the_instances_domain_is_kept(on_connect, url):
 def test_a_ccp_url_elsewhere_is_refused_by_its_field(on_connect, url, words):
     with pytest.raises(InvalidInput, match=words) as refused:
         set_ccp_url(on_connect, url, actor=SETUP)
-    assert refused.value.field.name == "CCP URL"
+    assert refused.value.field == TENANT_CCP_URL
     db.session.rollback()
     assert stored(on_connect) is None and trail() == []
 

@@ -8,11 +8,13 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
+from app.api.fields import WIRE_NAMES
 from app.extensions import db
 from app.models import AuditRecord, DncNumber, Task
 from app.services.actors import Actor
 from app.services.delivery import closing
 from app.services.errors import PAST, InvalidInput, WorkCodeRefused
+from app.services.fields import TASK_NEXT_EARLIEST
 from app.services.work_codes import groups as work_codes
 from app.wire.times import sent_time
 from tests.conftest import SETUP
@@ -100,7 +102,7 @@ def test_a_refusal_names_its_field_and_what_is_wrong(name, said, renewals, ann):
     with pytest.raises(InvalidInput) as refused:
         closing.outcome_of(ann, task.record_id, case.outcome, work_codes=case.codes, now=now)
     error = refused.value
-    assert (error.field.name, error.kind) == said[:2]
+    assert (WIRE_NAMES[error.field], error.kind) == said[:2]  # the field, by the spec's name
     if isinstance(error, WorkCodeRefused):
         assert (error.group, error.code) == said[2:]
 
@@ -112,7 +114,7 @@ def test_a_time_in_the_past_is_refused_as_past(winback, ann):
     with pytest.raises(InvalidInput) as refused:
         closing.close_task(ann, task.record_id, "RESCHEDULE", next_earliest=past,
                            actor=Actor.agent("ann"), now=now)  # fmt: skip
-    assert (refused.value.field.name, refused.value.kind) == ("nextEarliestWorkTimeUTC", PAST)
+    assert (refused.value.field, refused.value.kind) == (TASK_NEXT_EARLIEST, PAST)
 
 
 @pytest.mark.parametrize(

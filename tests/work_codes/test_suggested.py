@@ -9,6 +9,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import AuditRecord, CallResult, WorkCodeChoice
 from app.services.errors import InvalidInput
+from app.services.fields import WORK_CODE_SUGGESTED_FOR
 from app.services.tenants import setup as tenants
 from app.services.work_codes import groups as work_codes
 from app.services.work_codes.choices import offered, suggested
@@ -47,7 +48,7 @@ def test_a_suggestion_that_is_no_call_result_is_refused_by_its_field(acme, group
         work_codes.add_code(
             groups["Result"], "Picked", CodeSettings(suggested_for=result), actor=SETUP
         )
-    assert refused.value.field.name == "suggested for"
+    assert refused.value.field == WORK_CODE_SUGGESTED_FOR
     db.session.rollback()
     assert fresh("Picked") is None
 

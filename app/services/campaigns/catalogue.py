@@ -12,8 +12,22 @@ from app.models.campaigns import DEFAULT_CLIENT_ID_FIELD
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.fields import (
+    CAMPAIGN_CLIENT_ID_FIELD_NAME,
+    CAMPAIGN_NAME,
+    CAMPAIGN_SKILL_QUEUE,
+    CAMPAIGN_TIME_ZONE,
+    CAMPAIGN_TYPE,
+)
 from app.services.tenants.setup import get_skill_queue
 from app.services.values import require_time_zone
+
+# How this module's refusals name their fields.
+NAME = CAMPAIGN_NAME.said_as("campaign name")
+TYPE = CAMPAIGN_TYPE.said_as("campaign type")
+CLIENT_ID_FIELD_NAME = CAMPAIGN_CLIENT_ID_FIELD_NAME.said_as("clientId field name")
+QUEUE = CAMPAIGN_SKILL_QUEUE.said_as("skill queue")
+ZONE = CAMPAIGN_TIME_ZONE.said_as("time zone")
 
 
 def find_campaign(tenant: Tenant, name: str) -> Campaign | None:
@@ -97,20 +111,20 @@ def create_campaign(
 ) -> Campaign:
     """Create a campaign with its default skill queue and time zone."""
     if not name.strip() or len(name) > 255:
-        raise InvalidInput("campaign name must be 1 to 255 characters", field="campaign name")
+        raise InvalidInput("campaign name must be 1 to 255 characters", field=NAME)
     if campaign_type not in set(CampaignType):
         raise InvalidInput(
             f"campaign type '{campaign_type}' is not one of preview, progressive",
-            field="campaign type",
+            field=TYPE,
         )
     if not client_id_field_name.strip() or len(client_id_field_name) > 255:
         raise InvalidInput(
-            "clientId field name must be 1 to 255 characters", field="clientId field name"
+            "clientId field name must be 1 to 255 characters", field=CLIENT_ID_FIELD_NAME
         )
-    queue = get_skill_queue(tenant, skill_queue)
-    require_time_zone(time_zone, "time zone")
+    queue = get_skill_queue(tenant, skill_queue, QUEUE)
+    require_time_zone(time_zone, ZONE)
     if find_campaign(tenant, name):
-        raise Conflict(f"campaign '{name}' already exists")
+        raise Conflict(f"campaign '{name}' already exists", field=CAMPAIGN_NAME)
     campaign = Campaign(
         tenant=tenant,
         name=name,
@@ -157,11 +171,13 @@ def update_campaign(
     if campaign_type is not None and campaign_type not in set(CampaignType):
         raise InvalidInput(
             f"campaign type '{campaign_type}' is not one of preview, progressive",
-            field="campaign type",
+            field=TYPE,
         )
-    queue = get_skill_queue(campaign.tenant, skill_queue) if skill_queue is not None else None
+    queue = (
+        get_skill_queue(campaign.tenant, skill_queue, QUEUE) if skill_queue is not None else None
+    )
     if time_zone is not None:
-        require_time_zone(time_zone, "time zone")
+        require_time_zone(time_zone, ZONE)
     before = _settings(campaign)
     if queue is not None:
         campaign.default_skill_queue = queue

@@ -35,6 +35,13 @@ from app.services.actors import Actor
 from app.services.audit.trail import record
 from app.services.campaigns.catalogue import campaign_change
 from app.services.errors import InvalidInput
+from app.services.fields import (
+    CAMPAIGN_CALLER_ID,
+    CAMPAIGN_CONTACT_FLOW_ID,
+    CAMPAIGN_COUNTDOWN_SECONDS,
+    CAMPAIGN_PLACEMENT,
+    CAMPAIGN_QUEUE_ARN,
+)
 from app.services.values import is_e164
 
 LOWEST, HIGHEST = AUTO_DIAL_SECONDS
@@ -46,11 +53,11 @@ QUEUE_ARN = re.compile(
 CONTACT_FLOW_ID = re.compile(r"[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}")
 
 # The names the forms and the CLI give the settings, which refusals name.
-SECONDS_FIELD = "auto-dial seconds"
-PLACEMENT_FIELD = "call placement"
-QUEUE_FIELD = "queue ARN"
-FLOW_FIELD = "contact flow id"
-CALLER_FIELD = "caller id"
+SECONDS_FIELD = CAMPAIGN_COUNTDOWN_SECONDS.said_as("auto-dial seconds")
+PLACEMENT_FIELD = CAMPAIGN_PLACEMENT.said_as("call placement")
+QUEUE_FIELD = CAMPAIGN_QUEUE_ARN.said_as("queue ARN")
+FLOW_FIELD = CAMPAIGN_CONTACT_FLOW_ID.said_as("contact flow id")
+CALLER_FIELD = CAMPAIGN_CALLER_ID.said_as("caller id")
 
 
 class _Keep(Enum):

@@ -33,6 +33,7 @@ from app.services.audit.trail import record
 from app.services.campaigns.catalogue import campaign_change
 from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.errors import InvalidInput
+from app.services.fields import Field
 
 ACTIVE, PAUSED, ARCHIVED = (s.value for s in CampaignStatus)
 OPEN_STATES = ("NOTWORKED", "WORKED")
@@ -132,11 +133,13 @@ def _restart_holds(campaign: Campaign, now: datetime) -> None:
     )
 
 
-def check_takes_tasks(campaign: Campaign, field: str = "campaign") -> None:
-    """Refuse a new task for an archived campaign (an add, a transfer into it, a file)."""
+def check_takes_tasks(campaign: Campaign, field: Field | None = None) -> None:
+    """Refuse a new task for an archived campaign (an add, a transfer into it, a file); the
+    refusal is about `field` when the request names the campaign by one (a transfer's)."""
     if campaign.status == ARCHIVED:
         raise InvalidInput(
-            f"{field} '{campaign.name}' is archived: it takes no new tasks (restore it first)",
+            f"{field or 'campaign'} '{campaign.name}' is archived: it takes no new tasks "
+            "(restore it first)",
             field=field,
         )
 

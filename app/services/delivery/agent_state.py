@@ -21,10 +21,11 @@ from app.models.agents import AgentState
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit import trail as history
-from app.services.delivery.away_reasons import checked_reason
+from app.services.delivery.away_reasons import REASON, checked_reason
 from app.services.delivery.closing import release_all
 from app.services.delivery.rules import effective_state
 from app.services.errors import InvalidInput
+from app.services.fields import AGENT_STATE
 
 STATES = tuple(state.value for state in AgentState)
 
@@ -45,9 +46,11 @@ def set_agent_state(
     """Set the agent's state (AWAY with one of the tenant's reasons, or none); OFFLINE
     releases the task the agent holds. A reason with another state is refused."""
     if state not in STATES:
-        raise InvalidInput(f"state '{state}' is not one of {', '.join(STATES)}", field="state")
+        raise InvalidInput(
+            f"state '{state}' is not one of {', '.join(STATES)}", field=AGENT_STATE.said_as("state")
+        )
     if reason is not None and reason.strip() and state != AgentState.AWAY:
-        raise InvalidInput(f"reason is given only with AWAY, not {state}", field="reason")
+        raise InvalidInput(f"reason is given only with AWAY, not {state}", field=REASON)
     reason = checked_reason(agent.tenant_id, reason) if state == AgentState.AWAY else None
     now = now or utcnow()
     before = effective_state(agent, now)

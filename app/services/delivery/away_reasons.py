@@ -16,10 +16,15 @@ from app.models import AwayReason, Tenant
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.fields import AGENT_AWAY_REASON, AWAY_REASON_NAME, AWAY_REASON_SORT_ORDER, Field
 
 MAX_NAME = 40
 # The agents report's name for time AWAY with no reason given.
 NO_REASON = "No reason"
+
+# How this module's refusals name their fields.
+REASON = AGENT_AWAY_REASON.said_as("reason")
+NAME = AWAY_REASON_NAME.said_as("name")
 
 
 def list_reasons(tenant: Tenant | int) -> list[AwayReason]:
@@ -43,7 +48,7 @@ def find_reason(tenant_id: int, name: str) -> AwayReason | None:
     )
 
 
-def checked_reason(tenant_id: int, name: str | None, field: str = "reason") -> str | None:
+def checked_reason(tenant_id: int, name: str | None, field: Field = REASON) -> str | None:
     """The reason as the tenant spells it; None for none. An unknown one is refused,
     naming the field and the reasons there are."""
     if name is None or not name.strip():
@@ -61,11 +66,11 @@ def checked_reason(tenant_id: int, name: str | None, field: str = "reason") -> s
 def _checked_name(name: str) -> str:
     name = (name or "").strip()
     if not name:
-        raise InvalidInput("name is required", field="name")
+        raise InvalidInput(f"{NAME} is required", field=NAME)
     if len(name) > MAX_NAME:
-        raise InvalidInput(f"name is longer than {MAX_NAME} characters", field="name")
+        raise InvalidInput(f"{NAME} is longer than {MAX_NAME} characters", field=NAME)
     if any(not ch.isprintable() for ch in name):
-        raise InvalidInput("name holds a control character", field="name")
+        raise InvalidInput(f"{NAME} holds a control character", field=NAME)
     return name
 
 
@@ -87,9 +92,12 @@ def add_reason(tenant: Tenant, name: str, *, sort_order: int = 0, actor: Actor) 
     """Add a reason; one of the same name in any case is refused."""
     name = _checked_name(name)
     if find_reason(tenant.id, name) is not None:
-        raise Conflict(f"away reason '{name}' already exists", field="name")
+        raise Conflict(f"away reason '{name}' already exists", field=AWAY_REASON_NAME)
     if not -1000 <= sort_order <= 1000:
-        raise InvalidInput("sort order must be between -1000 and 1000", field="sort order")
+        raise InvalidInput(
+            "sort order must be between -1000 and 1000",
+            field=AWAY_REASON_SORT_ORDER.said_as("sort order"),
+        )
     reason = AwayReason(tenant_id=tenant.id, name=name, sort_order=sort_order)
     db.session.add(reason)
     db.session.flush()
@@ -102,7 +110,7 @@ def remove_reason(tenant: Tenant, name: str, *, actor: Actor) -> AwayReason:
     """Remove a reason: agents away with it stay so; the reports keep its time."""
     reason = find_reason(tenant.id, (name or "").strip())
     if reason is None:
-        raise NotFound(f"away reason '{name}' does not exist", field="name")
+        raise NotFound(f"away reason '{name}' does not exist", field=AWAY_REASON_NAME)
     before = {"name": reason.name, "sortOrder": reason.sort_order}
     record(actor, _change("away_reason.removed", reason, before=before))
     db.session.delete(reason)

@@ -39,6 +39,7 @@ from app.services.delivery import rules
 from app.services.delivery.ownership import held_task, task_to_close
 from app.services.dnc import numbers as dnc
 from app.services.errors import PAST, REQUIRED, InvalidInput, NotAvailable
+from app.services.fields import TASK_NEXT_EARLIEST, TASK_NOTE, TASK_OUTCOME
 from app.services.snapshots import with_fields
 from app.services.tasks.snapshots import task_snapshot
 from app.services.tasks.tracing import trace_change
@@ -78,6 +79,11 @@ PASSED_OVER_FOR = "PREFERRED_AGENT_HOLD_SECONDS"
 # The longest note an agent may keep with an attempt, in characters.
 NOTE_LIMIT = 2000
 
+# The fields as this module's messages name them (the spec's names).
+OUTCOME = TASK_OUTCOME.said_as("outcome")
+NOTE = TASK_NOTE.said_as("note")
+NEXT_EARLIEST = TASK_NEXT_EARLIEST.said_as("nextEarliestWorkTimeUTC")
+
 # Checks every closing passes before it is applied, each raising a ServiceError to refuse.
 OUTCOME_RULES: list[Callable[[Task, Closing], None]] = []
 
@@ -87,7 +93,7 @@ def _asked(outcome: str | None) -> Outcome | None:
         return None
     if outcome not in set(Outcome):
         raise InvalidInput(
-            f"outcome '{outcome}' is not one of {', '.join(Outcome)}", field="outcome"
+            f"{OUTCOME} '{outcome}' is not one of {', '.join(Outcome)}", field=OUTCOME
         )
     return Outcome(outcome)
 
@@ -99,10 +105,10 @@ def checked_note(note: str | None) -> str | None:
     note = note.strip()
     if len(note) > NOTE_LIMIT:
         raise InvalidInput(
-            f"note is longer than {NOTE_LIMIT:,} characters ({len(note):,})", field="note"
+            f"{NOTE} is longer than {NOTE_LIMIT:,} characters ({len(note):,})", field=NOTE
         )
     if "\x00" in note:
-        raise InvalidInput("note holds a NUL character", field="note")
+        raise InvalidInput(f"{NOTE} holds a NUL character", field=NOTE)
     return note or None
 
 
@@ -126,15 +132,15 @@ def _next_work(
         if delays:
             return now + timedelta(minutes=max(delays))
         raise InvalidInput(
-            "nextEarliestWorkTimeUTC is required to RESCHEDULE",
-            field="nextEarliestWorkTimeUTC",
+            f"{NEXT_EARLIEST} is required to RESCHEDULE",
+            field=NEXT_EARLIEST,
             kind=REQUIRED,
         )
-    next_work = checked_time(next_earliest, "nextEarliestWorkTimeUTC")
+    next_work = checked_time(next_earliest, NEXT_EARLIEST)
     if next_work <= now:
         raise InvalidInput(
-            f"nextEarliestWorkTimeUTC must be in the future (now {moment_text(now)} UTC)",
-            field="nextEarliestWorkTimeUTC",
+            f"{NEXT_EARLIEST} must be in the future (now {moment_text(now)} UTC)",
+            field=NEXT_EARLIEST,
             kind=PAST,
         )
     return next_work
@@ -154,9 +160,9 @@ def _closing(
     outcome = asked or implied_outcome(chosen)
     if outcome is None:
         raise InvalidInput(
-            f"outcome is required: one of {', '.join(Outcome)}"
+            f"{OUTCOME} is required: one of {', '.join(Outcome)}"
             + (", as no work code chosen implies one" if chosen else ""),
-            field="outcome",
+            field=OUTCOME,
             kind=REQUIRED,
         )
     next_work = None

@@ -19,6 +19,7 @@ from app.models import Attempt, SkillQueue, Task
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import InvalidInput
+from app.services.fields import WRAP_UP_LIMIT
 
 MIN_LIMIT_SECONDS = 5
 MAX_LIMIT_SECONDS = 3600
@@ -67,7 +68,7 @@ def set_wrap_up_limit(queue: SkillQueue, seconds: int | None, *, actor: Actor) -
         raise InvalidInput(
             f"wrap-up limit must be {MIN_LIMIT_SECONDS} to {MAX_LIMIT_SECONDS} seconds, "
             f"not {seconds}",
-            field="wrap-up limit",
+            field=WRAP_UP_LIMIT.said_as("wrap-up limit"),
         )
     before = queue.wrap_up_limit_seconds
     if before == seconds:

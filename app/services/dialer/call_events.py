@@ -23,6 +23,11 @@ from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.calls import ledger
 from app.services.errors import InvalidInput, TaskNotFound
+from app.services.fields import CALL_EVENT, CALL_RESULT
+
+# How this module's refusals name their fields.
+EVENT = CALL_EVENT.said_as("event")
+RESULT = CALL_RESULT.said_as("result")
 
 CONNECTED, ENDED = "CONNECTED", "ENDED"
 CALL_EVENTS = (CONNECTED, ENDED)
@@ -35,13 +40,13 @@ class CallNotFound(TaskNotFound):
 
 def _check_event(event: str, result: str | None) -> None:
     if event not in CALL_EVENTS:
-        raise InvalidInput(f"event '{event}' is not one of {', '.join(CALL_EVENTS)}", field="event")
+        raise InvalidInput(f"event '{event}' is not one of {', '.join(CALL_EVENTS)}", field=EVENT)
     if event == ENDED:
         if result is None:
-            raise InvalidInput("result is required with ENDED", field="result")
+            raise InvalidInput("result is required with ENDED", field=RESULT)
         if result not in RESULTS:
             raise InvalidInput(
-                f"result '{result}' is not one of {', '.join(RESULTS)}", field="result"
+                f"result '{result}' is not one of {', '.join(RESULTS)}", field=RESULT
             )
 
 

@@ -56,11 +56,15 @@ from app.services.delivery.ownership import held_task
 from app.services.dialer import call_events
 from app.services.dnc import numbers as dnc
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound, TaskTaken
+from app.services.fields import TASK_PHONE_KEY
 from app.services.schedules import calling_windows, queue_hours
 from app.services.schedules.window_clock import zones_inside
 from app.services.tasks.display import agent_view_of
 from app.services.values import moment_text
 from app.services.work_codes.choices import offered, suggested
+
+# How this module's refusals name their fields.
+PHONE_KEY = TASK_PHONE_KEY.said_as("phoneKey")
 
 # The phone items of the agent's view: dialable, or shown as listed (and refused here).
 PHONE_KINDS = ("phone", "blocked")
@@ -113,7 +117,7 @@ def _phone_item(task: Task, phone_key: str | None) -> tuple[str, str]:
             raise InvalidInput(
                 f"phoneKey '{phone_key}' is not a phone item of task '{task.record_id}' "
                 f"(its phone items: {known})",
-                field="phoneKey",
+                field=PHONE_KEY,
             )
         return found.key, found.value
     if not phones:

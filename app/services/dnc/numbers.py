@@ -32,6 +32,7 @@ from app.services.actors import Actor
 from app.services.audit.trail import Change, record_all
 from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.errors import InvalidInput
+from app.services.fields import DNC_NOTE, DNC_NUMBERS
 from app.services.values import is_e164, is_phone_key
 
 MAX_NOTE = 255
@@ -53,7 +54,7 @@ def check_number(value: str) -> str:
     if not is_e164(number):
         raise InvalidInput(
             f"number '{value}' is not an E.164 number (+ then 2 to 15 digits, e.g. +14155550123)",
-            field="number",
+            field=DNC_NUMBERS.said_as("number"),
         )
     return number
 
@@ -62,7 +63,7 @@ def check_note(note: str) -> str:
     """The note without surrounding blanks; InvalidInput past MAX_NOTE characters."""
     note = note.strip()
     if len(note) > MAX_NOTE:
-        raise InvalidInput(f"note is longer than {MAX_NOTE} characters")
+        raise InvalidInput(f"note is longer than {MAX_NOTE} characters", field=DNC_NOTE)
     return note
 
 
@@ -124,7 +125,7 @@ def add_numbers(tenant: Tenant, numbers: Iterable[str], note: str = "", *, actor
     """List these numbers (all or none: one that is not E.164 refuses the lot)."""
     wanted = _unique(check_number(n) for n in numbers)
     if not wanted:
-        raise InvalidInput("give at least one number", field="give at least one number")
+        raise InvalidInput("give at least one number", field=DNC_NUMBERS)
     note = check_note(note)
     inserted = insert_numbers(tenant.id, [(n, note) for n in wanted])
     added = [n for n in wanted if n in inserted]
@@ -144,7 +145,7 @@ def remove_numbers(tenant: Tenant, numbers: Iterable[str], *, actor: Actor) -> R
     """Take these numbers off the list; a number that is not on it is said, not refused."""
     wanted = _unique(check_number(n) for n in numbers)
     if not wanted:
-        raise InvalidInput("give at least one number", field="give at least one number")
+        raise InvalidInput("give at least one number", field=DNC_NUMBERS)
     found = list(
         db.session.scalars(
             select(DncNumber).where(DncNumber.tenant_id == tenant.id, DncNumber.number.in_(wanted))

@@ -15,8 +15,10 @@ from datetime import UTC, datetime
 
 from app.models import SkillQueue
 from app.services.csv_cells import excerpt, excerpts_in
-from app.services.errors import ITEMS, InvalidInput, ServiceError
+from app.services.errors import InvalidInput, ServiceError
+from app.services.fields import TASK_ITEMS, TASK_SKILL_QUEUE
 from app.services.tasks.validation import (
+    NEXT_EARLIEST,
     SPECIAL_KEYS,
     ItemInput,
     QueueLookup,
@@ -29,8 +31,9 @@ from app.wire.times import sent_time, to_epoch_ms
 PREFERRED_AGENT = "preferredAgent"
 NEXT_WORK_TIME = "nextEarliestWorkTime"
 SKILL_QUEUE = "skillQueue"
-WIRE_TIME_FIELD = "nextEarliestWorkTimeUTC"  # the name a refused time is told by, as the API's
+TIME_FIELD = NEXT_EARLIEST  # a refused time is told by the API's name, as a refused add
 APPLIED = (PREFERRED_AGENT, NEXT_WORK_TIME, SKILL_QUEUE)
+QUEUE_COLUMN = TASK_SKILL_QUEUE.said_as(SKILL_QUEUE)  # a refused queue, by its column
 IGNORED = (
     "previewRecordID",
     "workedState",
@@ -70,7 +73,7 @@ def parse_time(value: str) -> SentTime:
     """The time a cell holds, as `CCYY-MM-DD HH:MM:SS.mmm` (UTC) or as epoch milliseconds;
     a malformed cell is refused now, one out of range when the row's plan checks it."""
     if value.isascii() and value.isdigit():
-        return sent_time(int(value), WIRE_TIME_FIELD)
+        return sent_time(int(value), TIME_FIELD)
     match = WIRE_TIME.fullmatch(value)
     if not match:
         raise InvalidInput(
@@ -83,14 +86,14 @@ def parse_time(value: str) -> SentTime:
         raise InvalidInput(
             f"{NEXT_WORK_TIME} '{excerpt(value)}' is not a real date and time"
         ) from None
-    return sent_time(to_epoch_ms(moment) + int((match[3] or "0").ljust(3, "0")), WIRE_TIME_FIELD)
+    return sent_time(to_epoch_ms(moment) + int((match[3] or "0").ljust(3, "0")), TIME_FIELD)
 
 
 def columns_named(error: ServiceError, items: list[ItemInput]) -> str:
     """The refusal told of the file's columns: a data item by its column, not as the API's
     previewRecordData[n]."""
     field = error.field
-    if field is None or field.name != ITEMS or field.index is None:
+    if field is None or field.whole != TASK_ITEMS or field.index is None:
         return error.message
     special = f"{field.part} " if field.part in SPECIAL_KEYS else ""
     return f"column '{items[field.index].key}': {special}{error.reason}"
@@ -119,7 +122,7 @@ def plan_row(
             next_earliest=parse_time(when) if when else None,
             queues=queues,
         )
-        queue = queues(queue_name, SKILL_QUEUE) if queue_name else None
+        queue = queues(queue_name, QUEUE_COLUMN) if queue_name else None
         if queue and plan.skill_queue and plan.skill_queue.name != queue.name:
             raise InvalidInput(
                 f"column '{SKILL_QUEUE}' ('{queue.name}') and the SkillQueue item "

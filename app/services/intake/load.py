@@ -30,6 +30,7 @@ from app.services.campaigns.life_cycle import check_takes_tasks
 from app.services.csv_cells import excerpt, reason_text, unguard_row
 from app.services.csv_files import GuardedWriter
 from app.services.errors import InvalidInput, ServiceError
+from app.services.fields import Field
 from app.services.intake.columns import Layout, plan_row
 from app.services.intake.file_reader import (
     FileRefused,
@@ -135,11 +136,11 @@ class QueueRef:
     name: str
 
 
-def _queue_lookup(campaign: Campaign) -> Callable[[str, str], QueueRef]:
+def _queue_lookup(campaign: Campaign) -> Callable[[str, Field], QueueRef]:
     """Every queue of the tenant, read once per load."""
     queues = {q.name: QueueRef(q.id, q.name) for q in list_skill_queues(campaign.tenant)}
 
-    def lookup(name: str, where: str) -> QueueRef:
+    def lookup(name: str, where: Field) -> QueueRef:
         if name not in queues:
             raise InvalidInput(
                 f"{where} '{excerpt(name)}' is not a skill queue of this environment",

@@ -21,6 +21,7 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import InvalidInput
+from app.services.fields import USER_QUEUES, USER_TIME_ZONE
 from app.services.people import sessions
 from app.services.people.passwords import check_password, hash_password, password_matches
 from app.services.tenants.setup import get_skill_queue
@@ -48,7 +49,7 @@ def set_agent_queues(agent: User, names: Iterable[str], *, actor: Actor) -> list
     """Give the agent exactly these skill queues of its tenant (an unknown name is refused,
     by name); the names it now has, sorted."""
     wanted = sorted(set(names))
-    queues = [get_skill_queue(agent.tenant, name) for name in wanted]
+    queues = [get_skill_queue(agent.tenant, name, USER_QUEUES) for name in wanted]
     before = queue_names(agent)
     agent.skill_queues = queues
     db.session.flush()
@@ -60,7 +61,7 @@ def set_agent_zone(agent: User, zone: str | None, *, actor: Actor) -> str | None
     """The agent's own time zone (an IANA name), in which the desk says times; None: UTC."""
     zone = zone or None
     if zone is not None:
-        require_time_zone(zone, "time zone")
+        require_time_zone(zone, USER_TIME_ZONE)
     before = agent.time_zone
     agent.time_zone = zone
     _record(actor, agent, "agent.zone_set", {"timeZone": before}, {"timeZone": zone})

@@ -28,6 +28,15 @@ from app.services.contact_centre import InstanceError, InstanceUser, instance_fo
 from app.services.delivery.agent_state import end_span
 from app.services.delivery.closing import release_all
 from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
+from app.services.fields import (
+    USER_FIRST_NAME,
+    USER_LAST_NAME,
+    USER_LOGIN_USER_ID,
+    USER_PRIMARY_EMAIL,
+    USER_SECONDARY_EMAIL,
+    USER_TEMPLATE,
+    Field,
+)
 from app.services.tenants.setup import find_user_template
 
 # Amazon Connect's rule for usernames, applied to users created in any instance.
@@ -42,6 +51,15 @@ NEVER_INTERNAL = ("invalid", "onion")
 email_validator.SPECIAL_USE_DOMAIN_NAMES[:] = [
     name for name in email_validator.SPECIAL_USE_DOMAIN_NAMES if name in NEVER_INTERNAL
 ]
+
+# The fields as this module's messages name them: the spec's names, which the Users API
+# says from its own table (app/api/fields.py) and the pages by their form's labels.
+LOGIN = USER_LOGIN_USER_ID.said_as("loginUserId")
+FIRST_NAME = USER_FIRST_NAME.said_as("firstName")
+LAST_NAME = USER_LAST_NAME.said_as("lastName")
+TEMPLATE = USER_TEMPLATE.said_as("userTemplateName")
+PRIMARY_EMAIL = USER_PRIMARY_EMAIL.said_as("primaryEmailAddr")
+SECONDARY_EMAIL = USER_SECONDARY_EMAIL.said_as("secondaryEmailAddr")
 
 
 class NotSupported(ServiceError):
@@ -84,7 +102,7 @@ def check_supported(tenant: Tenant) -> None:
         )
 
 
-def _email(value: str | None, field: str) -> str | None:
+def _email(value: str | None, field: Field) -> str | None:
     if value is None:
         return None
     try:
@@ -97,29 +115,29 @@ def _email(value: str | None, field: str) -> str | None:
 
 def _checked(tenant: Tenant, new: NewUser) -> NewUser:
     for field, value in (
-        ("loginUserId", new.login_user_id),
-        ("firstName", new.first_name),
-        ("lastName", new.last_name),
-        ("userTemplateName", new.user_template_name),
+        (LOGIN, new.login_user_id),
+        (FIRST_NAME, new.first_name),
+        (LAST_NAME, new.last_name),
+        (TEMPLATE, new.user_template_name),
     ):
         if not value.strip():
             raise InvalidInput(f"{field} must not be empty", field=field)
-        if len(value) > (255 if field in ("loginUserId", "userTemplateName") else MAX_NAME):
+        if len(value) > (255 if field in (LOGIN, TEMPLATE) else MAX_NAME):
             raise InvalidInput(f"{field} is too long", field=field)
     if new.create_in_instance and not INSTANCE_USERNAME.fullmatch(new.login_user_id):
         raise InvalidInput(
             "loginUserId must be 1 to 100 letters, digits or _ . @ - to be created in the instance",
-            field="loginUserId",
+            field=LOGIN,
         )
     primary = None
     if tenant.auth_mode == AuthMode.DIRECTORY:
         if not new.primary_email:
             raise InvalidInput(
                 "primaryEmailAddr is required for directory-linked environments",
-                field="primaryEmailAddr",
+                field=PRIMARY_EMAIL,
             )
-        primary = _email(new.primary_email, "primaryEmailAddr")
-    secondary = _email(new.secondary_email, "secondaryEmailAddr")
+        primary = _email(new.primary_email, PRIMARY_EMAIL)
+    secondary = _email(new.secondary_email, SECONDARY_EMAIL)
     return NewUser(
         new.login_user_id,
         new.first_name,
@@ -211,10 +229,12 @@ def add_user(tenant: Tenant, new: NewUser, *, actor: Actor) -> User:
     if template is None:
         raise InvalidInput(
             f"userTemplateName '{new.user_template_name}' is not a user template of {tenant.label}",
-            field="userTemplateName",
+            field=TEMPLATE,
         )
     if find_user(tenant, new.login_user_id):
-        raise Conflict(f"user '{new.login_user_id}' already exists in {tenant.label}")
+        raise Conflict(
+            f"user '{new.login_user_id}' already exists in {tenant.label}", field=USER_LOGIN_USER_ID
+        )
     user = User(
         tenant=tenant,
         login_user_id=new.login_user_id,
@@ -229,7 +249,9 @@ def add_user(tenant: Tenant, new: NewUser, *, actor: Actor) -> User:
         with db.session.begin_nested():
             db.session.add(user)
     except IntegrityError:  # added by a simultaneous request
-        raise Conflict(f"user '{new.login_user_id}' already exists in {tenant.label}") from None
+        raise Conflict(
+            f"user '{new.login_user_id}' already exists in {tenant.label}", field=USER_LOGIN_USER_ID
+        ) from None
     if new.create_in_instance:
         instance = instance_for(tenant)
         user.connect_user_id = instance.create_user(

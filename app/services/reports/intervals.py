@@ -12,9 +12,13 @@ from sqlalchemy import case, func, literal, select
 from app.extensions import db
 from app.models import Attempt, AttemptRollup
 from app.services.errors import InvalidInput
+from app.services.fields import REPORT_INTERVAL
 from app.services.reports.scope import ReportScope
 from app.services.reports.slots import rollup_filters, split
 from app.services.reports.sql import BUCKET_SECONDS, bucket
+
+# How this module's refusals name their fields.
+INTERVAL = REPORT_INTERVAL.said_as("intervalMinutes")
 
 INTERVAL_MINUTES = (15, 30, 60)
 STEP = timedelta(seconds=BUCKET_SECONDS)
@@ -116,7 +120,7 @@ def attempts_by_interval(scope: ReportScope, minutes: int) -> list[Interval]:
     15-minute UTC slots from the rollups (summed per interval by the database), the range's
     edges from the attempts."""
     if minutes not in INTERVAL_MINUTES:
-        raise InvalidInput("intervalMinutes must be 15, 30 or 60", field="intervalMinutes")
+        raise InvalidInput("intervalMinutes must be 15, 30 or 60", field=INTERVAL)
     starts = interval_grid(scope, minutes)
     parts = split(scope)
     rows = []

@@ -11,9 +11,26 @@ from app.extensions import db
 from app.models import Attempt, Campaign, SkillQueue, Tenant
 from app.services.campaigns.catalogue import find_campaign
 from app.services.errors import InvalidInput
+from app.services.fields import (
+    REPORT_AGENT,
+    REPORT_CAMPAIGN,
+    REPORT_END,
+    REPORT_QUEUE,
+    REPORT_START,
+    REPORT_ZONE,
+    Field,
+)
 from app.services.people.users import find_user
 from app.services.tenants.setup import find_skill_queue
 from app.services.values import require_time_zone
+
+# How this module's refusals name their fields.
+START = REPORT_START.said_as("from")
+ZONE = REPORT_ZONE.said_as("zone")
+END = REPORT_END.said_as("to")
+CAMPAIGN = REPORT_CAMPAIGN.said_as("campaignName")
+QUEUE = REPORT_QUEUE.said_as("skillQueue")
+AGENT = REPORT_AGENT.said_as("agent")
 
 # The longest range a report reads.
 MAX_DAYS = 366
@@ -58,7 +75,7 @@ def tenant_campaign_ids(tenant: Tenant):
     return select(Campaign.id).where(Campaign.tenant_id == tenant.id).scalar_subquery()
 
 
-def _aware(moment: datetime, field: str) -> datetime:
+def _aware(moment: datetime, field: Field) -> datetime:
     if moment.tzinfo is None:
         raise InvalidInput(f"{field} needs a time zone", field=field)
     return moment.astimezone(UTC)
@@ -77,18 +94,18 @@ def report_scope(
     """The scope of a report, checked: `to` after `from` and at most 366 days later; a
     named campaign, queue and agent must be the tenant's; a zone must be an IANA name. The
     zone defaults to the campaign's default zone, else UTC."""
-    start, end = _aware(start, "from"), _aware(end, "to")
+    start, end = _aware(start, START), _aware(end, END)
     if end <= start:
-        raise InvalidInput("to must be after from", field="to")
+        raise InvalidInput("to must be after from", field=END)
     if end - start > timedelta(days=MAX_DAYS):
-        raise InvalidInput(f"to must be at most {MAX_DAYS} days after from", field="to")
+        raise InvalidInput(f"to must be at most {MAX_DAYS} days after from", field=END)
     campaign = None
     if campaign_name:
         campaign = find_campaign(tenant, campaign_name)
         if campaign is None:
             raise InvalidInput(
                 f"campaignName '{campaign_name}' is not a campaign of this environment",
-                field="campaignName",
+                field=CAMPAIGN,
             )
     queue = None
     if queue_name:
@@ -96,12 +113,12 @@ def report_scope(
         if queue is None:
             raise InvalidInput(
                 f"skillQueue '{queue_name}' is not a skill queue of this environment",
-                field="skillQueue",
+                field=QUEUE,
             )
     if agent and not _known_agent(tenant, agent):
-        raise InvalidInput(f"agent '{agent}' is not a user of this environment", field="agent")
+        raise InvalidInput(f"agent '{agent}' is not a user of this environment", field=AGENT)
     if zone:
-        require_time_zone(zone, "zone")
+        require_time_zone(zone, ZONE)
     else:
         zone = campaign.default_time_zone if campaign is not None else "UTC"
     return ReportScope(tenant, start, end, zone, campaign, queue, agent or None)

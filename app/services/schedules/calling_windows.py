@@ -27,6 +27,7 @@ from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.errors import InvalidInput
+from app.services.fields import CAMPAIGN_CLOSES_AT, CAMPAIGN_MAX_ATTEMPTS, CAMPAIGN_OPENS_AT
 from app.services.schedules.window_clock import DAY, Window, opening_in, parse_window, zones_inside
 
 __all__ = [
@@ -70,19 +71,22 @@ def next_window_opening(campaign: Campaign, zone: str, after: datetime) -> datet
 
 # --- settings --------------------------------------------------------------------------
 
+OPENS = CAMPAIGN_OPENS_AT.said_as("opening time")
+CLOSES = CAMPAIGN_CLOSES_AT.said_as("closing time")
+
 
 def _check_window(opens: int | None, closes: int | None) -> None:
     if opens is None and closes is not None:
-        raise InvalidInput("opening time is required with a closing time", field="opening time")
+        raise InvalidInput(f"{OPENS} is required with a closing time", field=OPENS)
     if closes is None and opens is not None:
-        raise InvalidInput("closing time is required with an opening time", field="closing time")
+        raise InvalidInput(f"{CLOSES} is required with an opening time", field=CLOSES)
     if opens is None:
         return
-    for name, minute in (("opening time", opens), ("closing time", closes)):
+    for field, minute in ((OPENS, opens), (CLOSES, closes)):
         if not 0 <= minute < DAY:
-            raise InvalidInput(f"{name} must be 00:00 to 23:59", field=name)
+            raise InvalidInput(f"{field} must be 00:00 to 23:59", field=field)
     if opens == closes:
-        raise InvalidInput("closing time must differ from the opening time", field="closing time")
+        raise InvalidInput(f"{CLOSES} must differ from the opening time", field=CLOSES)
 
 
 def _said(window: Window | None) -> str | None:
@@ -113,7 +117,7 @@ def set_max_attempts(campaign: Campaign, n: int | None, *, actor: Actor) -> int 
     if n is not None and not 1 <= n <= MAX_ATTEMPTS:
         raise InvalidInput(
             f"maximum attempts must be 1 to {MAX_ATTEMPTS}, or none for no limit",
-            field="maximum attempts",
+            field=CAMPAIGN_MAX_ATTEMPTS.said_as("maximum attempts"),
         )
     before = {"maxAttempts": campaign.max_attempts}
     campaign.max_attempts = n

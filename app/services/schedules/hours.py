@@ -21,6 +21,13 @@ from app.models import Schedule, ScheduleException, ScheduleHours, SkillQueue, T
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.fields import (
+    EXCEPTION_DAY,
+    EXCEPTION_HOURS,
+    SCHEDULE_NAME,
+    SCHEDULE_QUEUES,
+    SCHEDULE_TIME_ZONE,
+)
 from app.services.schedules.calendar import Calendar
 from app.services.schedules.opening_hours import (
     CLOSED,
@@ -46,7 +53,8 @@ FIRST_DATE, LAST_DATE = date(1970, 1, 1), date(2199, 12, 31)
 def check_date(day: date) -> date:
     if not FIRST_DATE <= day <= LAST_DATE:
         raise InvalidInput(
-            f"date {day.isoformat()} must be between {FIRST_DATE} and {LAST_DATE}", field="date"
+            f"date {day.isoformat()} must be between {FIRST_DATE} and {LAST_DATE}",
+            field=EXCEPTION_DAY.said_as("date"),
         )
     return day
 
@@ -152,7 +160,7 @@ def check_name(name: str) -> str:
     if not 1 <= len(name) <= NAME_LENGTH or not all(c.isalnum() or c in " -" for c in name):
         raise InvalidInput(
             f"schedule name must be 1 to {NAME_LENGTH} letters, digits, hyphens or spaces",
-            field="schedule name",
+            field=SCHEDULE_NAME.said_as("schedule name"),
         )
     return name
 
@@ -162,11 +170,11 @@ def _settle(
 ) -> None:
     """Check every setting, then give them to the schedule (nothing is set on a refusal)."""
     name = check_name(name)
-    require_time_zone((time_zone or "").strip(), "time zone")
+    require_time_zone((time_zone or "").strip(), SCHEDULE_TIME_ZONE.said_as("time zone"))
     hours = parse_weekly(weekly)
     country, subdivision = parse_holidays(holidays) or (None, None)
     if name != schedule.name and _named(schedule.tenant_id, name) is not None:
-        raise Conflict(f"schedule '{name}' already exists")
+        raise Conflict(f"schedule '{name}' already exists", field=SCHEDULE_NAME)
     schedule.name, schedule.time_zone = name, time_zone.strip()
     schedule.holiday_country, schedule.holiday_subdivision = country, subdivision
     schedule.hours = [
@@ -234,7 +242,9 @@ def set_exception(schedule: Schedule, day: date, hours: str | None, *, actor: Ac
     """Give this date its own hours (`09:00-13:00`, several comma-separated) or, with None or
     `closed`, close it all day; an earlier exception of the date is replaced."""
     check_date(day)
-    ranges = parse_ranges(CLOSED if hours is None else hours, f"hours of {day.isoformat()}")
+    ranges = parse_ranges(
+        CLOSED if hours is None else hours, f"hours of {day.isoformat()}", EXCEPTION_HOURS
+    )
     before = _exceptions(schedule.exceptions).get(day)
     rows = [e for e in schedule.exceptions if e.day != day]
     rows += [ScheduleException(day=day, opens_at=r.opens, closes_at=r.closes) for r in ranges]
@@ -288,7 +298,7 @@ def set_schedule_queues(schedule: Schedule, names: Iterable[str], *, actor: Acto
     moves here; one no longer named follows none). The names, sorted."""
     tenant = db.session.get(Tenant, schedule.tenant_id)
     wanted = sorted(set(names))
-    queues = [get_skill_queue(tenant, name) for name in wanted]
+    queues = [get_skill_queue(tenant, name, SCHEDULE_QUEUES) for name in wanted]
     for queue in queues_of(schedule):
         if queue.name not in wanted:
             set_queue_schedule(queue, None, actor=actor)

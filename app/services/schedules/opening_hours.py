@@ -17,12 +17,14 @@ from typing import NamedTuple
 import holidays as holiday_calendars
 
 from app.services.errors import InvalidInput
+from app.services.fields import SCHEDULE_HOLIDAYS, SCHEDULE_HOURS, Field
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _DAY = {**{d: i for i, d in enumerate(DAYS)}, **{n.lower(): i for i, n in enumerate(DAY_NAMES)}}
 MINUTES_A_DAY = 1440
 CLOSED = "closed"
+HOLIDAYS = SCHEDULE_HOLIDAYS.said_as("holidays")  # as the refusals name it
 SPEC_EXAMPLE = "e.g. 'mon-fri 08:00-18:00', 'fri 22:00-02:00' or 'sun closed'"
 _TIME = re.compile(r"([01]?[0-9]|2[0-4]):([0-5][0-9])")
 # A dash between two times: the hyphen people type, or the dashes pages and editors put there.
@@ -52,45 +54,52 @@ def clock(minutes: int) -> str:
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-def parse_clock(text: str, said: str, *, end: bool = False) -> int:
+def parse_clock(text: str, said: str, *, end: bool = False, field: Field | None = None) -> int:
     """`HH:MM` as minutes after midnight; `24:00` only as the end of a range."""
     found = _TIME.fullmatch(text.strip())
     minutes = int(found[1]) * 60 + int(found[2]) if found else -1
     if not 0 <= minutes <= (MINUTES_A_DAY if end else MINUTES_A_DAY - 1):
         allowed = "00:00 to 24:00" if end else "00:00 to 23:59"
-        raise InvalidInput(f"{said}: '{text.strip()}' is not a time of day (HH:MM, {allowed})")
+        raise InvalidInput(
+            f"{said}: '{text.strip()}' is not a time of day (HH:MM, {allowed})", field=field
+        )
     return minutes
 
 
-def parse_ranges(text: str, said: str) -> Day:
-    """`08:00-12:00,13:00-17:00` (or `closed`) as ranges, checked not to overlap."""
+def parse_ranges(text: str, said: str, field: Field | None = None) -> Day:
+    """`08:00-12:00,13:00-17:00` (or `closed`) as ranges, checked not to overlap; a
+    refusal says `said` first and is about `field`."""
     text = (text or "").strip()
     if text.lower() == CLOSED:
         return ()
     if not text:
-        raise InvalidInput(f"{said}: give hours (HH:MM-HH:MM) or '{CLOSED}'")
+        raise InvalidInput(f"{said}: give hours (HH:MM-HH:MM) or '{CLOSED}'", field=field)
     ranges = []
     for part in text.split(","):
         if not part.strip():
-            raise InvalidInput(f"{said}: '{text}' has an empty range between commas")
+            raise InvalidInput(f"{said}: '{text}' has an empty range between commas", field=field)
         times = _DASH.split(part.strip())
         if len(times) != 2:
-            raise InvalidInput(f"{said}: '{part.strip()}' is not a range (HH:MM-HH:MM)")
-        opens, closes = parse_clock(times[0], said), parse_clock(times[1], said, end=True)
+            raise InvalidInput(
+                f"{said}: '{part.strip()}' is not a range (HH:MM-HH:MM)", field=field
+            )
+        opens = parse_clock(times[0], said, field=field)
+        closes = parse_clock(times[1], said, end=True, field=field)
         if opens == closes:
             raise InvalidInput(
-                f"{said}: {part.strip()} ends when it starts (the whole day is 00:00-24:00)"
+                f"{said}: {part.strip()} ends when it starts (the whole day is 00:00-24:00)",
+                field=field,
             )
         ranges.append(Range(opens, closes))
-    return check_overlaps(ranges, said)
+    return check_overlaps(ranges, said, field)
 
 
-def check_overlaps(ranges: Iterable[Range], said: str) -> Day:
+def check_overlaps(ranges: Iterable[Range], said: str, field: Field | None = None) -> Day:
     """The ranges of one day by opening time, refusing two that overlap."""
     ordered = sorted(ranges)
     for earlier, later in zip(ordered, ordered[1:], strict=False):
         if earlier.crosses_midnight or later.opens < earlier.closes:
-            raise InvalidInput(f"{said}: {earlier.text()} overlaps {later.text()}")
+            raise InvalidInput(f"{said}: {earlier.text()} overlaps {later.text()}", field=field)
     return tuple(ordered)
 
 
@@ -98,7 +107,8 @@ def _day(name: str, spec: str) -> int:
     index = _DAY.get(name.strip().lower())
     if index is None:
         raise InvalidInput(
-            f"weekly hours '{spec}': '{name.strip()}' is not a day ({', '.join(DAYS)})"
+            f"weekly hours '{spec}': '{name.strip()}' is not a day ({', '.join(DAYS)})",
+            field=SCHEDULE_HOURS,
         )
     return index
 
@@ -122,12 +132,14 @@ def parse_weekly(specs: Iterable[str]) -> Weekly:
     for spec in specs:
         spec = " ".join((spec or "").split())
         days, _, hours = spec.partition(" ")
+        field = day_hours(days) if days in DAYS else SCHEDULE_HOURS
         if not days or not hours:
             raise InvalidInput(
-                f"weekly hours '{spec}': give the days, then their hours ({SPEC_EXAMPLE})"
+                f"weekly hours '{spec}': give the days, then their hours ({SPEC_EXAMPLE})",
+                field=field,
             )
         said = f"weekly hours '{spec}'"
-        parsed = parse_ranges(hours, said)
+        parsed = parse_ranges(hours, said, field)
         for day in parse_days(days, spec):
             if parsed:
                 ranges[day].extend(parsed)
@@ -135,8 +147,19 @@ def parse_weekly(specs: Iterable[str]) -> Weekly:
                 closed.add(day)
     for day in closed:
         if ranges[day]:
-            raise InvalidInput(f"weekly hours of {DAYS[day]}: {DAYS[day]} is both closed and open")
-    return tuple(check_overlaps(day, f"weekly hours of {DAYS[n]}") for n, day in enumerate(ranges))
+            raise InvalidInput(
+                f"weekly hours of {DAYS[day]}: {DAYS[day]} is both closed and open",
+                field=day_hours(DAYS[day]),
+            )
+    return tuple(
+        check_overlaps(day, f"weekly hours of {DAYS[n]}", day_hours(DAYS[n]))
+        for n, day in enumerate(ranges)
+    )
+
+
+def day_hours(day: str) -> Field:
+    """The field of one weekday's hours (`mon` to `sun`)."""
+    return SCHEDULE_HOURS.item(None, day)
 
 
 def day_text(day: Day) -> str:
@@ -170,14 +193,14 @@ def parse_holidays(text: str | None) -> tuple[str, str | None] | None:
         raise InvalidInput(
             f"holidays '{text}': '{country}' is not a country with a holiday calendar "
             "(a two-letter ISO 3166 code, e.g. US or GB)",
-            field="holidays",
+            field=HOLIDAYS,
         )
     if subdivision and subdivision not in known[country]:
         examples = ", ".join(known[country][:4]) or "none"
         raise InvalidInput(
             f"holidays '{text}': '{subdivision}' is not a subdivision of {country} "
             f"(e.g. {examples})",
-            field="holidays",
+            field=HOLIDAYS,
         )
     return country, subdivision or None
 

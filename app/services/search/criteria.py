@@ -16,6 +16,7 @@ from sqlalchemy import ColumnElement, func, or_, select
 
 from app.models import SkillQueue, Task
 from app.services.errors import InvalidInput
+from app.services.fields import SEARCH_CRITERION
 from app.services.search.plan import Scope
 from app.services.tasks.validation import MAX_INT
 from app.wire.times import from_epoch_ms
@@ -109,7 +110,7 @@ def _worked_attempts(_scope: Scope, criterion: Criterion) -> ColumnElement[bool]
 
 
 def _next_work_time(_scope: Scope, criterion: Criterion) -> ColumnElement[bool]:
-    moment = from_epoch_ms(_whole_number(criterion), criterion.key)
+    moment = from_epoch_ms(_whole_number(criterion), SEARCH_CRITERION.said_as(criterion.key))
     return _numeric_test(Task.next_earliest_work_at, criterion.condition, moment)
 
 

@@ -11,7 +11,11 @@ from app.models import IdentityProvider, Supervisor, Tenant, User
 from app.services.actors import Actor, ActorKind
 from app.services.audit.trail import Change, record
 from app.services.errors import InvalidInput, ServiceError
+from app.services.fields import SSO_IDENTITY
 from app.services.people.supervisors import EMAIL
+
+# How this module's refusals name their fields.
+SUBJECT = SSO_IDENTITY.said_as("subject")
 
 
 class SignInRefused(ServiceError):
@@ -181,10 +185,10 @@ def link_identity(supervisor: Supervisor, issuer: str, subject: str, *, actor: A
     (a break-glass account keeps its own). Refused when another account has it."""
     key = f"{issuer.strip()}|{subject.strip()}"[:512]
     if not issuer.strip() or not subject.strip():
-        raise InvalidInput("give the provider's issuer and the person's subject", field="subject")
+        raise InvalidInput("give the provider's issuer and the person's subject", field=SUBJECT)
     holder = db.session.scalar(select(Supervisor).filter_by(sso_subject=key))
     if holder is not None and holder.id != supervisor.id:
-        raise InvalidInput(f"that identity is linked to {holder.email} already", field="subject")
+        raise InvalidInput(f"that identity is linked to {holder.email} already", field=SUBJECT)
     supervisor.sso_subject = key
     _record_link(actor, supervisor, key)
 

@@ -33,8 +33,15 @@ from ldap3.utils.dn import parse_dn
 
 from app.models import IdentityProvider
 from app.services.errors import InvalidInput, ServiceError
+from app.services.fields import LDAP_CA_FILE, LDAP_START_TLS, LDAP_TEMPLATE, LDAP_TIMEOUT, LDAP_URL
 from app.services.outbound import addresses
 from app.services.sso.identity import Identity
+
+# How this module's refusals name their fields.
+CA_FILE = LDAP_CA_FILE.said_as("ca_file")
+START_TLS = LDAP_START_TLS.said_as("start_tls")
+TIMEOUT = LDAP_TIMEOUT.said_as("timeout_seconds")
+URL = LDAP_URL.said_as("url")
 
 log = logging.getLogger(__name__)
 
@@ -73,22 +80,20 @@ def settings_from(
     _check_host(host, port)
     if scheme == "ldaps" and start_tls:
         raise InvalidInput(
-            "start_tls is for ldap:// URLs; ldaps:// is TLS already", field="start_tls"
+            "start_tls is for ldap:// URLs; ldaps:// is TLS already", field=START_TLS
         )
     if scheme == "ldap" and not start_tls and not insecure_plain:
         raise InvalidInput(
             "start_tls is needed for an ldap:// URL (else passwords cross the network in the "
             "clear); or use ldaps://",
-            field="start_tls",
+            field=START_TLS,
         )
     _check_template(bind_dn_template)
     timeout = DEFAULT_TIMEOUT if timeout_seconds is None else timeout_seconds
     if isinstance(timeout, bool) or not isinstance(timeout, int | float):
-        raise InvalidInput("timeout_seconds must be a number of seconds", field="timeout_seconds")
+        raise InvalidInput("timeout_seconds must be a number of seconds", field=TIMEOUT)
     if not 1 <= timeout <= MAX_TIMEOUT:
-        raise InvalidInput(
-            f"timeout_seconds must be from 1 to {MAX_TIMEOUT}", field="timeout_seconds"
-        )
+        raise InvalidInput(f"timeout_seconds must be from 1 to {MAX_TIMEOUT}", field=TIMEOUT)
     ca_file = (ca_file or "").strip() or None
     if ca_file is not None:
         _check_ca_file(ca_file)
@@ -108,12 +113,12 @@ def _parse_url(url: str) -> tuple[str, str, int]:
         parts = urlsplit((url or "").strip())
         port = parts.port
     except ValueError:
-        raise InvalidInput("url is not a valid ldap:// or ldaps:// URL", field="url") from None
+        raise InvalidInput("url is not a valid ldap:// or ldaps:// URL", field=URL) from None
     scheme = parts.scheme.lower()
     if scheme not in ("ldap", "ldaps") or not parts.hostname:
-        raise InvalidInput("url must be ldaps://host[:port] or ldap://host[:port]", field="url")
+        raise InvalidInput("url must be ldaps://host[:port] or ldap://host[:port]", field=URL)
     if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
-        raise InvalidInput("url names only the scheme, the host and the port", field="url")
+        raise InvalidInput("url names only the scheme, the host and the port", field=URL)
     return scheme, parts.hostname, port or (636 if scheme == "ldaps" else 389)
 
 
@@ -123,7 +128,7 @@ def _check_host(host: str, port: int) -> None:
     try:
         addresses.check_host(host, port)
     except addresses.AddressRefused as refused:
-        raise InvalidInput(f"url: {refused}", field="url") from None
+        raise InvalidInput(f"url: {refused}", field=URL) from None
 
 
 def _host_in_url(host: str) -> str:
@@ -132,7 +137,7 @@ def _host_in_url(host: str) -> str:
 
 def _check_template(template: str) -> None:
     template = (template or "").strip()
-    where = "bind_dn_template"
+    where = LDAP_TEMPLATE.said_as("bind_dn_template")
     if template.count(PLACEHOLDER) != 1 or template.replace(PLACEHOLDER, "").count("{"):
         raise InvalidInput(
             f"{where} must hold {PLACEHOLDER} once, and no other braces", field=where
@@ -152,11 +157,11 @@ def _check_template(template: str) -> None:
 
 def _check_ca_file(ca_file: str) -> None:
     if not os.path.isfile(ca_file):
-        raise InvalidInput(f"ca_file {ca_file} is not a file here", field="ca_file")
+        raise InvalidInput(f"ca_file {ca_file} is not a file here", field=CA_FILE)
     try:
         ssl.create_default_context(cafile=ca_file)
     except (OSError, ssl.SSLError):
-        raise InvalidInput(f"ca_file {ca_file} holds no PEM certificate", field="ca_file") from None
+        raise InvalidInput(f"ca_file {ca_file} holds no PEM certificate", field=CA_FILE) from None
 
 
 def escape_dn_value(value: str) -> str:

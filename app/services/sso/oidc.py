@@ -27,6 +27,7 @@ from joserfc import jwt
 from joserfc.errors import JoseError
 
 from app.services.errors import InvalidInput
+from app.services.fields import OIDC_CLIENT_ID, OIDC_ISSUER, OIDC_LOGIN_CLAIM
 from app.services.outbound import fetch
 from app.services.sso import replays
 from app.services.sso.identity import Identity, SignInRefused
@@ -38,6 +39,11 @@ from app.services.sso.oidc_published import (
     get_json,
     key_set,
 )
+
+# How this module's refusals name their fields.
+CLIENT_ID = OIDC_CLIENT_ID.said_as("client_id")
+ISSUER = OIDC_ISSUER.said_as("issuer")
+LOGIN_CLAIM = OIDC_LOGIN_CLAIM.said_as("login_claim")
 
 SKEW = timedelta(seconds=60)
 LOGIN_CLAIMS = ("email", "preferred_username")
@@ -56,10 +62,10 @@ def _checked_issuer(issuer: str) -> str:
     issuer = (issuer or "").strip()
     parts = urlsplit(issuer)
     if parts.scheme not in ("https", "http") or not parts.hostname or parts.query or parts.fragment:
-        raise InvalidInput("issuer must be an https:// URL", field="issuer")
+        raise InvalidInput("issuer must be an https:// URL", field=ISSUER)
     # Plain http only on this machine's own addresses (a provider run beside the service).
     if parts.scheme == "http" and parts.hostname not in LOOPBACK:
-        raise InvalidInput("issuer must be an https:// URL", field="issuer")
+        raise InvalidInput("issuer must be an https:// URL", field=ISSUER)
     return issuer
 
 
@@ -75,10 +81,10 @@ def settings_from(
     issuer = _checked_issuer(issuer)
     client_id = (client_id or "").strip()
     if not client_id or len(client_id) > 255:
-        raise InvalidInput("client_id must be 1 to 255 characters", field="client_id")
+        raise InvalidInput("client_id must be 1 to 255 characters", field=CLIENT_ID)
     if login_claim not in LOGIN_CLAIMS:
         raise InvalidInput(
-            f"login_claim must be one of {', '.join(LOGIN_CLAIMS)}", field="login_claim"
+            f"login_claim must be one of {', '.join(LOGIN_CLAIMS)}", field=LOGIN_CLAIM
         )
     try:
         document = discovery(issuer, fresh=True)
@@ -86,32 +92,32 @@ def settings_from(
         raise InvalidInput(
             "issuer could not be read: the address did not answer with an OpenID provider's"
             f" discovery document ({discovery_url(issuer)})",
-            field="issuer",
+            field=ISSUER,
         ) from None
     except ProviderUnavailable as failure:
         raise InvalidInput(
             f"issuer: {failure.message} ({discovery_url(issuer)})",
-            field="issuer",
+            field=ISSUER,
         ) from None
     for needed in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
         if not document.get(needed):
-            raise InvalidInput(f"issuer: the provider advertises no {needed}", field="issuer")
+            raise InvalidInput(f"issuer: the provider advertises no {needed}", field=ISSUER)
     if "code" not in document.get("response_types_supported", ["code"]):
-        raise InvalidInput("issuer: the provider does not offer the code flow", field="issuer")
+        raise InvalidInput("issuer: the provider does not offer the code flow", field=ISSUER)
     pkce = document.get("code_challenge_methods_supported")
     if pkce is not None and "S256" not in pkce:
-        raise InvalidInput("issuer: the provider does not offer PKCE with S256", field="issuer")
+        raise InvalidInput("issuer: the provider does not offer PKCE with S256", field=ISSUER)
     signing = document.get("id_token_signing_alg_values_supported", ["RS256"])
     if not set(signing) & set(ALGORITHMS):
         raise InvalidInput(
-            "issuer: the provider signs ID tokens with no public-key algorithm", field="issuer"
+            "issuer: the provider signs ID tokens with no public-key algorithm", field=ISSUER
         )
     methods = document.get("token_endpoint_auth_methods_supported", ["client_secret_basic"])
     method = next((m for m in ("client_secret_basic", "client_secret_post") if m in methods), None)
     if method is None:
         raise InvalidInput(
             "issuer: the provider takes neither client_secret_basic nor client_secret_post",
-            field="issuer",
+            field=ISSUER,
         )
     scopes = list(SCOPES)
     groups_claim = (console or {}).get("groups_claim")

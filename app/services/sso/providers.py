@@ -28,7 +28,12 @@ from app.models import IdentityProvider, ProviderKind, Tenant
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import InvalidInput, NotFound
+from app.services.fields import SSO_KIND, SSO_LOCAL_AGENT_PASSWORDS
 from app.services.sso import sealing
+
+# How this module's refusals name their fields.
+KIND = SSO_KIND.said_as("kind")
+LOCAL_AGENT_PASSWORDS = SSO_LOCAL_AGENT_PASSWORDS.said_as("localAgentPasswords")
 
 CONSOLE = "console"
 
@@ -70,7 +75,7 @@ def set_provider(
     try:
         kind = ProviderKind(kind)
     except ValueError:
-        raise InvalidInput(f"kind must be one of {', '.join(ProviderKind)}", field="kind") from None
+        raise InvalidInput(f"kind must be one of {', '.join(ProviderKind)}", field=KIND) from None
     provider = provider_for(tenant)
     before = describe(provider) if provider else None
     if provider is None:
@@ -141,7 +146,7 @@ def set_local_agent_passwords(tenant: Tenant, allowed: bool, *, actor: Actor) ->
         raise InvalidInput(
             "agents' own passwords can be switched off only once the tenant has an identity "
             "provider",
-            field="localAgentPasswords",
+            field=LOCAL_AGENT_PASSWORDS,
         )
     before = tenant.local_agent_passwords
     tenant.local_agent_passwords = allowed

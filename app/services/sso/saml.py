@@ -22,6 +22,7 @@ from saml2.metadata import create_metadata_string
 from saml2.saml import NameID
 
 from app.services.errors import InvalidInput
+from app.services.fields import SAML_LOGIN_ATTRIBUTE, SAML_METADATA, SAML_URL
 from app.services.outbound import fetch
 from app.services.sso.identity import Identity
 from app.services.sso.saml_answers import (
@@ -33,6 +34,11 @@ from app.services.sso.saml_answers import (
     reason_of,
     refuse,
 )
+
+# How this module's refusals name their fields.
+LOGIN_ATTRIBUTE = SAML_LOGIN_ATTRIBUTE.said_as("login_attribute")
+METADATA = SAML_METADATA.said_as("metadata")
+URL = SAML_URL.said_as("url")
 
 METADATA_LIMIT = 2_000_000  # bytes: more is no provider's metadata
 # Whatever went wrong reading a metadata URL (an address refused, nothing listening, a port
@@ -60,19 +66,19 @@ def settings_from(
     metadata_url = (metadata_url or "").strip() or None
     if bool(metadata_xml) == bool(metadata_url):
         raise InvalidInput(
-            "metadata is missing: give the provider's metadata as a file or a URL", field="metadata"
+            "metadata is missing: give the provider's metadata as a file or a URL", field=METADATA
         )
     if metadata_url:
         metadata_xml = read_metadata(metadata_url)
         try:
             idp_entity_id = _identity_provider_in(metadata_xml)
         except NotMetadata:
-            raise InvalidInput(UNREADABLE, field="url") from None
+            raise InvalidInput(UNREADABLE, field=URL) from None
     else:
         idp_entity_id = _identity_provider_in(metadata_xml)
     login_attribute = (login_attribute or "").strip() or None
     if login_attribute is not None and len(login_attribute) > 200:
-        raise InvalidInput("login_attribute is too long", field="login_attribute")
+        raise InvalidInput("login_attribute is too long", field=LOGIN_ATTRIBUTE)
     return {
         "metadata_xml": metadata_xml,
         "metadata_url": metadata_url,
@@ -91,12 +97,12 @@ def read_metadata(url: str) -> str:
     """The metadata document at `url` (http or https, through the outbound guard), or
     InvalidInput naming `url` (`UNREADABLE` whatever the reason, which goes to the log)."""
     if not url.lower().startswith(("https://", "http://")):
-        raise InvalidInput("url must be an http or https address", field="url")
+        raise InvalidInput("url must be an http or https address", field=URL)
     accept = "application/samlmetadata+xml, application/xml;q=0.9, */*;q=0.1"
     try:
         body = fetch.get(url, headers={"Accept": accept}, limit=METADATA_LIMIT)
     except fetch.FetchFailed:
-        raise InvalidInput(UNREADABLE, field="url") from None
+        raise InvalidInput(UNREADABLE, field=URL) from None
     return body.decode("utf-8", errors="replace")
 
 
@@ -107,24 +113,24 @@ def _identity_provider_in(metadata_xml: str) -> str:
     try:
         store.load("inline", metadata_xml)
     except Exception:  # noqa: BLE001 - pysaml2 raises anything on a bad document
-        raise NotMetadata("metadata is not SAML 2.0 metadata", field="metadata") from None
+        raise NotMetadata("metadata is not SAML 2.0 metadata", field=METADATA) from None
     found = list(store.identity_providers())
     if not found:
-        raise NotMetadata("metadata must describe one identity provider, not 0", field="metadata")
+        raise NotMetadata("metadata must describe one identity provider, not 0", field=METADATA)
     if len(found) != 1:
         raise InvalidInput(
-            f"metadata must describe one identity provider, not {len(found)}", field="metadata"
+            f"metadata must describe one identity provider, not {len(found)}", field=METADATA
         )
     entity_id = found[0]
     if not store.certs(entity_id, "idpsso", "signing"):
-        raise InvalidInput("metadata has no signing certificate", field="metadata")
+        raise InvalidInput("metadata has no signing certificate", field=METADATA)
     try:
         addresses = store.single_sign_on_service(entity_id, BINDING_HTTP_REDIRECT)
     except Exception:  # noqa: BLE001 - pysaml2 raises when the binding is not offered
         addresses = []
     if not addresses:
         raise InvalidInput(
-            "metadata has no single sign-on address for HTTP-Redirect", field="metadata"
+            "metadata has no single sign-on address for HTTP-Redirect", field=METADATA
         )
     return entity_id
 

@@ -21,13 +21,20 @@ from app.services.calls.ledger import end_attempts, keep_deleted_tasks
 from app.services.campaigns.catalogue import find_campaign
 from app.services.campaigns.life_cycle import check_takes_tasks
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.fields import TASK_CAMPAIGN, TASK_SKILL_QUEUE, TASK_STATE, TASK_TIME_ZONE
 from app.services.tasks.saving import flush_or_conflict, restart_hold
 from app.services.tasks.snapshots import task_snapshots
 from app.services.tasks.tracing import trace_changes
-from app.services.tasks.validation import check_agent
+from app.services.tasks.validation import CLIENT_ID, NEXT_EARLIEST, check_agent
 from app.services.tasks.writes import touch
 from app.services.tenants.setup import get_skill_queue
 from app.services.values import SentTime, checked_time, require_time_zone
+
+# The fields as this module's messages name them (the spec's names).
+SKILL_QUEUE = TASK_SKILL_QUEUE.said_as("skillQueue")
+TIME_ZONE = TASK_TIME_ZONE.said_as("timeZone")
+STATE = TASK_STATE.said_as("previewRecordStateEnum")
+CAMPAIGN = TASK_CAMPAIGN.said_as("transferToCampaign")
 
 
 @dataclass(frozen=True)
@@ -68,13 +75,13 @@ class CheckedChanges:
 
 def check_changes(tenant: Tenant, changes: TaskChanges) -> CheckedChanges:
     """The changes checked (queue, zone, agent, time), or the ServiceError naming the field."""
-    queue = changes.skill_queue and get_skill_queue(tenant, changes.skill_queue, "skillQueue")
+    queue = changes.skill_queue and get_skill_queue(tenant, changes.skill_queue, SKILL_QUEUE)
     if changes.time_zone is not None:
-        require_time_zone(changes.time_zone, "timeZone")
+        require_time_zone(changes.time_zone, TIME_ZONE)
     check_agent(changes.preferred_agent)
     next_work = None
     if changes.next_earliest is not None:
-        next_work = checked_time(changes.next_earliest, "nextEarliestWorkTimeUTC")
+        next_work = checked_time(changes.next_earliest, NEXT_EARLIEST)
     return CheckedChanges(queue or None, changes.time_zone, changes.preferred_agent, next_work)
 
 
@@ -108,13 +115,13 @@ def check_status(state: str, changes: TaskChanges) -> None:
     """Refuse a worked state that does not exist, or WORKED without a next earliest time."""
     if state not in set(WorkedState):
         raise InvalidInput(
-            f"previewRecordStateEnum '{state}' is not one of {', '.join(WorkedState)}",
-            field="previewRecordStateEnum",
+            f"{STATE} '{state}' is not one of {', '.join(WorkedState)}",
+            field=STATE,
         )
     if state == WorkedState.WORKED and changes.next_earliest is None:
         raise InvalidInput(
-            "nextEarliestWorkTimeUTC is required when the new state is WORKED",
-            field="nextEarliestWorkTimeUTC",
+            f"{NEXT_EARLIEST} is required when the new state is WORKED",
+            field=NEXT_EARLIEST,
         )
 
 
@@ -147,8 +154,8 @@ def transfer_destination(tenant: Tenant, name: str) -> Campaign:
     destination = find_campaign(tenant, name)
     if destination is None:
         raise NotFound(
-            f"transferToCampaign '{name}' is not a campaign of this environment",
-            field="transferToCampaign",
+            f"{CAMPAIGN} '{name}' is not a campaign of this environment",
+            field=CAMPAIGN,
         )
     return destination
 
@@ -172,7 +179,7 @@ def transfer_tasks(
     before = task_snapshots(tasks)
     moving = destination.id != campaign.id
     if moving:
-        check_takes_tasks(destination, "transferToCampaign")
+        check_takes_tasks(destination, CAMPAIGN)
         _check_free(destination, [task.client_id for task in tasks])
         for task in tasks:
             task.campaign = destination
@@ -209,7 +216,8 @@ def _check_free(destination: Campaign, client_ids: list[str]) -> None:
     ).first()
     if taken is not None:
         raise Conflict(
-            f"clientId '{taken}' already exists in campaign '{destination.name}'", field="clientId"
+            f"{CLIENT_ID} '{taken}' already exists in campaign '{destination.name}'",
+            field=CLIENT_ID,
         )
 
 

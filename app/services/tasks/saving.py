@@ -22,11 +22,12 @@ from app.extensions import db
 from app.models import Campaign, SkillQueue, Task, TaskItem, Tenant
 from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidClientId, ServiceError
+from app.services.fields import Field
 from app.services.tasks.data import TaskData
 from app.services.tasks.lookups import by_client_id, stored_key
 from app.services.tasks.snapshots import snapshot, task_data
 from app.services.tasks.tracing import trace_change
-from app.services.tasks.validation import ItemInput, TaskPlan, plan_task
+from app.services.tasks.validation import CLIENT_ID, ItemInput, TaskPlan, plan_task
 from app.services.tasks.writes import (
     ITEM_COLUMNS,
     Defaults,
@@ -55,7 +56,7 @@ def plan_add_or_update(
     """
     tenant_id = campaign.tenant_id
 
-    def queues(name: str, field: str) -> SkillQueue:
+    def queues(name: str, field: Field) -> SkillQueue:
         return get_skill_queue(db.session.get(Tenant, tenant_id), name, field)
 
     def plan(key: str) -> TaskPlan:
@@ -138,7 +139,7 @@ def _rename(task: Task, client_id: str) -> None:
         return
     message = f"clientId '{client_id}' already belongs to another task of the campaign"
     if by_client_id(task.campaign, client_id) is not None:
-        raise Conflict(message, field="clientId")
+        raise Conflict(message, field=CLIENT_ID)
     task.client_id = client_id
     flush_or_conflict(message)
 
@@ -149,7 +150,7 @@ def flush_or_conflict(message: str) -> None:
         with db.session.begin_nested():
             db.session.flush()
     except IntegrityError:
-        raise Conflict(message, field="clientId") from None
+        raise Conflict(message, field=CLIENT_ID) from None
 
 
 def _replace_items(task: Task, items: list[ItemInput]) -> None:

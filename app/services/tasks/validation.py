@@ -8,13 +8,17 @@ from datetime import datetime
 from typing import NamedTuple, TypeVar
 
 from app.models import SkillQueue, Tenant
-from app.services.errors import (
-    ITEMS,
-    InvalidClientId,
-    InvalidDataKey,
-    InvalidInput,
-    ServiceError,
-    item_field,
+from app.services.errors import InvalidClientId, InvalidDataKey, InvalidInput, ServiceError
+from app.services.fields import (
+    DISPLAY_ORDER,
+    KEY,
+    TASK_CLIENT_ID,
+    TASK_CLIENT_ID_FIELD_NAME,
+    TASK_ITEMS,
+    TASK_NEXT_EARLIEST,
+    TASK_PREFERRED_AGENT,
+    VALUE,
+    Field,
 )
 from app.services.tenants.setup import get_skill_queue
 from app.services.values import (
@@ -42,6 +46,14 @@ MAX_CRITERIA = 50  # search criteria in one search
 SKILL_QUEUE_KEY = "SkillQueue"
 TIME_ZONE_KEY = "ItemTimeZone"
 SPECIAL_KEYS = frozenset({SKILL_QUEUE_KEY, TIME_ZONE_KEY})  # a refusal of one names its value
+
+# The fields as this module's messages name them: the spec's names, which the CLI, the bulk
+# reports and the intake reports show whole; the API says them from its own table.
+ITEMS = TASK_ITEMS.said_as("data items")
+CLIENT_ID = TASK_CLIENT_ID.said_as("clientId")
+CLIENT_ID_FIELD_NAME = TASK_CLIENT_ID_FIELD_NAME.said_as("clientIdFieldName")
+PREFERRED_AGENT = TASK_PREFERRED_AGENT.said_as("preferredAgent")
+NEXT_EARLIEST = TASK_NEXT_EARLIEST.said_as("nextEarliestWorkTimeUTC")
 
 
 class ItemInput(NamedTuple):
@@ -71,19 +83,19 @@ def _item_problem(item: ItemInput) -> tuple[str, str] | None:
     """What is wrong with one item, as (the part at fault, the reason), or None."""
     key, value, order = item
     if not key.strip():
-        return "key", "must not be empty"
+        return KEY, "must not be empty"
     if len(key) > MAX_KEY:
-        return "key", f"must be at most {MAX_KEY} characters"
+        return KEY, f"must be at most {MAX_KEY} characters"
     # A UTF-8 character takes at most 4 bytes: only long values need encoding to measure.
     if len(value) * 4 > MAX_VALUE_BYTES and len(value.encode()) > MAX_VALUE_BYTES:
-        return "value", f"must be at most {MAX_VALUE_BYTES} bytes"
+        return VALUE, f"must be at most {MAX_VALUE_BYTES} bytes"
     if order is not None and order <= 0:
-        return "displayOrder", "must be greater than zero"
+        return DISPLAY_ORDER, "must be greater than zero"
     if order is not None and order > MAX_INT:
-        return "displayOrder", f"must be at most {MAX_INT}"
+        return DISPLAY_ORDER, f"must be at most {MAX_INT}"
     # An empty phone value means the record has no such number; anything else must dial.
     if value and is_phone_key(key) and not is_e164(value):
-        return "value", (
+        return VALUE, (
             f"'{value}' of phone key '{key}' is not an E.164 number "
             "(a plus sign, the country code and digits, e.g. +14155550123)"
         )
@@ -93,9 +105,14 @@ def _item_problem(item: ItemInput) -> tuple[str, str] | None:
 def item_refusal(
     index: int, part: str, reason: str, kind: type[ServiceError] = InvalidInput
 ) -> ServiceError:
-    """A refusal of one part of one data item, told as the API tells it."""
-    field = item_field(index, part)
-    return kind(f"{field} {reason}", field=field, reason=reason)
+    """A refusal of one part of one data item (`index`, from 0)."""
+    return kind(
+        f"{_item_words(index, part)} {reason}", field=ITEMS.item(index, part), reason=reason
+    )
+
+
+def _item_words(index: int, part: str | None = None) -> str:
+    return f"data item {index + 1}" + (f" {part.replace('_', ' ')}" if part else "")
 
 
 def _check_item(index: int, item: ItemInput) -> None:
@@ -106,13 +123,13 @@ def _check_item(index: int, item: ItemInput) -> None:
 def _special(index: int, item: ItemInput, check: Callable[[str, str], T]) -> T:
     """The value of a special item, checked; a refusal names the item and its key."""
     try:
-        return check(item.value, f"{item_field(index)} {item.key}")
+        return check(item.value, ITEMS.said_as(f"{_item_words(index)} {item.key}"))
     except InvalidInput as error:
-        error.field = item_field(index, item.key)  # its reason already leaves the name out
+        error.field = ITEMS.item(index, item.key)  # its reason already leaves the name out
         raise
 
 
-QueueLookup = Callable[[str, str], SkillQueue]
+QueueLookup = Callable[[str, Field], SkillQueue]
 
 
 def validate_items(
@@ -133,7 +150,7 @@ def validate_items(
     for index, item in enumerate(items):
         _check_item(index, item)
         if item.key in seen:
-            raise item_refusal(index, "key", f"'{item.key}' is sent twice")
+            raise item_refusal(index, KEY, f"'{item.key}' is sent twice")
         seen.add(item.key)
         if item.key == SKILL_QUEUE_KEY:
             queue = _special(index, item, queues)
@@ -174,15 +191,17 @@ def criterion_problem(key: str, value: str) -> str | None:
 def check_agent(agent: str | None) -> None:
     if agent is not None and len(agent) > MAX_AGENT:
         raise InvalidInput(
-            f"preferredAgent must be at most {MAX_AGENT} characters", field="preferredAgent"
+            f"{PREFERRED_AGENT} must be at most {MAX_AGENT} characters", field=PREFERRED_AGENT
         )
 
 
 def check_client_id(client_id: str | None) -> str:
     if client_id is None or not client_id.strip():
-        raise InvalidClientId("clientId is required", field="clientId")
+        raise InvalidClientId(f"{CLIENT_ID} is required", field=CLIENT_ID)
     if len(client_id) > MAX_CLIENT_ID:
-        raise InvalidInput(f"clientId must be at most {MAX_CLIENT_ID} characters", field="clientId")
+        raise InvalidInput(
+            f"{CLIENT_ID} must be at most {MAX_CLIENT_ID} characters", field=CLIENT_ID
+        )
     return client_id
 
 
@@ -192,7 +211,7 @@ def check_client_id_key(items: list[ItemInput], field_name: str) -> None:
         if item.key == field_name:
             raise item_refusal(
                 index,
-                "key",
+                KEY,
                 f"'{item.key}' is the clientId field name; send the id as clientId",
                 InvalidDataKey,
             )
@@ -219,12 +238,12 @@ def plan_task(
     check_client_id_key(items, field_name)
     if len(field_name) > 255:
         raise InvalidInput(
-            "clientIdFieldName must be at most 255 characters", field="clientIdFieldName"
+            f"{CLIENT_ID_FIELD_NAME} must be at most 255 characters", field=CLIENT_ID_FIELD_NAME
         )
     check_agent(preferred_agent)
     next_work = None
     if next_earliest is not None:
-        next_work = checked_time(next_earliest, "nextEarliestWorkTimeUTC")
+        next_work = checked_time(next_earliest, NEXT_EARLIEST)
     specials = validate_items(tenant, items, queues)
     return TaskPlan(
         client_id,

@@ -17,8 +17,9 @@ from app.models import InstanceKind, Tenant
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import InvalidInput
+from app.services.fields import TENANT_CCP_URL
 
-FIELD = "CCP URL"
+FIELD = TENANT_CCP_URL.said_as("CCP URL")
 MAX_LENGTH = 255
 # A DNS label, then one of Amazon Connect's two domains for an instance's pages.
 CONNECT_HOST = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.(my\.connect\.aws|awsapps\.com)")

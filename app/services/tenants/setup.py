@@ -14,6 +14,16 @@ from app.models.tenants import AWS_REGION
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.fields import (
+    SKILL_QUEUE_NAME,
+    TENANT_NAME,
+    USER_TEMPLATE_AFTER_CONTACT_WORK,
+    USER_TEMPLATE_DESK_PHONE_NUMBER,
+    USER_TEMPLATE_NAME,
+    USER_TEMPLATE_PHONE_TYPE,
+    USER_TEMPLATE_QUEUES,
+    Field,
+)
 from app.services.tenants.ccp import set_ccp_url
 from app.services.values import is_e164
 
@@ -63,7 +73,7 @@ def create_tenant(
     """Register a company environment; its first API key is issued separately."""
     for name, value in (("company code", company_code), ("environment", environment)):
         if not value.strip() or len(value) > 128:
-            raise InvalidInput(f"{name} must be 1 to 128 characters", field=name)
+            raise InvalidInput(f"{name} must be 1 to 128 characters", field=TENANT_NAME)
     if region not in REGIONS:
         raise InvalidInput(f"region '{region}' is not one of {', '.join(REGIONS)}")
     if auth_mode not in set(AuthMode):
@@ -87,20 +97,28 @@ def create_tenant(
     return tenant
 
 
-def _check_name(name: str, what: str) -> None:
+# How this module's refusals name their fields.
+QUEUE = SKILL_QUEUE_NAME.said_as("skill queue")
+TEMPLATE_NAME = USER_TEMPLATE_NAME.said_as("user template name")
+
+
+def _check_name(name: str, field: Field) -> None:
     if not name.strip() or len(name) > 255:
-        raise InvalidInput(f"{what} name must be 1 to 255 characters", field=f"{what} name")
+        raise InvalidInput(f"{field} must be 1 to 255 characters", field=field)
 
 
 def find_skill_queue(tenant: Tenant, name: str) -> SkillQueue | None:
     return db.session.scalar(select(SkillQueue).filter_by(tenant_id=tenant.id, name=name))
 
 
-def get_skill_queue(tenant: Tenant, name: str, field: str = "skill queue") -> SkillQueue:
+def get_skill_queue(tenant: Tenant, name: str, field: Field = QUEUE) -> SkillQueue:
+    """The tenant's queue of that name, or a refusal about `field`: named first by its
+    `said` words, else by "skill queue" (a queue among several the refusal says whole)."""
     queue = find_skill_queue(tenant, name)
     if queue is None:
         raise InvalidInput(
-            f"{field} '{name}' is not a skill queue of this environment", field=field
+            f"{field.said or 'skill queue'} '{name}' is not a skill queue of this environment",
+            field=field,
         )
     return queue
 
@@ -114,9 +132,9 @@ def list_skill_queues(tenant: Tenant) -> list[SkillQueue]:
 
 
 def create_skill_queue(tenant: Tenant, name: str, *, actor: Actor) -> SkillQueue:
-    _check_name(name, "skill queue")
+    _check_name(name, SKILL_QUEUE_NAME.said_as("skill queue name"))
     if find_skill_queue(tenant, name):
-        raise Conflict(f"skill queue '{name}' already exists", field="skill queue")
+        raise Conflict(f"skill queue '{name}' already exists", field=SKILL_QUEUE_NAME)
     queue = SkillQueue(tenant=tenant, name=name)
     db.session.add(queue)
     db.session.flush()
@@ -198,17 +216,20 @@ class TemplateSettings:
         if self.phone_type not in set(PhoneType):
             raise InvalidInput(
                 f"phone type '{self.phone_type}' is not SOFT_PHONE or DESK_PHONE",
-                field="phone type",
+                field=USER_TEMPLATE_PHONE_TYPE.said_as("phone type"),
             )
         if not 0 <= self.after_contact_work_seconds <= 2**31 - 1:
             raise InvalidInput(
                 "after-contact work time must be 0 to 2147483647 seconds",
-                field="after-contact work time",
+                field=USER_TEMPLATE_AFTER_CONTACT_WORK.said_as("after-contact work time"),
             )
         if self.phone_type == PhoneType.DESK_PHONE and not (
             self.desk_phone_number and is_e164(self.desk_phone_number)
         ):
-            raise InvalidInput("a DESK_PHONE template needs an E.164 desk phone number")
+            raise InvalidInput(
+                "a DESK_PHONE template needs an E.164 desk phone number",
+                field=USER_TEMPLATE_DESK_PHONE_NUMBER,
+            )
 
 
 def find_user_template(tenant: Tenant, name: str) -> UserTemplate | None:
@@ -236,12 +257,14 @@ def create_user_template(
 ) -> UserTemplate:
     """Create a user template with what it stands for in the instance, and the skill
     queues the users made from it work at the desk."""
-    _check_name(name, "user template")
+    _check_name(name, TEMPLATE_NAME)
     settings = settings or TemplateSettings()
     settings.check()
-    queues = [get_skill_queue(tenant, queue) for queue in sorted(set(skill_queues))]
+    queues = [
+        get_skill_queue(tenant, queue, USER_TEMPLATE_QUEUES) for queue in sorted(set(skill_queues))
+    ]
     if find_user_template(tenant, name):
-        raise Conflict(f"user template '{name}' already exists")
+        raise Conflict(f"user template '{name}' already exists", field=USER_TEMPLATE_NAME)
     template = UserTemplate(
         tenant=tenant,
         name=name,

@@ -19,10 +19,15 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import InvalidInput, NotFound
+from app.services.fields import WEBHOOK_DESCRIPTION, WEBHOOK_URL
 from app.services.outbound.addresses import AddressRefused
 from app.services.webhooks.destinations import check_host
 from app.services.webhooks.dispatch import OPEN, PENDING
 from app.services.webhooks.event_types import check_event_types
+
+# How this module's refusals name their fields.
+URL = WEBHOOK_URL.said_as("url")
+DESCRIPTION = WEBHOOK_DESCRIPTION.said_as("description")
 
 MAX_URL_LENGTH = 2048
 MAX_DESCRIPTION_LENGTH = 255
@@ -39,28 +44,28 @@ def check_url(url: str) -> str:
     host is not (and does not now resolve to) an address webhooks are not sent to."""
     url = (url or "").strip()
     if not url:
-        raise InvalidInput("url is required", field="url")
+        raise InvalidInput("url is required", field=URL)
     if len(url) > MAX_URL_LENGTH:
-        raise InvalidInput(f"url must be at most {MAX_URL_LENGTH} characters", field="url")
+        raise InvalidInput(f"url must be at most {MAX_URL_LENGTH} characters", field=URL)
     if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
-        raise InvalidInput("url must not contain spaces or control characters", field="url")
+        raise InvalidInput("url must not contain spaces or control characters", field=URL)
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https"):
-        raise InvalidInput("url must start with http:// or https://", field="url")
+        raise InvalidInput("url must start with http:// or https://", field=URL)
     if parts.username is not None or parts.password is not None:
-        raise InvalidInput("url must not hold a user name or password", field="url")
+        raise InvalidInput("url must not hold a user name or password", field=URL)
     try:
         host, _port = parts.hostname, parts.port
     except ValueError:
-        raise InvalidInput("url has an invalid port", field="url") from None
+        raise InvalidInput("url has an invalid port", field=URL) from None
     if not host:
-        raise InvalidInput("url must name a host", field="url")
+        raise InvalidInput("url must name a host", field=URL)
     if parts.fragment:
-        raise InvalidInput("url must not have a #fragment (it is never sent)", field="url")
+        raise InvalidInput("url must not have a #fragment (it is never sent)", field=URL)
     try:
         check_host(host, _port or (443 if parts.scheme.lower() == "https" else 80))
     except AddressRefused as refused:
-        raise InvalidInput(f"url {refused}", field="url") from None
+        raise InvalidInput(f"url {refused}", field=URL) from None
     return url
 
 
@@ -68,7 +73,7 @@ def _description(text: str | None) -> str:
     text = (text or "").strip()
     if len(text) > MAX_DESCRIPTION_LENGTH:
         raise InvalidInput(
-            f"description must be at most {MAX_DESCRIPTION_LENGTH} characters", field="description"
+            f"description must be at most {MAX_DESCRIPTION_LENGTH} characters", field=DESCRIPTION
         )
     return text
 

@@ -6,6 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from app.services.errors import InvalidInput
+from app.services.fields import WEBHOOK_TYPES
+
+# How this module's refusals name their fields.
+TYPES = WEBHOOK_TYPES.said_as("event type")
 
 EVENT_TYPES: dict[str, str] = {
     "task.added": "A task was added (API, intake file or web UI).",
@@ -55,7 +59,7 @@ def check_event_types(types: Iterable[str]) -> list[str]:
         raise InvalidInput(
             f"event type {', '.join(repr(t) for t in unknown)} is unknown; "
             f"known types: {', '.join(EVENT_TYPES)}",
-            field="event type",
+            field=TYPES,
         )
     return [t for t in EVENT_TYPES if t in wanted]
 

@@ -13,8 +13,12 @@ from app.models import Event, WebhookDelivery, WebhookEndpoint
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.fields import WEBHOOK_REPLAY_SINCE
 from app.services.webhooks.dispatch import PENDING, SENDING
 from app.services.webhooks.endpoints import record_change
+
+# How this module's refusals name their fields.
+SINCE = WEBHOOK_REPLAY_SINCE.said_as("since")
 
 
 @dataclass(frozen=True)
@@ -80,12 +84,12 @@ def parse_since(text: str | None, now: datetime | None = None) -> datetime:
         since = datetime.fromisoformat(text.replace("Z", "+00:00").replace(" ", "T"))
     except ValueError:
         raise InvalidInput(
-            "since must be a date and time such as 2026-03-01T09:00 (UTC)", field="since"
+            "since must be a date and time such as 2026-03-01T09:00 (UTC)", field=SINCE
         ) from None
     if since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
     if since > (now or utcnow()):
-        raise InvalidInput("since must not be in the future", field="since")
+        raise InvalidInput("since must not be in the future", field=SINCE)
     return since.astimezone(UTC)
 
 

@@ -26,7 +26,27 @@ from app.models import CallResult, Tenant, WorkCodeChoice, WorkCodeGroup
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.fields import (
+    WORK_CODE_DELAY,
+    WORK_CODE_DESCRIPTION,
+    WORK_CODE_GROUP_NAME,
+    WORK_CODE_GROUP_QUEUES,
+    WORK_CODE_NAME,
+    WORK_CODE_OUTCOME,
+    WORK_CODE_SORT_ORDER,
+    WORK_CODE_SUGGESTED_FOR,
+    Field,
+)
 from app.services.tenants.setup import get_skill_queue, list_skill_queues
+
+# How this module's refusals name their fields.
+GROUP_NAME = WORK_CODE_GROUP_NAME.said_as("work code group name")
+CODE_NAME = WORK_CODE_NAME.said_as("work code name")
+DESCRIPTION = WORK_CODE_DESCRIPTION.said_as("description")
+OUTCOME = WORK_CODE_OUTCOME.said_as("outcome")
+DELAY = WORK_CODE_DELAY.said_as("delay")
+SUGGESTED_FOR = WORK_CODE_SUGGESTED_FOR.said_as("suggested for")
+SORT_ORDER = WORK_CODE_SORT_ORDER.said_as("sort order")
 
 OUTCOMES = ("COMPLETE", "RESCHEDULE", "REMOVE")
 CALL_RESULTS = tuple(result.value for result in CallResult)
@@ -125,10 +145,10 @@ def code_by_id(group: WorkCodeGroup, code_id: int) -> WorkCodeChoice | None:
 # --- changing -------------------------------------------------------------------------------
 
 
-def _name(name: str, what: str) -> str:
+def _name(name: str, field: Field) -> str:
     name = (name or "").strip()
     if not name or len(name) > MAX_NAME:
-        raise InvalidInput(f"{what} name must be 1 to {MAX_NAME} characters", field=f"{what} name")
+        raise InvalidInput(f"{field} must be 1 to {MAX_NAME} characters", field=field)
     return name
 
 
@@ -161,9 +181,9 @@ def create_group(
     tenant: Tenant, name: str, *, required: bool = False, multiple: bool = False, actor: Actor
 ) -> WorkCodeGroup:
     """A new group of the tenant, with no codes and no queue yet."""
-    name = _name(name, "work code group")
+    name = _name(name, GROUP_NAME)
     if find_group(tenant, name):
-        raise Conflict(f"work code group '{name}' already exists")
+        raise Conflict(f"work code group '{name}' already exists", field=WORK_CODE_GROUP_NAME)
     group = WorkCodeGroup(tenant_id=tenant.id, name=name, required=required, multiple=multiple)
     db.session.add(group)
     db.session.flush()
@@ -176,9 +196,9 @@ def change_group(
 ) -> WorkCodeGroup:
     """Rename the group or change whether it is required or multiple choice; tasks closed
     before keep the codes as they were chosen."""
-    name = _name(name, "work code group")
+    name = _name(name, GROUP_NAME)
     if name != group.name and find_group(group_tenant(group), name):
-        raise Conflict(f"work code group '{name}' already exists")
+        raise Conflict(f"work code group '{name}' already exists", field=WORK_CODE_GROUP_NAME)
     before = _group_fields(group)
     group.name, group.required, group.multiple = name, required, multiple
     db.session.flush()
@@ -201,30 +221,28 @@ def group_tenant(group: WorkCodeGroup) -> Tenant:
 def _settings(settings: CodeSettings) -> CodeSettings:
     if len(settings.description or "") > MAX_DESCRIPTION:
         raise InvalidInput(
-            f"description must be at most {MAX_DESCRIPTION} characters", field="description"
+            f"description must be at most {MAX_DESCRIPTION} characters", field=DESCRIPTION
         )
     if settings.outcome is not None and settings.outcome not in OUTCOMES:
         raise InvalidInput(
-            f"outcome '{settings.outcome}' is not one of {', '.join(OUTCOMES)}", field="outcome"
+            f"outcome '{settings.outcome}' is not one of {', '.join(OUTCOMES)}", field=OUTCOME
         )
     minutes = settings.reschedule_minutes
     if minutes is not None:
         if settings.outcome != "RESCHEDULE":
-            raise InvalidInput(
-                "delay is only for a code whose outcome is RESCHEDULE", field="delay"
-            )
+            raise InvalidInput("delay is only for a code whose outcome is RESCHEDULE", field=DELAY)
         if not 1 <= minutes <= MAX_DELAY_MINUTES:
             raise InvalidInput(
-                f"delay must be 1 to {MAX_DELAY_MINUTES} minutes (366 days)", field="delay"
+                f"delay must be 1 to {MAX_DELAY_MINUTES} minutes (366 days)", field=DELAY
             )
     if settings.suggested_for is not None and settings.suggested_for not in CALL_RESULTS:
         raise InvalidInput(
             f"suggested for '{settings.suggested_for}' is not a call result: one of "
             f"{', '.join(CALL_RESULTS)}",
-            field="suggested for",
+            field=SUGGESTED_FOR,
         )
     if not -1_000_000 <= settings.sort_order <= 1_000_000:
-        raise InvalidInput("sort order must be between -1000000 and 1000000", field="sort order")
+        raise InvalidInput("sort order must be between -1000000 and 1000000", field=SORT_ORDER)
     return CodeSettings(**{**asdict(settings), "description": settings.description or ""})
 
 
@@ -232,10 +250,12 @@ def add_code(
     group: WorkCodeGroup, name: str, settings: CodeSettings = CodeSettings(), *, actor: Actor
 ) -> WorkCodeChoice:
     """A new enabled code of the group."""
-    name = _name(name, "work code")
+    name = _name(name, CODE_NAME)
     settings = _settings(settings)
     if find_code(group, name):
-        raise Conflict(f"work code '{name}' already exists in group '{group.name}'")
+        raise Conflict(
+            f"work code '{name}' already exists in group '{group.name}'", field=WORK_CODE_NAME
+        )
     code = WorkCodeChoice(name=name, enabled=True, **asdict(settings))
     group.codes.append(code)
     db.session.flush()
@@ -247,10 +267,12 @@ def change_code(
     code: WorkCodeChoice, name: str, settings: CodeSettings, *, actor: Actor
 ) -> WorkCodeChoice:
     """Change a code; tasks closed with it keep the name they were closed with."""
-    name = _name(name, "work code")
+    name = _name(name, CODE_NAME)
     settings = _settings(settings)
     if name != code.name and find_code(code.group, name):
-        raise Conflict(f"work code '{name}' already exists in group '{code.group.name}'")
+        raise Conflict(
+            f"work code '{name}' already exists in group '{code.group.name}'", field=WORK_CODE_NAME
+        )
     before = _code_fields(code)
     code.name = name
     for field, value in asdict(settings).items():
@@ -305,7 +327,7 @@ def set_group_queues(
     """Assign the group to exactly these skill queues of its tenant; their names, sorted."""
     tenant = group_tenant(group)
     wanted = sorted(set(queue_names))
-    queues = [get_skill_queue(tenant, name) for name in wanted]
+    queues = [get_skill_queue(tenant, name, WORK_CODE_GROUP_QUEUES) for name in wanted]
     before = [queue.name for queue in group.skill_queues]
     group.skill_queues = queues
     db.session.flush()
