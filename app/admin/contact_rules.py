@@ -19,6 +19,7 @@ from app.admin.prg import form_post
 from app.models import Tenant
 from app.services.campaigns.catalogue import list_campaigns
 from app.services.contact_limits import limits
+from app.services.fields import TENANT_PERSON_KEY
 
 BASE = "/tenants/<int:tenant_id>/contact-rules"
 EVERY_CAMPAIGN = ""
@@ -27,13 +28,7 @@ EVERY_CAMPAIGN = ""
 class LimitForm(FlaskForm):
     """A new limit, as typed: the service checks it (and says what is wrong beside it)."""
 
-    api_names: ClassVar = {
-        "max": "max_count",
-        "within": "within",
-        "per": "per",
-        "counting": "counting",
-        "campaign": "campaign",
-    }
+    refusal_subject: ClassVar = "contact_limit"
     max_count = StringField(
         "At most (1 to 1,000)",
         validators=[DataRequired(), Length(max=10)],
@@ -54,7 +49,7 @@ class LimitForm(FlaskForm):
 
 
 class PersonKeyForm(FlaskForm):
-    api_names: ClassVar = {"person key": "key"}
+    refusal_fields: ClassVar = {TENANT_PERSON_KEY: "key"}
     key = StringField(
         "Person key (a data item's key; empty: the clientId)",
         validators=[Length(max=limits.MAX_PERSON_KEY)],

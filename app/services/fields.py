@@ -122,6 +122,16 @@ CALL_EVENT, CALL_RESULT = _fields("call", "event", "result")
 
 (SKILL_QUEUE_NAME,) = _fields("skill_queue", "name")
 
+# A contact limit of a tenant's contact rules.
+(
+    CONTACT_LIMIT_ID,
+    CONTACT_LIMIT_MAX,
+    CONTACT_LIMIT_WITHIN,
+    CONTACT_LIMIT_PER,
+    CONTACT_LIMIT_COUNTING,
+    CONTACT_LIMIT_CAMPAIGN,
+) = _fields("contact_limit", "id", "max_count", "within", "per", "counting", "campaign")
+
 # A user (an agent or a supervisor) and the desk settings of an agent.
 (
     USER_LOGIN_USER_ID,
@@ -199,7 +209,7 @@ AWAY_REASON_NAME, AWAY_REASON_SORT_ORDER = _fields("away_reason", "name", "sort_
 ) = _fields("report", "start", "end", "campaign", "queue", "agent", "zone", "interval_minutes")
 
 # A tenant's own settings.
-TENANT_NAME, TENANT_CCP_URL = _fields("tenant", "name", "ccp_url")
+TENANT_NAME, TENANT_CCP_URL, TENANT_PERSON_KEY = _fields("tenant", "name", "ccp_url", "person_key")
 
 # Sign-in providers.
 SSO_KIND, SSO_LOCAL_AGENT_PASSWORDS, SSO_IDENTITY = _fields(

@@ -21,6 +21,16 @@ from app.models import Campaign, ContactLimit, Tenant
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.fields import (
+    CONTACT_LIMIT_CAMPAIGN,
+    CONTACT_LIMIT_COUNTING,
+    CONTACT_LIMIT_ID,
+    CONTACT_LIMIT_MAX,
+    CONTACT_LIMIT_PER,
+    CONTACT_LIMIT_WITHIN,
+    TENANT_PERSON_KEY,
+    Field,
+)
 
 PERS = ("number", "person", "task")
 COUNTINGS = ("calls", "contacts")
@@ -46,7 +56,8 @@ def parse_count(value: str | int | None) -> int:
     text = str(value if value is not None else "").strip()
     if not text.isdigit() or not 1 <= int(text) <= MAX_COUNT:
         raise InvalidInput(
-            f"max must be a whole number from 1 to {MAX_COUNT:,} (not '{text}')", field="max"
+            f"max must be a whole number from 1 to {MAX_COUNT:,} (not '{text}')",
+            field=CONTACT_LIMIT_MAX.said_as("max"),
         )
     return int(text)
 
@@ -59,15 +70,18 @@ def parse_duration(value: str | None) -> int:
         raise InvalidInput(
             f"within must be a duration such as 30m, 24h or 7d (minutes, hours or days), "
             f"not '{text[:20]}'",
-            field="within",
+            field=CONTACT_LIMIT_WITHIN.said_as("within"),
         )
     minutes = int(found[1]) * UNITS[found[2].lower()]
     if not 1 <= minutes <= MAX_MINUTES:
-        raise InvalidInput(f"within must be from 1 minute to 90 days (not {text})", field="within")
+        raise InvalidInput(
+            f"within must be from 1 minute to 90 days (not {text})",
+            field=CONTACT_LIMIT_WITHIN.said_as("within"),
+        )
     return minutes
 
 
-def _choice(value: str | None, choices: tuple[str, ...], field: str) -> str:
+def _choice(value: str | None, choices: tuple[str, ...], field: Field) -> str:
     text = (value or "").strip().lower()
     if text not in choices:
         raise InvalidInput(
@@ -86,7 +100,8 @@ def _campaign(tenant: Tenant, name: str | None) -> Campaign | None:
     )
     if campaign is None:
         raise InvalidInput(
-            f"campaign '{name[:100]}' is not a campaign of {tenant.label}", field="campaign"
+            f"campaign '{name[:100]}' is not a campaign of {tenant.label}",
+            field=CONTACT_LIMIT_CAMPAIGN.said_as("campaign"),
         )
     return campaign
 
@@ -144,8 +159,10 @@ def add_limit(tenant: Tenant, new: NewLimit, *, actor: Actor) -> ContactLimit:
         tenant_id=tenant.id,
         max_count=parse_count(new.max),
         within_minutes=parse_duration(new.within),
-        per=_choice(new.per, PERS, "per"),
-        counting=_choice(new.counting or "calls", COUNTINGS, "counting"),
+        per=_choice(new.per, PERS, CONTACT_LIMIT_PER.said_as("per")),
+        counting=_choice(
+            new.counting or "calls", COUNTINGS, CONTACT_LIMIT_COUNTING.said_as("counting")
+        ),
     )
     limit.campaign = _campaign(tenant, new.campaign)
     same = next((old for old in list_limits(tenant) if _same(old, limit)), None)
@@ -170,7 +187,7 @@ def find_limit(tenant: Tenant, limit_id: int | str) -> ContactLimit:
     text = str(limit_id).strip()
     limit = db.session.get(ContactLimit, int(text)) if text.isdigit() else None
     if limit is None or limit.tenant_id != tenant.id:
-        raise NotFound(f"{tenant.label} has no contact limit {text[:20]}", field="id")
+        raise NotFound(f"{tenant.label} has no contact limit {text[:20]}", field=CONTACT_LIMIT_ID)
     return limit
 
 
@@ -202,7 +219,8 @@ def set_person_key(tenant: Tenant, key: str | None, *, actor: Actor) -> bool:
     key = (key or "").strip() or None
     if key is not None and len(key) > MAX_PERSON_KEY:
         raise InvalidInput(
-            f"person key must be at most {MAX_PERSON_KEY} characters", field="person key"
+            f"person key must be at most {MAX_PERSON_KEY} characters",
+            field=TENANT_PERSON_KEY.said_as("person key"),
         )
     before = tenant.person_key
     if before == key:
