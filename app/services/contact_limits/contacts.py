@@ -17,9 +17,9 @@ from sqlalchemy import event, select
 from sqlalchemy.orm import Session, scoped_session
 
 from app.extensions import db
-from app.models import Attempt, Campaign, ContactMark, Task, TaskItem, Tenant
+from app.models import Attempt, Campaign, ContactMark, Task, Tenant
 from app.models.types import utcnow
-from app.services.contact_limits.counts import CONTACT, mark, scope_key
+from app.services.contact_limits.counts import CONTACT, mark, person_of, scope_key
 
 
 def _became_contact(instance: object) -> bool:
@@ -27,19 +27,6 @@ def _became_contact(instance: object) -> bool:
         return False
     history = db.inspect(instance).attrs.contact.history
     return bool(history.added) and bool(history.added[0])
-
-
-def _person(session: Session, task_id: int, person_key: str | None) -> str | None:
-    if person_key:
-        value = session.scalar(
-            select(TaskItem.value)
-            .where(TaskItem.task_id == task_id, TaskItem.key == person_key)
-            .order_by(TaskItem.position)
-            .limit(1)
-        )
-        if value and value.strip():
-            return value.strip()
-    return session.scalar(select(Task.client_id).where(Task.id == task_id))
 
 
 def mark_contact(session: Session, attempt: Attempt) -> None:
@@ -59,11 +46,10 @@ def mark_contact(session: Session, attempt: Attempt) -> None:
     keys = []
     if attempt.phone_number:
         keys.append(scope_key("number", attempt.phone_number))
-    if attempt.task_id is not None:
-        person = _person(session, attempt.task_id, person_key)
-        if person is not None:
-            keys.append(scope_key("person", person))
-        keys.append(scope_key("task", attempt.task_id))
+    task = session.get(Task, attempt.task_id) if attempt.task_id is not None else None
+    if task is not None:
+        keys.append(scope_key("person", person_of(task, person_key)))
+        keys.append(scope_key("task", task.id))
     moments = [attempt.connected_at, attempt.call_ended_at, attempt.closed_at]
     at = max((moment for moment in moments if moment is not None), default=None) or utcnow()
     mark(session, tenant_id, keys, CONTACT, attempt.campaign_id, at, attempt.id)

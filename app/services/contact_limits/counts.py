@@ -34,8 +34,8 @@ from app.extensions import db
 from app.models import ContactLimit, ContactMark, ContactScope, Task, TaskItem, Tenant
 from app.services.contact_limits.limits import limit_words
 from app.services.contactability.seat import local_text
+from app.services.dnc.numbers import task_numbers
 from app.services.errors import NotAvailable
-from app.services.values import is_e164, is_phone_key
 
 CALL, CONTACT = "call", "contact"
 KIND_OF = {"calls": CALL, "contacts": CONTACT}
@@ -115,16 +115,6 @@ def scope_key(per: str, value: str | int) -> str:
 def _scope_words(per: str, key: str) -> str:
     value = key.split(":", 1)[1]
     return f"task {value}" if per == "task" else f"{per} {value}"
-
-
-def phone_numbers(task: Task, items: Iterable[TaskItem] | None = None) -> list[str]:
-    """The task's dialable numbers (its phone items holding an E.164 number), once each."""
-    found = [
-        (item.value or "").strip()
-        for item in (task.items if items is None else items)
-        if is_phone_key(item.key)
-    ]
-    return list(dict.fromkeys(number for number in found if is_e164(number)))
 
 
 def _scopes(task: Task, person_key: str | None, number: str | None) -> dict[str, str]:
@@ -259,7 +249,8 @@ def verdicts(tasks: Sequence[Task], now: datetime) -> list[Verdict]:
         per_number = [lim for lim in applying if lim.per == "number"]
         numbers = {
             number: _holds(tenant_id, per_number, {"number": scope_key("number", number)}, now)
-            for number in phone_numbers(task)
+            for number in task_numbers(task.items)
         }
         answers.append(Verdict(task.id, _holds(tenant_id, whole, scopes, now), numbers))
     return answers
+

@@ -20,6 +20,7 @@ from app.extensions import db
 from app.models import Campaign, ContactLimit, Tenant
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
+from app.services.campaigns.catalogue import find_campaign
 from app.services.errors import Conflict, InvalidInput, NotFound
 from app.services.fields import (
     CONTACT_LIMIT_CAMPAIGN,
@@ -95,9 +96,7 @@ def _campaign(tenant: Tenant, name: str | None) -> Campaign | None:
     name = (name or "").strip()
     if not name:
         return None
-    campaign = db.session.scalar(
-        select(Campaign).where(Campaign.tenant_id == tenant.id, Campaign.name == name)
-    )
+    campaign = find_campaign(tenant, name)
     if campaign is None:
         raise InvalidInput(
             f"campaign '{name[:100]}' is not a campaign of {tenant.label}",
