@@ -6,7 +6,8 @@
   asked about (connected, ended and their result).
 - Every minute: the tick is checked (started again when it stopped) and intake loads no
   live worker holds are queued again.
-- Every day: audit records past their retention are pruned.
+- Every day: audit records past their retention are pruned, and the contact limits' marks
+  older than the longest window a limit may have.
 
 huey's periodic tasks run at most once a minute, so the tick is a job that queues itself
 again. Each chain of ticks carries a token; starting a chain (at worker start, or when the
@@ -33,6 +34,7 @@ from app.jobs.intake import sweep_intake
 from app.jobs.queue import huey, job, periodic
 from app.models.types import utcnow
 from app.services.audit.reading import prune_audit
+from app.services.contact_limits.counts import prune_marks
 from app.services.delivery.sweeps import expire_holds, expire_reservations
 from app.services.dialer.contact_flow import follow_calls
 from app.services.webhooks import run_once
@@ -88,7 +90,7 @@ def follow_placed_calls(now: datetime) -> dict[str, int] | None:
 # joins these lists: EVERY_TICK for what must happen within seconds, else EVERY_MINUTE.
 EVERY_TICK: list[Work] = [follow_placed_calls, deliver_webhooks, expire_desk_timeouts]
 EVERY_MINUTE: list[Work] = [sweep_intake, sweep_bulk]
-EVERY_DAY: list[Work] = [prune_audit_records]
+EVERY_DAY: list[Work] = [prune_audit_records, prune_marks]
 
 
 def run_all(works: list[Work], now: datetime) -> dict[str, Any]:

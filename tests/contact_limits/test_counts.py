@@ -8,10 +8,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import select
 
+from app.db import pruning
 from app.extensions import db
+from app.models import ContactScope
 from app.services.contact_limits import limits
-from app.services.contact_limits.counts import ContactLimitReached, verdicts
+from app.services.contact_limits.counts import ContactLimitReached, prune_marks, verdicts
 from app.services.contactability.seat import local_text
 from app.services.dialer import call_events, placing
 from tests.calls.calls_support import (
@@ -175,3 +178,27 @@ def test_verdicts_say_whether_tasks_may_be_called_now_and_until_when(acme, renew
     assert [hold.limit.per for hold in verdict.holds] == ["person"]
     assert verdict.until == t0 + 7 * D
     assert verdicts([none], t0 + 3 * H)[0].callable_now  # another person, no number
+
+
+def test_marks_older_than_the_longest_window_are_pruned_and_the_rest_still_count(
+    acme, renewals, ann, monkeypatch
+):
+    """The daily prune deletes what no limit can count (older than 90 days) and nothing a
+    limit still counts, a batch at a time."""
+    monkeypatch.setattr(pruning, "BATCH", 2)  # several batches
+    add_phones(renewals, "c1")
+    task, t0 = deliver(ann)
+    for n in range(3):  # 3 calls: 9 marks (number, person, task) and 3 scopes
+        end(ann, task, call(ann, task, t0 + n * D), t0 + n * D + 30 * S)
+    limit = add_limit(acme, 2, "90d", "number")
+
+    assert prune_marks(t0 + 90 * D) == 0  # the first call is exactly 90 days old: kept
+    assert prune_marks(t0 + 90 * D + S) == 3  # its number, person and task
+    assert len(marks("call")) == 6
+    held = refused(ann, task, t0 + 90 * D + S)  # the two later calls still count
+    assert held.until == t0 + D + 90 * D
+    assert f"contact limit {limit.id}" in held.message
+
+    assert prune_marks(t0 + 93 * D) == 6
+    assert marks() == []
+    assert db.session.scalars(select(ContactScope)).all() == []  # no call since the cutoff

@@ -136,9 +136,10 @@ def test_the_periodic_schedule(task, moment, runs):
     assert task.task_class().validate_datetime(moment) is runs
 
 
-def test_the_clock_delivers_webhooks_each_tick_and_prunes_the_audit_daily():
+def test_the_clock_delivers_webhooks_each_tick_and_prunes_the_audit_and_marks_daily():
     assert clock.deliver_webhooks in clock.EVERY_TICK
     assert clock.prune_audit_records in clock.EVERY_DAY
+    assert clock.prune_marks in clock.EVERY_DAY
 
 
 def test_the_scheduled_work_runs_in_the_app(app, monkeypatch):

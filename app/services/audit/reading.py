@@ -10,8 +10,9 @@ from itertools import islice
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select
 
+from app.db.pruning import delete_in_batches
 from app.extensions import db
 from app.models import AuditRecord
 
@@ -194,27 +195,16 @@ def _actor(row: Any) -> dict[str, str]:
 
 def prune_audit(now: datetime, retention_days: int | None = None) -> int:
     """Delete the audit records older than the retention (AUDIT_RETENTION_DAYS unless
-    given; 0 keeps every record), CHUNK at a time, each batch committed on its own so
-    no long transaction holds the table; the number deleted."""
+    given; 0 keeps every record), a batch at a time (app/db/pruning.py); the number
+    deleted."""
     if retention_days is None:
         retention_days = current_app.config["AUDIT_RETENTION_DAYS"]
     if retention_days <= 0:
         return 0
     cutoff = now - timedelta(days=retention_days)
-    deleted = 0
-    while True:
-        batch = (
-            select(AuditRecord.id)
-            .where(AuditRecord.at < cutoff)
-            .order_by(AuditRecord.id)
-            .limit(CHUNK)
-            .scalar_subquery()
-        )
-        count = db.session.execute(delete(AuditRecord).where(AuditRecord.id.in_(batch))).rowcount
-        db.session.commit()
-        deleted += count
-        if count < CHUNK:
-            return deleted
+    return delete_in_batches(
+        db.session, AuditRecord, AuditRecord.at < cutoff, [AuditRecord.id], batch=CHUNK
+    )
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ scope it counts for, counted in each limit's rolling window.
   `contact_scopes` row, in key order, held until the call's commit on PostgreSQL; the
   transaction's write turn on SQLite), then counts: calls to one number at the same
   moment from several hosts are counted one after another, and a limit of 3 lets 3 pass.
+- Marks older than the longest window a limit may have (90 days) count for nothing: the
+  worker deletes them every day (`prune_marks`).
 - `verdicts` answers, for tasks at a moment, whether they may be called and until when
   not: a task is held back by a reached limit per person or per task, or by every one of
   its numbers being held (a task without a phone item by person and task limits only).
@@ -30,9 +32,10 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from app.db.pruning import delete_in_batches
 from app.extensions import db
 from app.models import ContactLimit, ContactMark, ContactScope, Task, TaskItem, Tenant
-from app.services.contact_limits.limits import limit_words
+from app.services.contact_limits.limits import MAX_MINUTES, limit_words
 from app.services.contactability.seat import local_text
 from app.services.dnc.numbers import task_numbers
 from app.services.errors import NotAvailable
@@ -254,3 +257,16 @@ def verdicts(tasks: Sequence[Task], now: datetime) -> list[Verdict]:
         answers.append(Verdict(task.id, _holds(tenant_id, whole, scopes, now), numbers))
     return answers
 
+
+def prune_marks(now: datetime) -> int:
+    """Delete the marks no limit can count any more (older than the longest window, 90
+    days) and the lock rows of scopes no call counted since; the number of marks deleted."""
+    cutoff = now - timedelta(minutes=MAX_MINUTES)
+    deleted = delete_in_batches(db.session, ContactMark, ContactMark.at < cutoff, [ContactMark.id])
+    delete_in_batches(
+        db.session,
+        ContactScope,
+        ContactScope.counted_at < cutoff,
+        [ContactScope.tenant_id, ContactScope.scope_key],
+    )
+    return deleted
