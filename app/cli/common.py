@@ -43,12 +43,15 @@ def tenant_of(company: str, environment: str) -> Tenant:
 
 def read_only(command: Callable) -> Callable:
     """Run the command's reads in one read-only transaction: an export or a listing never
-    takes SQLite's write lock, whatever it reads."""
+    takes SQLite's write lock, whatever it reads; exit 1 with the reason of a refusal."""
 
     @wraps(command)
     def run(*args, **kwargs):
-        with transaction(db.session, read_only=True):
-            return command(*args, **kwargs)
+        try:
+            with transaction(db.session, read_only=True):
+                return command(*args, **kwargs)
+        except ServiceError as refused:
+            raise click.ClickException(refused.message) from None
 
     return run
 

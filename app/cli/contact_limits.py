@@ -12,7 +12,6 @@ import click
 from app.cli.common import read_only, tenant_of, transactional
 from app.services.actors import Actor
 from app.services.contact_limits import limits
-from app.services.errors import ServiceError
 
 contact_limit_group = click.Group(
     "contact-limit", help="How often a number, person or task may be called, across campaigns."
@@ -67,10 +66,7 @@ def add_limit(
 @read_only
 def list_limits(company: str, environment: str) -> None:
     """One line per limit (its id, then the limit in words), or `no contact limits`."""
-    try:
-        found = limits.list_limits(tenant_of(company, environment))
-    except ServiceError as error:
-        raise click.ClickException(error.message) from None
+    found = limits.list_limits(tenant_of(company, environment))
     click.echo("\n".join(_line(limit) for limit in found) or "no contact limits")
 
 

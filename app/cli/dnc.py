@@ -12,11 +12,9 @@ from pathlib import Path
 import click
 
 from app.cli.common import read_only, tenant_of, transactional
-from app.models import Tenant
 from app.services.actors import Actor
 from app.services.dnc import numbers as dnc
 from app.services.dnc.list_csv import export_csv, import_numbers
-from app.services.errors import ServiceError
 
 dnc_group = click.Group("dnc", help="The tenant's do-not-call list.")
 NOTE_CLI = "cli"
@@ -26,13 +24,6 @@ SHOWN_ROWS = 100
 
 def _listed(numbers: list[str]) -> str:
     return ", ".join(numbers)
-
-
-def _tenant_or_fail(company: str, environment: str) -> Tenant:
-    try:
-        return tenant_of(company, environment)
-    except ServiceError as error:
-        raise click.ClickException(error.message) from None
 
 
 @dnc_group.command("add")
@@ -93,11 +84,8 @@ def import_file(company: str, environment: str, file: Path, note: str) -> str:
 @read_only
 def search(company: str, environment: str, prefix: str, exact: bool, limit: int, offset: int):
     """List numbers starting with PREFIX (all without one): number, note, when added."""
-    tenant = _tenant_or_fail(company, environment)
-    try:
-        found = dnc.search_numbers(tenant, prefix, exact=exact, limit=limit, offset=offset)
-    except ServiceError as error:
-        raise click.ClickException(error.message) from None
+    tenant = tenant_of(company, environment)
+    found = dnc.search_numbers(tenant, prefix, exact=exact, limit=limit, offset=offset)
     for entry in found.entries:
         click.echo(f"{entry.number}\t{entry.note}\t{entry.created_at:%Y-%m-%d %H:%M} UTC")
     if found.entries:
@@ -114,7 +102,7 @@ def search(company: str, environment: str, prefix: str, exact: bool, limit: int,
 @read_only
 def export(company: str, environment: str, file: Path | None):
     """Write the list as CSV (number, note, added) to FILE, or to standard output."""
-    tenant = _tenant_or_fail(company, environment)
+    tenant = tenant_of(company, environment)
     out = file.open("w", newline="", encoding="utf-8") if file else sys.stdout
     try:
         for chunk in export_csv(tenant):

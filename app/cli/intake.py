@@ -80,10 +80,7 @@ def export(company, environment, campaign, output: Path | None, where):
         criteria = [Criterion(key, Condition(cond), value) for key, cond, value in where]
     except ValueError:
         raise click.ClickException(f"a condition is one of {', '.join(Condition)}") from None
-    try:
-        chunks = export_csv(target, criteria)
-    except ServiceError as error:
-        raise click.ClickException(error.message) from None
+    chunks = export_csv(target, criteria)
     out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
     try:
         for chunk in chunks:
