@@ -164,6 +164,7 @@ SAMPLE = {
     "load_id": "x",
     "action": "status",
     "reason_id": 1,
+    "limit_id": 1,
     "queue_id": 1,
 }
 
