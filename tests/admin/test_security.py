@@ -30,6 +30,7 @@ PAGES = [
     "/tenants/{t}/agents",
     "/tenants/{t}/hours",
     "/tenants/{t}/dnc",
+    "/tenants/{t}/contact-rules",
     "/tenants/{t}/campaigns/{c}/delivery",
     "/tenants/{t}/tasks/no-such-task",  # 404
 ]
