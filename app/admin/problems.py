@@ -15,6 +15,8 @@ chosen by that value alone, never by the refusal's words.
 
 from __future__ import annotations
 
+from wtforms import FieldList
+
 from app.admin.items import kept_rows
 from app.services.errors import ServiceError
 from app.services.fields import DISPLAY_ORDER, KEY, TASK_ITEMS, VALUE, Field
@@ -62,7 +64,11 @@ def form_field_of(form, field: Field | None):
     whole = field.index is None and field.part is None
     if name is None and whole and field.subject == getattr(form, "refusal_subject", None):
         name = field.attribute
-    return form[name] if name is not None and name in form else None
+    if name is None or name not in form:
+        return None
+    target = form[name]
+    # A list of rows has no label to say: a refusal about all of them is said whole.
+    return None if isinstance(target, FieldList) else target
 
 
 def _field_refusal(form, error: ServiceError) -> str | None:
@@ -83,7 +89,7 @@ def refusal_in_form_words(form, error: ServiceError) -> ErrorSummary:
     if said is None:
         said = error.message
         if error.field is not None and error.field.whole == TASK_ITEMS:
-            said = said[0].upper() + said[1:]  # "Data items hold at most…", "Data item 3…"
+            said = said[0].upper() + said[1:]  # "Data items holds at most…", "Data item 3…"
     summary = summary_of(form)  # the field marked above, if any
     return summary if summary.links or summary.said else ErrorSummary(said=said)
 

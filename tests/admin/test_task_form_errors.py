@@ -131,3 +131,14 @@ def test_a_rows_message_names_the_field_once(signed_in, urls, changes, beside_ro
 def test_a_field_without_fault_is_not_marked(signed_in, urls):
     shown = page(signed_in, urls["task"])
     assert not shown.select("[aria-invalid]")
+
+
+def test_a_refusal_about_all_the_items_says_data_items(signed_in, urls):
+    """A refusal about the data items as a whole marks no row (the rows' list is no field
+    with a label): the summary says it in the task's words, "Data items holds at most…"."""
+    rows = {f"items-{n}-key": f"K{n}" for n in range(1, 501)}
+    rows |= {f"items-{n}-value": "v" for n in range(1, 501)}
+    response = submit(signed_in, urls["new"], None, {**NEW_TASK, **rows})
+    assert response.status_code == 422
+    said = alert(soup(response))
+    assert "Data items holds at most 500 items" in said, said
