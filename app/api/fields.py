@@ -52,6 +52,13 @@ def named(field: f.Field) -> f.Field:
     return field.said_as(WIRE_NAMES[field])
 
 
+# The times the API converts itself, named once.
+NEXT_EARLIEST = named(f.TASK_NEXT_EARLIEST)
+REPORT_START = named(f.REPORT_START)
+REPORT_END = named(f.REPORT_END)
+REPORT_ZONE = named(f.REPORT_ZONE)
+
+
 def wire_name(field: f.Field) -> str | None:
     """The spec's name of the field (`previewRecordData[1].displayOrder`), or None when the
     spec has none."""

@@ -9,7 +9,7 @@ from flask import Blueprint, jsonify
 from pydantic import ValidationError
 
 from app.api import wire
-from app.api.fields import named, refusal_message
+from app.api.fields import NEXT_EARLIEST, refusal_message
 from app.api.schemas import (
     AddOrUpdateRequest,
     ChangeStatusRequest,
@@ -23,7 +23,6 @@ from app.extensions import db
 from app.models import Campaign
 from app.services.actors import Actor
 from app.services.errors import InvalidInput, ServiceError
-from app.services.fields import TASK_NEXT_EARLIEST
 from app.services.search.query import result_limit, search_tasks
 from app.services.tasks import changes as tasks
 from app.services.tasks.data import with_data
@@ -113,7 +112,7 @@ def add_or_update_campaign_record():
             record_id=request.previewRecordId or None,
             client_id_field_name=request.clientIdFieldName or None,
             preferred_agent=request.preferredAgent,
-            next_earliest=sent_time(request.nextEarliestWorkTimeUTC, named(TASK_NEXT_EARLIEST)),
+            next_earliest=sent_time(request.nextEarliestWorkTimeUTC, NEXT_EARLIEST),
             actor=actor,
         )
         return {}

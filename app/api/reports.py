@@ -15,11 +15,10 @@ from typing import Annotated, Any, Literal
 from flask import Blueprint
 from pydantic import ConfigDict, Field, StringConstraints
 
-from app.api.fields import named, refusal_message
+from app.api.fields import REPORT_END, REPORT_START, REPORT_ZONE, refusal_message
 from app.db.transactions import read_only
 from app.services import reports
 from app.services.errors import InvalidInput, NotFound, ServiceError
-from app.services.fields import REPORT_END, REPORT_START, REPORT_ZONE
 from app.services.values import require_time_zone
 from app.web.answers import Answer
 from app.web.api_keys import Caller
@@ -65,10 +64,10 @@ class ReportRequest(Strict):
     )
 
     def scope(self, caller: Caller) -> reports.ReportScope:
-        start = from_epoch_ms(self.start, named(REPORT_START))
-        end = from_epoch_ms(self.end, named(REPORT_END))
+        start = from_epoch_ms(self.start, REPORT_START)
+        end = from_epoch_ms(self.end, REPORT_END)
         if self.timeZone:
-            require_time_zone(self.timeZone, named(REPORT_ZONE))
+            require_time_zone(self.timeZone, REPORT_ZONE)
         return reports.report_scope(
             caller.tenant,
             start,

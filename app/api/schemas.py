@@ -11,9 +11,8 @@ from typing import Annotated
 
 from pydantic import AliasChoices, ConfigDict, Field, StringConstraints
 
-from app.api.fields import named
+from app.api.fields import NEXT_EARLIEST
 from app.models import WorkedState
-from app.services.fields import TASK_NEXT_EARLIEST
 from app.services.search.criteria import Condition, Criterion
 from app.services.tasks.batches import TaskChanges
 from app.services.tasks.changes import Locator
@@ -60,7 +59,7 @@ class _Changing(_Locating):
         return TaskChanges(
             skill_queue=self.skillQueue or None,  # "" names no queue: as if not given
             preferred_agent=self.preferredAgent,
-            next_earliest=sent_time(self.nextEarliestWorkTimeUTC, named(TASK_NEXT_EARLIEST)),
+            next_earliest=sent_time(self.nextEarliestWorkTimeUTC, NEXT_EARLIEST),
             time_zone=self.timeZone,
         )
 

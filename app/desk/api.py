@@ -31,11 +31,11 @@ from app.services.contact_limits.counts import ContactLimitReached
 from app.services.delivery import agent_state, closing, offers
 from app.services.dialer import call_events, placing
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
-from app.services.fields import TASK_NEXT_EARLIEST
 from app.services.people.users import find_user
 from app.services.tasks.data import TaskData, with_data
 from app.services.tasks.display import agent_view_of
 from app.services.tasks.snapshots import snapshot, task_snapshot
+from app.services.tasks.validation import NEXT_EARLIEST
 from app.services.work_codes.choices import offered as offered_work_codes
 from app.web.api_keys import Caller
 from app.web.json_actions import json_action
@@ -48,9 +48,6 @@ CLOSED_BY_STATE = {"COMPLETED": "COMPLETE", "WORKED": "RESCHEDULE", "REMOVED": "
 # closeTask's and releaseTask's answer when nothing was closed.
 CLOSED_NOTHING = {"task": None, "outcome": None, "closeReason": None}
 # NOT_AVAILABLE, NOT_FOUND (a task the agent does not hold), else INVALID_ARGUMENTS.
-# The desk's JSON names the next attempt's time as the Preview API does.
-NEXT_EARLIEST = TASK_NEXT_EARLIEST.said_as("nextEarliestWorkTimeUTC")
-
 RESULT_OF: tuple[tuple[type[ServiceError], str], ...] = (
     (NotAvailable, "NOT_AVAILABLE"),
     (TaskNotFound, "NOT_FOUND"),

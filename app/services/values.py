@@ -82,7 +82,7 @@ LATEST = datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
 _LAST = LATEST.replace(microsecond=999999)
 
 
-def checked_time(value: SentTime, field: str) -> datetime:
+def checked_time(value: SentTime, field: Field) -> datetime:
     """The time as stored (UTC, to the millisecond, in the range every database holds),
     or its refusal."""
     if isinstance(value, InvalidInput):

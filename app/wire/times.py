@@ -6,13 +6,14 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from app.services.errors import OUT_OF_RANGE, InvalidInput
+from app.services.fields import Field
 
 # Year 1970 to the end of year 9999, the range a UTC timestamp column holds everywhere.
 MAX_EPOCH_MS = 253402300799999
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def from_epoch_ms(value: int, field: str) -> datetime:
+def from_epoch_ms(value: int, field: Field) -> datetime:
     """A UTC datetime from epoch milliseconds, refusing values no database can hold."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidInput(f"{field} must be a whole number of milliseconds", field=field)
@@ -32,7 +33,7 @@ def epoch_ms(moment: datetime | None) -> int | None:
     return None if moment is None else to_epoch_ms(moment)
 
 
-def sent_time(value: int | None, field: str) -> datetime | InvalidInput | None:
+def sent_time(value: int | None, field: Field) -> datetime | InvalidInput | None:
     """`from_epoch_ms` for a door: a `values.SentTime`, the refusal returned for the service
     to raise when it reaches its check of the field (`values.checked_time`); None when no
     time was sent."""

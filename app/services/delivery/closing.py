@@ -39,10 +39,11 @@ from app.services.delivery import rules
 from app.services.delivery.ownership import held_task, task_to_close
 from app.services.dnc import numbers as dnc
 from app.services.errors import PAST, REQUIRED, InvalidInput, NotAvailable
-from app.services.fields import TASK_NEXT_EARLIEST, TASK_NOTE, TASK_OUTCOME
+from app.services.fields import TASK_NOTE, TASK_OUTCOME
 from app.services.snapshots import with_fields
 from app.services.tasks.snapshots import task_snapshot
 from app.services.tasks.tracing import trace_change
+from app.services.tasks.validation import NEXT_EARLIEST
 from app.services.tasks.writes import hold_end, touch
 from app.services.values import SentTime, checked_time, moment_text
 from app.services.work_codes.choices import check_choice
@@ -82,7 +83,6 @@ NOTE_LIMIT = 2000
 # The fields as this module's messages name them (the spec's names).
 OUTCOME = TASK_OUTCOME.said_as("outcome")
 NOTE = TASK_NOTE.said_as("note")
-NEXT_EARLIEST = TASK_NEXT_EARLIEST.said_as("nextEarliestWorkTimeUTC")
 
 # Checks every closing passes before it is applied, each raising a ServiceError to refuse.
 OUTCOME_RULES: list[Callable[[Task, Closing], None]] = []

@@ -126,7 +126,7 @@ def _checked(tenant: Tenant, new: NewUser) -> NewUser:
             raise InvalidInput(f"{field} is too long", field=field)
     if new.create_in_instance and not INSTANCE_USERNAME.fullmatch(new.login_user_id):
         raise InvalidInput(
-            "loginUserId must be 1 to 100 letters, digits or _ . @ - to be created in the instance",
+            f"{LOGIN} must be 1 to 100 letters, digits or _ . @ - to be created in the instance",
             field=LOGIN,
         )
     primary = None
@@ -228,7 +228,7 @@ def add_user(tenant: Tenant, new: NewUser, *, actor: Actor) -> User:
     template = find_user_template(tenant, new.user_template_name)
     if template is None:
         raise InvalidInput(
-            f"userTemplateName '{new.user_template_name}' is not a user template of {tenant.label}",
+            f"{TEMPLATE} '{new.user_template_name}' is not a user template of {tenant.label}",
             field=TEMPLATE,
         )
     if find_user(tenant, new.login_user_id):

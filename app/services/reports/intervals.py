@@ -120,7 +120,7 @@ def attempts_by_interval(scope: ReportScope, minutes: int) -> list[Interval]:
     15-minute UTC slots from the rollups (summed per interval by the database), the range's
     edges from the attempts."""
     if minutes not in INTERVAL_MINUTES:
-        raise InvalidInput("intervalMinutes must be 15, 30 or 60", field=INTERVAL)
+        raise InvalidInput(f"{INTERVAL} must be 15, 30 or 60", field=INTERVAL)
     starts = interval_grid(scope, minutes)
     parts = split(scope)
     rows = []
