@@ -209,7 +209,9 @@ AWAY_REASON_NAME, AWAY_REASON_SORT_ORDER = _fields("away_reason", "name", "sort_
 ) = _fields("report", "start", "end", "campaign", "queue", "agent", "zone", "interval_minutes")
 
 # A tenant's own settings.
-TENANT_NAME, TENANT_CCP_URL, TENANT_PERSON_KEY = _fields("tenant", "name", "ccp_url", "person_key")
+TENANT_COMPANY_CODE, TENANT_ENVIRONMENT, TENANT_CCP_URL, TENANT_PERSON_KEY = _fields(
+    "tenant", "company_code", "environment", "ccp_url", "person_key"
+)
 
 # Sign-in providers.
 SSO_KIND, SSO_LOCAL_AGENT_PASSWORDS, SSO_IDENTITY = _fields(
@@ -231,6 +233,3 @@ SAML_METADATA, SAML_URL, SAML_LOGIN_ATTRIBUTE = _fields(
 
 # A search's criteria: `SEARCH_CRITERION.said_as(key)` is one, named by its key.
 (SEARCH_CRITERION,) = _fields("search", "criterion")
-
-# An intake file's layout.
-(INTAKE_LAYOUT,) = _fields("intake", "layout")

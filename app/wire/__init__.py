@@ -6,6 +6,6 @@ record of a task (`tasks`), and the JSON of an audit record's fields and of an e
 (`bodies`). The doors (the Preview and Reports APIs, the desk's JSON, the pages, the
 intake files) read and write through it; of the services only the trail's writer does,
 serialising the snapshots a change hands it. It imports no door and, of the services, only
-the refusal it raises and the snapshots it renders (import-linter contracts in
-pyproject.toml).
+the refusal it raises (with the field it names) and the snapshots it renders (import-linter
+contracts in pyproject.toml).
 """

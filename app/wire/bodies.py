@@ -27,15 +27,14 @@ def event_body(event_type: str, data: dict[str, Any], at: datetime) -> dict[str,
 
 
 def _wire(value: Any) -> Any:
-    """What orjson cannot write by itself: a time in the spec's format, a snapshot."""
+    """What orjson cannot write by itself: a time in the spec's format (a snapshot was shown
+    by `fields` before)."""
     if isinstance(value, datetime):
         return format_time(value)
-    if isinstance(value, TaskSnapshot):
-        return shown(value)
     raise TypeError(f"{type(value).__name__} has no wire form")
 
 
 def dumps(value: dict[str, Any]) -> str:
-    """The JSON text of fields or of an event body; a datetime among them in the spec's
-    time format, a snapshot as the wire shows it."""
+    """The JSON text of fields or of an event body (a snapshot among them shown by
+    `fields` first); a datetime among them in the spec's time format."""
     return orjson.dumps(value, default=_wire, option=orjson.OPT_PASSTHROUGH_DATETIME).decode()
