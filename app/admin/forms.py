@@ -80,7 +80,8 @@ class ItemRow(Form):
 
 
 class ItemsForm(FlaskForm):
-    """Data item rows; a refusal naming `previewRecordData[i]` marks the row it came from."""
+    """Data item rows; a refusal about data item i (`TASK_ITEMS.item(i, ...)`) marks the row
+    it came from."""
 
     items = FieldList(FormField(ItemRow), min_entries=0)
 

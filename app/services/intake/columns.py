@@ -90,8 +90,8 @@ def parse_time(value: str) -> SentTime:
 
 
 def columns_named(error: ServiceError, items: list[ItemInput]) -> str:
-    """The refusal told of the file's columns: a data item by its column, not as the API's
-    previewRecordData[n]."""
+    """The refusal told of the file's columns: a data item by its column, not by its place
+    among the task's items."""
     field = error.field
     if field is None or field.whole != TASK_ITEMS or field.index is None:
         return error.message

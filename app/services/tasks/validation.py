@@ -47,8 +47,9 @@ SKILL_QUEUE_KEY = "SkillQueue"
 TIME_ZONE_KEY = "ItemTimeZone"
 SPECIAL_KEYS = frozenset({SKILL_QUEUE_KEY, TIME_ZONE_KEY})  # a refusal of one names its value
 
-# The fields as this module's messages name them: the spec's names, which the CLI, the bulk
-# reports and the intake reports show whole; the API says them from its own table.
+# The fields as this module's messages name them (the spec's names, but the data items'): the
+# CLI and the bulk and intake reports show the messages whole; the API names a field first
+# from its own table (api/fields.py), the pages by the form's label.
 ITEMS = TASK_ITEMS.said_as("data items")
 CLIENT_ID = TASK_CLIENT_ID.said_as("clientId")
 CLIENT_ID_FIELD_NAME = TASK_CLIENT_ID_FIELD_NAME.said_as("clientIdFieldName")
