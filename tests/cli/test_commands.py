@@ -73,9 +73,10 @@ def test_tenant_create_prints_a_working_key_alone_on_the_last_line(runner, regio
     [
         ({"region": "mars-1"}, ["mars-1"]),
         ({"mode": "oauth"}, ["oauth"]),
-        ({"company": " "}, ["company code"]),
+        ({"company": " "}, ["company code must be 1 to 128 characters"]),
+        ({"environment": "e" * 129}, ["environment must be 1 to 128 characters"]),
     ],
-    ids=["bad-region", "bad-auth-mode", "blank-company"],
+    ids=["bad-region", "bad-auth-mode", "blank-company", "long-environment"],
 )
 def test_tenant_create_refuses_bad_input(runner, overrides, words):
     assert_fails(create_tenant(runner, **overrides), *words)

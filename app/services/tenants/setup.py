@@ -16,7 +16,8 @@ from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput, NotFound
 from app.services.fields import (
     SKILL_QUEUE_NAME,
-    TENANT_NAME,
+    TENANT_COMPANY_CODE,
+    TENANT_ENVIRONMENT,
     USER_TEMPLATE_AFTER_CONTACT_WORK,
     USER_TEMPLATE_DESK_PHONE_NUMBER,
     USER_TEMPLATE_NAME,
@@ -71,9 +72,12 @@ def create_tenant(
     actor: Actor,
 ) -> Tenant:
     """Register a company environment; its first API key is issued separately."""
-    for name, value in (("company code", company_code), ("environment", environment)):
+    for named, value in (
+        (TENANT_COMPANY_CODE.said_as("company code"), company_code),
+        (TENANT_ENVIRONMENT.said_as("environment"), environment),
+    ):
         if not value.strip() or len(value) > 128:
-            raise InvalidInput(f"{name} must be 1 to 128 characters", field=TENANT_NAME)
+            raise InvalidInput(f"{named} must be 1 to 128 characters", field=named)
     if region not in REGIONS:
         raise InvalidInput(f"region '{region}' is not one of {', '.join(REGIONS)}")
     if auth_mode not in set(AuthMode):
