@@ -95,6 +95,7 @@ def test_an_update_reads_the_task_it_replaces(warm):
         "SELECT campaigns",
         "INSERT tasks",  # inserts nothing: the clientId is taken
         "SELECT tasks",
+        "SELECT campaigns",  # as a model, with its queue: what the update's trail shows
         "SELECT task_items",  # the task as it was, for its audit record
         "SELECT work_codes",
         "UPDATE tasks",
