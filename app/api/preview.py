@@ -26,7 +26,7 @@ from app.services.errors import InvalidInput, ServiceError
 from app.services.search.query import result_limit, search_tasks
 from app.services.tasks import changes as tasks
 from app.services.tasks.data import with_data
-from app.services.tasks.lookups import CampaignRef
+from app.services.tasks.lookups import CampaignRef, CampaignRow
 from app.web.api_keys import Caller, authenticate
 from app.web.bodies import json_object, receive
 from app.web.schemas import describe
@@ -104,8 +104,8 @@ def _run(
 def add_or_update_campaign_record():
     """Add a task, or replace all the data of an existing one."""
 
-    def action(campaign: Campaign, request: AddOrUpdateRequest, actor: Actor) -> dict:
-        tasks.add_or_update_task(
+    def action(campaign: CampaignRow, request: AddOrUpdateRequest, actor: Actor) -> dict:
+        tasks.add_or_update_record(
             campaign,
             request.clientId,
             request.items(),
@@ -117,7 +117,7 @@ def add_or_update_campaign_record():
         )
         return {}
 
-    return _run(AddOrUpdateRequest, action)
+    return _run(AddOrUpdateRequest, action, tasks.campaign_row)
 
 
 @bp.post("/searchPreviewCampaign", provide_automatic_options=False)

@@ -20,7 +20,7 @@ from collections import namedtuple
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from sqlalchemy import Select, event
+from sqlalchemy import Insert, Select, event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -39,7 +39,7 @@ class _Compiled:
             processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
             if processor is not None:
                 self.binds[name] = processor
-        columns = statement.selected_columns
+        columns = statement.exported_columns  # a SELECT's columns, an INSERT's RETURNING
         self.results = [
             column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns
         ]
@@ -68,10 +68,10 @@ class _Compiled:
 
 
 class PlainRead:
-    """A SELECT run on the session's connection by the driver: `all` gives its rows (named
-    tuples), `first` the first or None."""
+    """A SELECT (or an INSERT … RETURNING of bound values) run on the session's connection
+    by the driver: `all` gives its rows (named tuples), `first` the first or None."""
 
-    def __init__(self, statement: Select) -> None:
+    def __init__(self, statement: Select | Insert) -> None:
         self.statement = statement
         self._by_dialect: dict[str, _Compiled] = {}
 

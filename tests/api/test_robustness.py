@@ -330,7 +330,7 @@ def failing_after(original):
 @pytest.mark.parametrize(
     ("action", "module", "function"),
     [
-        (ADD, tasks, "add_or_update_task"),
+        (ADD, tasks, "add_or_update_record"),
         (CHANGE, tasks, "change_status"),
         (TRANSFER, tasks, "transfer_task"),
         (DELETE, tasks, "delete_task"),

@@ -87,6 +87,25 @@ def test_an_add_of_a_new_client_id_sends_two_reads_and_four_inserts(warm):
     ]
 
 
+# Every statement an add sends, BEGIN and ROLLBACK too: on SQLite the reads' deferred BEGIN,
+# ended when the write lock is taken; on PostgreSQL the driver begins by itself. (Both commit
+# through the driver's connection, no statement.)
+ADD_ON = {
+    "sqlite": ["BEGIN", "SELECT api_keys", "SELECT campaigns", "ROLLBACK", "BEGIN IMMEDIATE",
+               "INSERT tasks", "INSERT task_items", "INSERT audit_records", "INSERT events"],
+    "postgresql": ["SELECT api_keys", "SELECT campaigns", "INSERT tasks", "INSERT task_items",
+                   "INSERT audit_records", "INSERT events"],
+}  # fmt: skip
+
+
+def test_an_add_sends_no_statement_beyond_its_reads_and_writes(warm):
+    """A second lookup of the key, tenant or campaign, a savepoint or another BEGIN fails here."""
+    for n in range(3):  # the same for every add, not only the first after a warm-up
+        with sent() as statements:
+            warm.add(f"N{n}", DATA)
+        assert statements == ADD_ON[db.engine.dialect.name]
+
+
 def test_an_update_reads_the_task_it_replaces(warm):
     with sent() as statements:
         warm.add("C1", DATA)
@@ -95,6 +114,7 @@ def test_an_update_reads_the_task_it_replaces(warm):
         "SELECT campaigns",
         "INSERT tasks",  # inserts nothing: the clientId is taken
         "SELECT tasks",
+        "SELECT campaigns",  # as a model, with its queue: what the update's trail shows
         "SELECT task_items",  # the task as it was, for its audit record
         "SELECT work_codes",
         "UPDATE tasks",

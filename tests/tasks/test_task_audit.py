@@ -291,3 +291,36 @@ def test_no_key_and_no_hash_appear_in_the_trail_or_the_events(api, acme):
     )
     assert api.key not in everything and stored not in everything
     assert "t0k3n" in everything  # the task's own data is kept as it is
+
+
+# --- What an add writes, through the service ----------------------------------------------
+
+
+def test_an_add_through_the_service_sends_four_inserts_and_reads_nothing(renewals):
+    """The plan is checked from what the door read (the campaign's row): the add itself
+    reads nothing, a task, its items, its record and its event written once each."""
+    from sqlalchemy import event
+
+    campaign = tasks.campaign_row(renewals.tenant_id, "Renewals")
+    db.session.flush()
+    sent: list[str] = []
+
+    def keep(_conn, _cursor, statement, _parameters, _context, _many) -> None:
+        if not statement.startswith(("BEGIN", "COMMIT", "ROLLBACK")):
+            sent.append(" ".join(statement.split()[:3]))
+
+    event.listen(db.engine, "before_cursor_execute", keep)
+    try:
+        added = tasks.add_or_update_record(campaign, "N1", [ItemInput("Name", "Ann")], actor=ACTOR)
+    finally:
+        event.remove(db.engine, "before_cursor_execute", keep)
+    assert added
+    assert sent == [
+        "INSERT INTO tasks",
+        "INSERT INTO task_items",
+        "INSERT INTO audit_records",
+        "INSERT INTO events",
+    ]
+    (record,) = task_records()
+    assert record.after["clientId"] == "N1"
+    assert record.after["skillQueue"] == "Sales"

@@ -11,9 +11,10 @@ format (app/wire/bodies.py), as it writes them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.db.bulk_inserts import bulk_insert, driver_value
 from app.extensions import db
@@ -41,6 +42,9 @@ class Change:
     event_type: str | None = None
     event_data: Fields | None = field(default=None)
     subject: str | None = None
+    # Fields the event tells beside its data (a bulk job's id, a transfer's source); kept
+    # apart so that data given as `after` or `before` is shown once for the record and event.
+    event_extra: Mapping[str, Any] | None = None
 
 
 def _clean(value: Fields | None) -> dict[str, Any] | None:
@@ -73,18 +77,30 @@ def _json(value: dict[str, Any] | None) -> str | None:
     return None if value is None else dumps(value)
 
 
+class Trace(NamedTuple):
+    """Changes' audit records and events as rows ready to insert (`prepare`, then `write`)."""
+
+    audit_rows: list[tuple]
+    event_rows: list[tuple]
+
+
 def record_all(actor: Actor, changes: list[Change], at: datetime | None = None) -> None:
     """Add many changes' records and events at once: one driver-level executemany each, so
     a bulk load's thousands of records cost little beside the tasks they describe."""
-    if not changes:
-        return
+    if changes:
+        write(prepare(actor, changes, at))
+
+
+def prepare(actor: Actor, changes: list[Change], at: datetime | None = None) -> Trace:
+    """The changes' records and events as rows, every field shown and serialised: made
+    before a write lock is taken, so that only the INSERTs (`write`) are done under it."""
     at = at or utcnow()
     stamp = driver_value(db.session, AuditRecord.__table__.c.at)(at)
     kind, who, via = actor.kind.value, actor.id, actor.via
     by = _actor(actor)
     audit_rows, event_rows = [], []
     for change in changes:
-        after = _clean(change.after)
+        before, after = _clean(change.before), _clean(change.after)
         audit_rows.append(
             (
                 change.tenant_id,
@@ -95,15 +111,13 @@ def record_all(actor: Actor, changes: list[Change], at: datetime | None = None) 
                 change.action,
                 change.entity_kind,
                 change.entity_id,
-                _json(_clean(change.before)),
+                _json(before),
                 _json(after),
             )
         )
         if not change.event_type:
             continue
-        # The event's data is most often the after snapshot itself: shown once for both.
-        data = after if change.event_data is change.after else _clean(change.event_data)
-        body = event_body(change.event_type, {**(data or {}), "actor": by}, at)
+        body = event_body(change.event_type, _event_data(change, before, after, by), at)
         event_rows.append(
             (
                 new_event_id(),
@@ -114,8 +128,27 @@ def record_all(actor: Actor, changes: list[Change], at: datetime | None = None) 
                 stamp,
             )
         )
-    bulk_insert(db.session, AuditRecord.__table__, AUDIT_COLUMNS, audit_rows)
-    bulk_insert(db.session, Event.__table__, EVENT_COLUMNS, event_rows)
+    return Trace(audit_rows, event_rows)
+
+
+def _event_data(
+    change: Change, before: dict[str, Any] | None, after: dict[str, Any] | None, by: dict
+) -> dict[str, Any]:
+    """The event's data: most often the after (or before) snapshot itself, shown once for
+    the record and the event, then the change's extra fields and who acted."""
+    if change.event_data is change.after:
+        data = after
+    elif change.event_data is change.before:
+        data = before
+    else:
+        data = _clean(change.event_data)
+    return {**(data or {}), **(change.event_extra or {}), "actor": by}
+
+
+def write(trace: Trace) -> None:
+    """Add the prepared records and events to the current session."""
+    bulk_insert(db.session, AuditRecord.__table__, AUDIT_COLUMNS, trace.audit_rows)
+    bulk_insert(db.session, Event.__table__, EVENT_COLUMNS, trace.event_rows)
 
 
 def _actor(actor: Actor) -> dict[str, str]:

@@ -11,6 +11,8 @@ app/services/tasks/saving.py.
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.models import Campaign, Task
 from app.models.types import utcnow
 from app.services.actors import Actor
@@ -26,11 +28,14 @@ from app.services.tasks.batches import (
     transfer_tasks,
 )
 from app.services.tasks.lookups import (  # noqa: F401 - the lookups are the tasks' API too
+    CampaignRow,
     Locator,
     by_client_id,
     by_record_id,
+    campaign_model,
     campaign_named,
     campaign_ref,
+    campaign_row,
     find_task,
     find_task_snapshot,
     find_tenant_task,
@@ -38,6 +43,7 @@ from app.services.tasks.lookups import (  # noqa: F401 - the lookups are the tas
 from app.services.tasks.saving import (
     add_planned,
     plan_add_or_update,
+    stored_model,
     update_planned,
 )
 from app.services.tasks.shown import Expected, Shown, still_as_shown
@@ -75,6 +81,56 @@ def add_or_update_task(
     added by one INSERT that yields to the task holding it (which is then updated).
     `expected_version`, when given, refuses to update a task changed since it was read.
     """
+    options = {
+        "record_id": record_id,
+        "client_id_field_name": client_id_field_name,
+        "preferred_agent": preferred_agent,
+        "next_earliest": next_earliest,
+        "expected_version": expected_version,
+    }
+    task, added = _add_or_update(campaign, client_id, items, actor, **options)
+    if isinstance(task, Task):
+        return task, False
+    return stored_model(campaign, added), True
+
+
+def add_or_update_record(
+    campaign: CampaignRow,
+    client_id: str | None,
+    items: list[ItemInput] | None,
+    *,
+    record_id: str | None = None,
+    client_id_field_name: str | None = None,
+    preferred_agent: str | None = None,
+    next_earliest: SentTime | None = None,
+    actor: Actor,
+) -> bool:
+    """`add_or_update_task` for a door that needs no model back (the API), its campaign
+    read as a plain row (`campaign_row`): a new task is written without the ORM. Whether
+    the task is new."""
+    options = {
+        "record_id": record_id,
+        "client_id_field_name": client_id_field_name,
+        "preferred_agent": preferred_agent,
+        "next_earliest": next_earliest,
+    }
+    task, _ = _add_or_update(campaign, client_id, items, actor, **options)
+    return task is None
+
+
+def _add_or_update(
+    campaign: Campaign | CampaignRow,
+    client_id: str | None,
+    items: list[ItemInput] | None,
+    actor: Actor,
+    *,
+    record_id: str | None,
+    client_id_field_name: str | None,
+    preferred_agent: str | None,
+    next_earliest: SentTime | None,
+    expected_version: Expected = None,
+) -> tuple[Task | None, dict[str, Any]]:
+    """The task updated (and no columns), or None and the columns of the task added."""
     options = {"preferred_agent": preferred_agent, "next_earliest": next_earliest}
     plan = plan_add_or_update(
         campaign, client_id, items, record_id, client_id_field_name, **options
@@ -92,12 +148,14 @@ def add_or_update_task(
     if task is None:
         added = add_planned(campaign, plan, now, actor)
         if added is not None:
-            return added, True
+            return None, added
         task = by_client_id(campaign, plan.client_id, lock=True)
+    if isinstance(campaign, CampaignRow):
+        campaign = campaign_model(campaign)  # the task's, which its update reads
     check_version(task, expected_version)
     key = client_id_key(client_id_field_name, task.client_id_field, campaign.client_id_field_name)
     update_planned(task, keyed(plan, key), now, actor)
-    return task, False
+    return task, {}
 
 
 def add_task(

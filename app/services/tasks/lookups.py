@@ -16,7 +16,7 @@ from sqlalchemy.orm import joinedload
 from app.db.plain_reads import PlainRead
 from app.db.transactions import take_write_lock
 from app.extensions import db
-from app.models import Campaign, Task
+from app.models import Campaign, SkillQueue, Task
 from app.services.errors import InvalidInput, NotFound, TaskNotFound
 from app.services.snapshots import TaskSnapshot
 from app.services.tasks.snapshots import stored_snapshot
@@ -73,6 +73,48 @@ def campaign_ref(tenant_id: int, name: str) -> CampaignRef:
     if row is None:
         raise _no_campaign(name)
     return CampaignRef(*row)
+
+
+class CampaignRow(NamedTuple):
+    """What an add of a task needs of its campaign, read without the ORM: building the
+    Campaign and its queue as models costs an add more than all its reads (some 0.3 ms)."""
+
+    id: int
+    tenant_id: int
+    name: str
+    status: str
+    client_id_field_name: str
+    default_skill_queue_id: int
+    default_time_zone: str
+    default_queue_name: str
+
+
+_QUEUES = SkillQueue.__table__
+_CAMPAIGNS = Campaign.__table__
+_CAMPAIGN_ROW = PlainRead(
+    select(
+        *(_CAMPAIGNS.c[name] for name in CampaignRow._fields[:-1]),
+        _QUEUES.c.name.label("default_queue_name"),
+    )
+    .join(_QUEUES, _QUEUES.c.id == _CAMPAIGNS.c.default_skill_queue_id)
+    .where(_CAMPAIGNS.c.tenant_id == bindparam("tenant_id"), _CAMPAIGNS.c.name == bindparam("name"))
+)
+
+
+def campaign_row(tenant_id: int, name: str) -> CampaignRow:
+    """The tenant's campaign an add names, with its default queue's name, as a plain row;
+    NotFound when it has none of that name."""
+    row = _CAMPAIGN_ROW.first(db.session, tenant_id=tenant_id, name=name)
+    if row is None:
+        raise _no_campaign(name)
+    return CampaignRow(*row)
+
+
+def campaign_model(campaign: CampaignRow) -> Campaign:
+    """The campaign of a plain row as a model, with its default queue: a task read to be
+    updated then finds them in the session rather than reading each again."""
+    options = [joinedload(Campaign.default_skill_queue)]
+    return db.session.get(Campaign, campaign.id, options=options)
 
 
 def _no_campaign(name: str) -> NotFound:

@@ -9,6 +9,7 @@ session, as every change of a task does, and nothing here commits.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import delete
@@ -23,16 +24,17 @@ from app.models import Campaign, SkillQueue, Task, TaskItem, Tenant
 from app.services.actors import Actor
 from app.services.errors import Conflict, InvalidClientId, ServiceError
 from app.services.fields import Field
+from app.services.snapshots import task_snapshot_of
 from app.services.tasks.data import TaskData
-from app.services.tasks.lookups import by_client_id, stored_key
+from app.services.tasks.lookups import CampaignRow, by_client_id, stored_key
 from app.services.tasks.snapshots import snapshot, task_data
-from app.services.tasks.tracing import trace_change
+from app.services.tasks.tracing import prepare_trace, task_change, trace_change, write_trace
 from app.services.tasks.validation import CLIENT_ID, ItemInput, TaskPlan, plan_task
 from app.services.tasks.writes import (
+    INSERT_TASK,
     ITEM_COLUMNS,
     Defaults,
     hold_end,
-    insert_statement,
     item_rows,
     new_task_values,
     touch,
@@ -42,7 +44,7 @@ from app.services.tenants.setup import get_skill_queue
 
 
 def plan_add_or_update(
-    campaign: Campaign,
+    campaign: Campaign | CampaignRow,
     client_id: str | None,
     items: list[ItemInput] | None,
     record_id: str | None,
@@ -102,34 +104,54 @@ def _apply(task: Task, values: dict[str, Any]) -> None:
             setattr(task, name, value)
 
 
-# Columns a new task leaves NULL: its model is made with them, nothing is read back.
+# Columns a new task leaves NULL: its snapshot and model are made with them, nothing is read back.
 _NULL_WHEN_NEW = ("last_attempt_agent", "last_attempt_at", "reserved_by_id", "reserved_at",
                   "close_reason")  # fmt: skip
 
 
-def add_planned(campaign: Campaign, plan: TaskPlan, now, actor: Actor) -> Task | None:
-    """Add the planned task with its items, audit record and event; None, with nothing
-    written, when its clientId is taken.
+def add_planned(
+    campaign: Campaign | CampaignRow, plan: TaskPlan, now, actor: Actor
+) -> dict[str, Any] | None:
+    """Add the planned task with its items, audit record and event: the new task's columns
+    (its id among them); None, with nothing written, when its clientId is taken.
 
-    Everything but the writes is made before the write lock: the task's values, its model
-    and what the trail records. Under the lock one INSERT writes the task (yielding to a
-    task that holds the clientId), and the model then joins the session as stored.
+    Everything but the writes is made before the write lock: the task's values and what
+    the trail records, serialised. Under the lock one INSERT writes the task (yielding to a
+    task that holds the clientId), on the session's connection without the ORM, then its
+    items, its audit record and its event.
     """
     values = new_task_values(plan, _queue_id(plan), Defaults.of(campaign), now)
     values.update(campaign_id=campaign.id, created_at=now, updated_at=now)
-    queue = plan.skill_queue or campaign.default_skill_queue
-    task = Task(**dict.fromkeys(_NULL_WHEN_NEW), **values, campaign=campaign, skill_queue=queue)
-    after = snapshot(TaskData(task, plan.items, ()))
+    columns = {**dict.fromkeys(_NULL_WHEN_NEW), **values}
+    queue = plan.skill_queue.name if plan.skill_queue else _default_queue_name(campaign)
+    after = task_snapshot_of(SimpleNamespace(**columns), queue, plan.items, (), campaign.name)
+    change = task_change("task.added", values["record_id"], campaign.tenant_id, None, after)
+    trace = prepare_trace(actor, change, now)
     take_write_lock(db.session)
-    statement = insert_statement(session_connection(db.session).dialect.name)
-    task.id = db.session.execute(statement, values).scalar()
-    if task.id is None:
+    dialect = session_connection(db.session).dialect.name
+    inserted = INSERT_TASK[dialect].first(db.session, **values)
+    if inserted is None:
         return None
+    task_id = inserted.id
+    rows = item_rows(task_id, campaign.id, plan.items)
+    bulk_insert(db.session, TaskItem.__table__, ITEM_COLUMNS, rows)
+    write_trace(trace)
+    return {**columns, "id": task_id}
+
+
+def _default_queue_name(campaign: Campaign | CampaignRow) -> str:
+    if isinstance(campaign, CampaignRow):
+        return campaign.default_queue_name
+    return campaign.default_skill_queue.name
+
+
+def stored_model(campaign: Campaign, columns: dict[str, Any]) -> Task:
+    """The model of a task just added (`add_planned`), in the session as stored: nothing is
+    read back."""
+    queue = db.session.get(SkillQueue, columns["skill_queue_id"])
+    task = Task(**columns, campaign=campaign, skill_queue=queue)
     make_transient_to_detached(task)
     db.session.add(task)
-    rows = item_rows(task.id, campaign.id, plan.items)
-    bulk_insert(db.session, TaskItem.__table__, ITEM_COLUMNS, rows)
-    trace_change(actor, "task.added", task, None, after)
     return task
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from functools import cache
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import Insert, bindparam
+from sqlalchemy import bindparam
 from sqlalchemy.dialects import postgresql, sqlite
 
+from app.db.plain_reads import PlainRead
 from app.models import Campaign, Task, WorkedState
 from app.models.types import UTCDateTime, utcnow
 from app.services.record_ids import new_record_id
@@ -137,17 +137,26 @@ def touched_in_sql() -> dict[str, Any]:
     }
 
 
-_INSERTS = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
+# The columns a new task is inserted with: `new_task_values`' and its campaign and times.
+NEW_TASK_COLUMNS = ("record_id", "client_id", "client_id_field", "preferred_agent",
+                    "skill_queue_id", "time_zone", "worked_state", "work_attempts",
+                    "next_earliest_work_at", "hold_until", "version", "campaign_id",
+                    "created_at", "updated_at")  # fmt: skip
 
-
-@cache
-def insert_statement(dialect: str) -> Insert:
-    """INSERT … ON CONFLICT DO NOTHING RETURNING id: a clientId added meanwhile by another
-    request (PostgreSQL; SQLite's write lock rules it out) inserts nothing, with no
-    savepoint to roll back to."""
-    conflict = [TASKS.c.campaign_id, TASKS.c.client_id]
-    insert = _INSERTS[dialect](TASKS).on_conflict_do_nothing(index_elements=conflict)
-    return insert.returning(TASKS.c.id)
+# INSERT … ON CONFLICT DO NOTHING RETURNING id, by dialect, run on the driver: a clientId
+# added meanwhile by another request (PostgreSQL; SQLite's write lock rules it out) inserts
+# nothing, with no savepoint to roll back to.
+INSERT_TASK = {
+    name: PlainRead(
+        insert(TASKS)
+        .values(
+            {column: bindparam(column, type_=TASKS.c[column].type) for column in NEW_TASK_COLUMNS}
+        )  # fmt: skip
+        .on_conflict_do_nothing(index_elements=[TASKS.c.campaign_id, TASKS.c.client_id])
+        .returning(TASKS.c.id)
+    )
+    for name, insert in (("sqlite", sqlite.insert), ("postgresql", postgresql.insert))
+}
 
 
 ITEM_COLUMNS = ("task_id", "campaign_id", "key", "value", "number", "display_order", "position")
