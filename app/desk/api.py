@@ -28,6 +28,7 @@ from app.services.actors import Actor
 from app.services.calls import ledger
 from app.services.campaigns.dialing import dial_settings
 from app.services.contact_limits.counts import ContactLimitReached
+from app.services.contact_rules.engine import CONTACT_LIMIT, HeldBack
 from app.services.delivery import agent_state, closing, offers
 from app.services.dialer import call_events, placing
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
@@ -270,14 +271,18 @@ def start_call():
         message = f"call {placed.call_id} to {placed.phone_number} started"
         return {"message": message, "call": call}
 
-    return _run(StartCallRequest, action, _when_callable, call=None, nextCallableAt=None)
+    return _run(StartCallRequest, action, _when_callable, call=None, nextCallableAt=None, rule=None)
 
 
 def _when_callable(refused: ServiceError) -> dict[str, Any]:
-    """A call a contact limit holds back: when it would be allowed (epoch ms)."""
-    if isinstance(refused, ContactLimitReached):
-        return {"nextCallableAt": to_epoch_ms(refused.until)}
-    return {}
+    """A call the contact rules hold back: the rule's name, and when the call would be
+    allowed (epoch ms; a contact limit's, a calling window's, ...)."""
+    told: dict[str, Any] = {}
+    if isinstance(refused, ContactLimitReached | HeldBack):
+        told["rule"] = getattr(refused, "rule", CONTACT_LIMIT)
+        if refused.until is not None:
+            told["nextCallableAt"] = to_epoch_ms(refused.until)
+    return told
 
 
 @api_bp.post("/callEvent", provide_automatic_options=False)

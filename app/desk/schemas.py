@@ -280,8 +280,14 @@ class StartCallResponse(DeskResponse):
     )
     nextCallableAt: int | None = Field(
         None,
-        description="Refused by a contact limit: when the call would be allowed (epoch ms); "
-        "else null.",
+        description="Refused by a contact rule: when the call would be allowed (epoch ms); "
+        "null when allowed, or when the rule does not end by the clock.",
+    )
+    rule: str | None = Field(
+        None,
+        description="Refused by a contact rule: its name (STATE, NEXT_EARLIEST_TIME, "
+        "CAMPAIGN_PAUSED, QUEUE_CLOSED, CALLING_WINDOW, DO_NOT_CALL, INVALID_NUMBER, "
+        "CONTACT_LIMIT, ATTEMPT_LIMIT); else null.",
     )
 
 
