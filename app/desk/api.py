@@ -24,10 +24,12 @@ from app.desk.schemas import (
     TaskAttemptsRequest,
 )
 from app.models import Attempt, Task, User
+from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.calls import ledger
 from app.services.campaigns.dialing import dial_settings
 from app.services.contact_limits.counts import ContactLimitReached
+from app.services.contact_rules import engine as contact_rules
 from app.services.contact_rules.engine import CONTACT_LIMIT, HeldBack
 from app.services.delivery import agent_state, closing, offers
 from app.services.dialer import call_events, placing
@@ -89,6 +91,7 @@ def offered(task: Task, data: TaskData | None = None) -> dict[str, Any]:
     data read here unless given)."""
     data = data or with_data([task])[0]
     view = agent_view_of(task, data.items)
+    numbers = {n.key: n for n in contact_rules.explain(task, utcnow()).numbers}
     return {
         **shown(snapshot(data)),
         "agentView": {
@@ -101,6 +104,8 @@ def offered(task: Task, data: TaskData | None = None) -> dict[str, Any]:
                     "kind": d.kind,
                     "href": d.href,
                     "highlighted": d.highlighted,
+                    "callable": numbers[d.key].callable if d.key in numbers else None,
+                    "blockedBy": numbers[d.key].sentence() if d.key in numbers else None,
                 }
                 for d in view.details
             ],

@@ -198,6 +198,16 @@ class ViewDetail(Answer):
     )
     href: str | None = Field(description="`tel:` for a phone, the http(s) URL of a link/button.")
     highlighted: bool
+    callable: bool | None = Field(
+        None,
+        description="A phone item (`phone` or `blocked`): whether the contact rules let it be "
+        "called now; null for other items.",
+    )
+    blockedBy: str | None = Field(
+        None,
+        description="A phone item the rules hold back: each rule's name and why, with until "
+        "when (`DO_NOT_CALL: +1415… is on the do-not-call list`); else null.",
+    )
 
 
 class AgentViewAnswer(Answer):

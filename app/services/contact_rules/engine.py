@@ -32,8 +32,9 @@ from app.services.campaigns import life_cycle
 from app.services.contact_limits import counts
 from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.dnc import numbers as dnc
-from app.services.errors import NotAvailable
+from app.services.errors import NotAvailable, TaskNotFound
 from app.services.schedules import calling_windows, queue_hours
+from app.services.tasks import lookups
 from app.services.tasks.display import agent_view_of
 from app.services.values import moment_text
 
@@ -167,10 +168,11 @@ class Explanation:
             return None
         ends = list(self.reasons)
         if self.numbers_held:
-            firsts = [number.until for number in self.numbers]
-            if any(end is None for end in firsts):
+            # The first number the clock frees (one the clock never frees waits for none).
+            firsts = [number.until for number in self.numbers if number.until is not None]
+            if not firsts:
                 return None
-            ends.append(Reason("", "", min(end for end in firsts if end is not None)))
+            ends.append(Reason("", "", min(firsts)))
         return _latest(ends)
 
     def message(self, zone: str = "UTC") -> str:
@@ -606,3 +608,20 @@ def attempts_used(seat: Seat, ready: ColumnElement[bool], others: OtherRules) ->
     if db.session.scalar(kept) is None:
         return None
     return Blocked("the remaining tasks have reached their campaign's attempt limit")
+
+
+# --- the explanation a door asks for -------------------------------------------------------
+
+
+def task_contactability(tenant_id: int, campaign_name: str, record_id: str, now: datetime):
+    """The explanation of the tenant's task `record_id` of `campaign_name` at `now`;
+    NotFound for an unknown campaign, TaskNotFound for an unknown task."""
+    campaign = lookups.campaign_named(tenant_id, campaign_name)
+    task = db.session.scalar(
+        select(Task).where(Task.campaign_id == campaign.id, Task.record_id == record_id)
+    )
+    if task is None:
+        raise TaskNotFound(
+            f"no task with previewRecordID '{record_id}' in campaign '{campaign_name}'"
+        )
+    return explain(task, now)
