@@ -39,8 +39,10 @@ from app.admin.items import item_inputs, sent_rows
 from app.admin.prg import form_post
 from app.admin.problems import words
 from app.models import Task, Tenant
+from app.models.types import utcnow
 from app.services.calls.ledger import task_attempts
 from app.services.campaigns import catalogue as campaign_service
+from app.services.contact_rules import engine as contact_rules
 from app.services.delivery.holders import held_task
 from app.services.delivery.progress import holder, passed_over
 from app.services.tasks import changes as task_service
@@ -170,6 +172,7 @@ def _task_page(tenant: Tenant, task: Task, error: str | None = None, unsaved=Non
         tenant=tenant,
         task=task,
         view=agent_view_of(task),
+        contactability=contact_rules.explain(task, utcnow()),
         holding=holder(task),
         held=held_task(task),
         passed_over=passed_over(task),

@@ -184,6 +184,15 @@ def reports_api() -> Api:
                 reports.AgentsResponse,
                 ranges,
             ),
+            operation(
+                "taskContactability",
+                "May this task be called now: every contact rule holding it back, until when",
+                reports.TaskContactabilityRequest,
+                reports.ContactabilityResponse,
+                "The rules delivery and startCall apply, for any agent: reasons hold back the "
+                "whole task, each number's reasons that number. An unknown campaignName or "
+                "previewRecordID answers NOT_FOUND.",
+            ),
         ),
     )
 

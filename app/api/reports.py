@@ -13,12 +13,14 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from flask import Blueprint
-from pydantic import ConfigDict, Field, StringConstraints
+from pydantic import AliasChoices, ConfigDict, Field, StringConstraints
 
 from app.api.fields import REPORT_END, REPORT_START, REPORT_ZONE, refusal_message
 from app.db.transactions import read_only
+from app.models.types import utcnow
 from app.services import reports
-from app.services.errors import InvalidInput, NotFound, ServiceError
+from app.services.contact_rules import engine as contact_rules
+from app.services.errors import InvalidInput, NotFound, ServiceError, TaskNotFound
 from app.services.values import require_time_zone
 from app.web.answers import Answer
 from app.web.api_keys import Caller
@@ -31,6 +33,7 @@ PREFIX = "/reports-api/v1"
 bp = Blueprint("reports_api", __name__, url_prefix=PREFIX)
 
 Name = Annotated[str, StringConstraints(max_length=255)]
+Given = Annotated[str, StringConstraints(min_length=1, max_length=255)]
 RESULT_OF: tuple[tuple[type[ServiceError], str], ...] = (
     (InvalidInput, "INVALID_ARGUMENTS"),
     (NotFound, "INVALID_ARGUMENTS"),
@@ -88,6 +91,20 @@ class IntervalRequest(ReportRequest):
     )
 
     intervalMinutes: int = Field(60, description="15, 30 or 60.")
+
+
+class TaskContactabilityRequest(Strict):
+    """One task of the tenant, by its campaign and previewRecordID."""
+
+    model_config = ConfigDict(
+        json_schema_extra=published(campaignName={"minLength": 1}, previewRecordID={"minLength": 1})
+    )
+
+    campaignName: Given = Field(description="The task's campaign.")
+    previewRecordID: Given = Field(
+        validation_alias=AliasChoices("previewRecordID", "previewRecordId"),
+        description="The task. `previewRecordId` is accepted too.",
+    )
 
 
 # --- answers -------------------------------------------------------------------------------
@@ -181,6 +198,84 @@ class AgentsResponse(ReportResponse):
     agents: list[AgentAnswer] | None = Field(
         description="One row per agent, by loginUserId; null when refused."
     )
+
+
+ContactabilityResult = Literal[
+    "SUCCESS", "UNAUTHORIZED", "INVALID_TENANT", "INVALID_ARGUMENTS", "NOT_FOUND", "FAIL"
+]
+RuleName = Literal[
+    "STATE",
+    "NEXT_EARLIEST_TIME",
+    "CAMPAIGN_PAUSED",
+    "QUEUE_CLOSED",
+    "CALLING_WINDOW",
+    "DO_NOT_CALL",
+    "INVALID_NUMBER",
+    "CONTACT_LIMIT",
+    "ATTEMPT_LIMIT",
+]
+
+
+class RuleReason(Answer):
+    rule: RuleName = Field(description="The contact rule's stable name.")
+    message: str = Field(description="Why, in words.")
+    until: int | None = Field(
+        description=EPOCH_MS + " When the rule stops holding it back; null when the clock "
+        "never ends it (a paused campaign, the do-not-call list)."
+    )
+
+
+class NumberAnswer(Answer):
+    key: str = Field(description="The phone item's key.")
+    phoneNumber: str = Field(description="Its number (E.164).")
+    callable: bool = Field(description="Whether the rules let this number be called now.")
+    reasons: list[RuleReason] = Field(description="What holds this number back; empty: none.")
+
+
+class ContactabilityResponse(Answer):
+    result: ContactabilityResult = Field(description="SUCCESS, or the kind of failure (HTTP 200).")
+    message: str = Field(description="`Can be called now`, each reason, or why it was refused.")
+    callableNow: bool | None = Field(
+        description="Whether the rules let the task be offered and called now (whichever "
+        "agents are signed in, whoever holds it); null when refused."
+    )
+    nextCallableAt: int | None = Field(
+        description=EPOCH_MS + " When it may be called; null now, never by the clock, or "
+        "when refused."
+    )
+    reasons: list[RuleReason] | None = Field(
+        description="The rules holding back the whole task; null when refused."
+    )
+    numbers: list[NumberAnswer] | None = Field(
+        description="Each phone item, in display order; null when refused."
+    )
+
+
+def _until(moment) -> int | None:
+    return None if moment is None else to_epoch_ms(moment)
+
+
+def _reasons(reasons: list[contact_rules.Reason]) -> list[dict[str, Any]]:
+    return [{"rule": r.rule, "message": r.message, "until": _until(r.until)} for r in reasons]
+
+
+def contactability_answer(found: contact_rules.Explanation) -> dict[str, Any]:
+    """The explanation as taskContactability answers it."""
+    return {
+        "message": found.message(),
+        "callableNow": found.callable_now,
+        "nextCallableAt": _until(found.next_callable_at),
+        "reasons": _reasons(found.reasons),
+        "numbers": [
+            {
+                "key": n.key,
+                "phoneNumber": n.number,
+                "callable": n.callable,
+                "reasons": _reasons(n.reasons),
+            }
+            for n in found.numbers
+        ],
+    }
 
 
 # --- views ---------------------------------------------------------------------------------
@@ -288,3 +383,26 @@ def agent_summary():
         }
 
     return _run(ReportRequest, report, "agents")
+
+
+CONTACTABILITY_RESULTS: tuple[tuple[type[ServiceError], str], ...] = (
+    (InvalidInput, "INVALID_ARGUMENTS"),
+    (NotFound, "NOT_FOUND"),
+    (TaskNotFound, "NOT_FOUND"),
+)
+
+
+@bp.post("/taskContactability", provide_automatic_options=False)
+@read_only
+def task_contactability():
+    """May this task be called now, and if not, which rule holds it back until when."""
+
+    def act(caller: Caller, body: dict[str, Any]) -> dict:
+        request = TaskContactabilityRequest.model_validate(body)
+        found = contact_rules.task_contactability(
+            caller.tenant.id, request.campaignName, request.previewRecordID, utcnow()
+        )
+        return contactability_answer(found)
+
+    empty = {"callableNow": None, "nextCallableAt": None, "reasons": None, "numbers": None}
+    return json_action(act, CONTACTABILITY_RESULTS, "FAIL", empty, said=refusal_message)

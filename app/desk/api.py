@@ -24,10 +24,13 @@ from app.desk.schemas import (
     TaskAttemptsRequest,
 )
 from app.models import Attempt, Task, User
+from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.calls import ledger
 from app.services.campaigns.dialing import dial_settings
 from app.services.contact_limits.counts import ContactLimitReached
+from app.services.contact_rules import engine as contact_rules
+from app.services.contact_rules.engine import CONTACT_LIMIT, HeldBack
 from app.services.delivery import agent_state, closing, offers
 from app.services.dialer import call_events, placing
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
@@ -85,6 +88,7 @@ def offered(task: Task, data: TaskData | None = None) -> dict[str, Any]:
     data read here unless given)."""
     data = data or with_data([task])[0]
     view = agent_view_of(task, data.items)
+    numbers = {n.key: n for n in contact_rules.explain(task, utcnow()).numbers}
     return {
         **shown(snapshot(data)),
         "agentView": {
@@ -97,6 +101,8 @@ def offered(task: Task, data: TaskData | None = None) -> dict[str, Any]:
                     "kind": d.kind,
                     "href": d.href,
                     "highlighted": d.highlighted,
+                    "callable": numbers[d.key].callable if d.key in numbers else None,
+                    "blockedBy": numbers[d.key].sentence() if d.key in numbers else None,
                 }
                 for d in view.details
             ],
@@ -267,14 +273,18 @@ def start_call():
         message = f"call {placed.call_id} to {placed.phone_number} started"
         return {"message": message, "call": call}
 
-    return _run(StartCallRequest, action, _when_callable, call=None, nextCallableAt=None)
+    return _run(StartCallRequest, action, _when_callable, call=None, nextCallableAt=None, rule=None)
 
 
 def _when_callable(refused: ServiceError) -> dict[str, Any]:
-    """A call a contact limit holds back: when it would be allowed (epoch ms)."""
-    if isinstance(refused, ContactLimitReached):
-        return {"nextCallableAt": to_epoch_ms(refused.until)}
-    return {}
+    """A call the contact rules hold back: the rule's name, and when the call would be
+    allowed (epoch ms; a contact limit's, a calling window's, ...)."""
+    told: dict[str, Any] = {}
+    if isinstance(refused, ContactLimitReached | HeldBack):
+        told["rule"] = getattr(refused, "rule", CONTACT_LIMIT)
+        if refused.until is not None:
+            told["nextCallableAt"] = to_epoch_ms(refused.until)
+    return told
 
 
 @api_bp.post("/callEvent", provide_automatic_options=False)

@@ -198,6 +198,16 @@ class ViewDetail(Answer):
     )
     href: str | None = Field(description="`tel:` for a phone, the http(s) URL of a link/button.")
     highlighted: bool
+    callable: bool | None = Field(
+        None,
+        description="A phone item (`phone` or `blocked`): whether the contact rules let it be "
+        "called now; null for other items.",
+    )
+    blockedBy: str | None = Field(
+        None,
+        description="A phone item the rules hold back: each rule's name and why, with until "
+        "when (`DO_NOT_CALL: +1415… is on the do-not-call list`); else null.",
+    )
 
 
 class AgentViewAnswer(Answer):
@@ -280,8 +290,14 @@ class StartCallResponse(DeskResponse):
     )
     nextCallableAt: int | None = Field(
         None,
-        description="Refused by a contact limit: when the call would be allowed (epoch ms); "
-        "else null.",
+        description="Refused by a contact rule: when the call would be allowed (epoch ms); "
+        "null when allowed, or when the rule does not end by the clock.",
+    )
+    rule: str | None = Field(
+        None,
+        description="Refused by a contact rule: its name (STATE, NEXT_EARLIEST_TIME, "
+        "CAMPAIGN_PAUSED, QUEUE_CLOSED, CALLING_WINDOW, DO_NOT_CALL, INVALID_NUMBER, "
+        "CONTACT_LIMIT, ATTEMPT_LIMIT); else null.",
     )
 
 

@@ -26,11 +26,15 @@ def test_a_limited_number_is_not_available_until_the_time_it_says(desk, acme, re
     call_id = placed["call"]["callId"]
     desk("callEvent", agent="ann", previewRecordID=first, callId=call_id, event="ENDED",
          result="NO_ANSWER")  # fmt: skip
-    desk("closeTask", agent="ann", previewRecordID=first, outcome="COMPLETE")
-    second = desk("nextTask", agent="ann")["task"]["previewRecordID"]
-    answer = desk("startCall", agent="ann", previewRecordID=second)
+    answer = desk("startCall", agent="ann", previewRecordID=first)  # Call again
     started = db.session.scalar(select(ContactMark.at).where(ContactMark.kind == "call"))
     assert answer["result"] == "NOT_AVAILABLE"
     assert answer["call"] is None
+    assert answer["rule"] == "CONTACT_LIMIT"
     assert f"contact limit {limit.id} reached for number {PHONE}" in answer["message"]
     assert answer["nextCallableAt"] == to_epoch_ms(started + timedelta(hours=24))
+    desk("closeTask", agent="ann", previewRecordID=first, outcome="COMPLETE")
+    nothing = desk("nextTask", agent="ann")  # c2 calls the same number: held back
+    assert nothing["task"] is None
+    assert "contact limits" in nothing["message"]
+    assert nothing["nextDueTime"] == to_epoch_ms(started + timedelta(hours=24))

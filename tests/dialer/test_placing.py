@@ -197,10 +197,12 @@ def test_a_listed_number_refuses_but_another_item_may_be_called(renewals, ann, a
     task, now = deliver(ann)
     dnc.add_numbers(acme, [PHONE], actor=SETUP)
     db.session.commit()
-    with pytest.raises(NotAvailable, match="on the do-not-call list"):
-        start(ann, task, now=now + S)
+    with pytest.raises(NotAvailable, match="on the do-not-call list") as refused:
+        start(ann, task, "Phone", now=now + S)
+    assert refused.value.rule == "DO_NOT_CALL"
     db.session.rollback()
-    assert start(ann, task, "Mobile_Phone", now=now + 2 * S).phone_number == MOBILE
+    # Without a phoneKey, the first number the rules let be called.
+    assert start(ann, task, now=now + 2 * S).phone_number == MOBILE
 
 
 def test_another_agents_task_is_not_yours(renewals, ann, bob):

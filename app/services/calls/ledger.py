@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, and_, exists, select, update
 
 from app.extensions import db
-from app.models import Attempt, CallResult, EndedHow, Task, User, WorkCodeChoice
+from app.models import Attempt, CallResult, EndedHow, Task, TaskItem, User, WorkCodeChoice
 
 
 def open_attempt(task: Task, agent: User, at: datetime) -> Attempt:
@@ -193,3 +193,44 @@ def _lapsed_of(task: Task) -> Attempt | None:
     ):
         return newest
     return None
+
+
+# --- wrong numbers -------------------------------------------------------------------------
+# The one read of "this number was found wrong for this task" (the contact rules'
+# INVALID_NUMBER): a call of the task to the phone item that ended INVALID_NUMBER while the
+# item held the value it holds now. A data update that changes the item's value makes it
+# callable again. Both forms below read the same rows: swap them together.
+
+
+def invalid_numbers(task: Task) -> dict[tuple[str, str], datetime | None]:
+    """(phone key, number) of the task's calls that ended INVALID_NUMBER, with when the
+    latest of them ended."""
+    rows = db.session.execute(
+        select(Attempt.phone_key, Attempt.phone_number, Attempt.call_ended_at).where(
+            Attempt.task_id == task.id, Attempt.call_result == CallResult.INVALID_NUMBER.value
+        )
+    )
+    found: dict[tuple[str, str], datetime | None] = {}
+    for key, number, ended in rows:
+        if key is None or number is None:
+            continue
+        earlier = found.get((key, number))
+        found[(key, number)] = ended if earlier is None or (ended and ended > earlier) else earlier
+    return found
+
+
+def invalid_number_condition() -> ColumnElement[bool]:
+    """SQL on `task_items` (correlated): the item's current value was found wrong for its
+    task (`invalid_numbers`'s rows)."""
+    return exists(
+        select(Attempt.id)
+        .where(
+            and_(
+                Attempt.task_id == TaskItem.task_id,
+                Attempt.phone_key == TaskItem.key,
+                Attempt.phone_number == TaskItem.value,
+                Attempt.call_result == CallResult.INVALID_NUMBER.value,
+            )
+        )
+        .correlate(TaskItem)
+    )

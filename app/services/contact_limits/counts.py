@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, and_, select, true
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -159,6 +159,51 @@ def held_until(tenant_id: int, limit: ContactLimit, key: str, now: datetime) -> 
         query.order_by(ContactMark.at.desc()).offset(limit.max_count - 1).limit(1)
     )
     return None if oldest_kept is None else oldest_kept + window
+
+
+def held_condition(
+    tenant_id: int, limit: ContactLimit, key: ColumnElement[str], now: datetime
+) -> ColumnElement[bool]:
+    """SQL: the limit holds calls to the scope `key` (an SQL expression of the task or its
+    item, e.g. `'number:' || task_items.value`) back at `now`, for tasks it counts for (its
+    campaign's, or any): `held_until`'s own query, asked in SQL."""
+    window = timedelta(minutes=limit.within_minutes)
+    query = select(ContactMark.at).where(
+        ContactMark.tenant_id == tenant_id,
+        ContactMark.scope_key == key,
+        ContactMark.kind == KIND_OF[limit.counting],
+        ContactMark.at > now - window,
+    )
+    if limit.campaign_id is not None:
+        query = query.where(ContactMark.campaign_id == limit.campaign_id)
+    kept = query.order_by(ContactMark.at.desc()).offset(limit.max_count - 1).limit(1)
+    held = kept.scalar_subquery().is_not(None)
+    applies = true() if limit.campaign_id is None else Task.campaign_id == limit.campaign_id
+    return and_(applies, held)
+
+
+def tenant_limits(tenant_id: int) -> list[ContactLimit]:
+    """Every limit of the tenant, oldest first."""
+    return list(
+        db.session.scalars(
+            select(ContactLimit)
+            .where(ContactLimit.tenant_id == tenant_id)
+            .order_by(ContactLimit.id)
+        )
+    )
+
+
+def person_key_of(tenant_id: int) -> str | None:
+    tenant = db.session.get(Tenant, tenant_id)
+    return tenant.person_key if tenant else None
+
+
+def holds_for(task: Task, number: str | None, now: datetime) -> list[Hold]:
+    """The reached limits holding a call to `number` of `task` back at `now` (no number:
+    the person and task limits only), without taking any lock."""
+    tenant_id = task.campaign.tenant_id
+    scopes = _scopes(task, person_key_of(tenant_id), number)
+    return _holds(tenant_id, limits_for(tenant_id, task.campaign_id), scopes, now)
 
 
 def _holds(

@@ -170,7 +170,12 @@ def progress_of(
         now=now,
         attempted=figures.get("attempted", 0),
         kept_back_by=tuple(
-            KeptBack(reason.key, reason.label, figures.get(f"kept_back.{reason.key}", 0))
+            KeptBack(
+                reason.key,
+                reason.label,
+                figures.get(f"kept_back.{reason.key}", 0),
+                reason.rule if isinstance(reason.rule, str) else "",
+            )
             for reason in reasons(PER_AGENT)
         ),
         kept_back_why=why,

@@ -4,8 +4,9 @@ Every rule is a SQL condition on `tasks` for one agent at one moment (`Seat`), s
 (`offers.next_task`) and the supervisors' progress counts build their queries from the same
 functions and can never disagree. A campaign's status, hours of operation, calling windows
 and the do-not-call list live in their own services (`campaigns.life_cycle`,
-`schedules.queue_hours`, `schedules.calling_windows`, `dnc.numbers`) and plug in here, each
-rule with the blocker that says when it keeps tasks back (`blocking`).
+`schedules.queue_hours`, `schedules.calling_windows`, `dnc.numbers`, `contact_limits`), are
+named and defined once in `contact_rules.engine`, and plug in here, each rule with the
+blocker that says when it keeps tasks back (`blocking`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from sqlalchemy import ColumnElement, and_, or_, text
 from app.models import Task, User
 from app.models.agents import AgentState
 from app.services.campaigns import life_cycle as campaign_status
+from app.services.contact_rules import engine
 from app.services.contactability.seat import Blocked, OtherRules, Seat
-from app.services.dnc import numbers as dnc
 from app.services.schedules import calling_windows, queue_hours
 
 # Literal SQL, so that PostgreSQL matches the partial indexes of migration 0009 whatever
@@ -58,14 +59,9 @@ def effective_state(agent: User, now: datetime) -> str:
 # --- the task --------------------------------------------------------------------------
 
 
-def in_open_state(_seat: Seat | None = None) -> ColumnElement[bool]:
-    """NOTWORKED or WORKED: completed and removed tasks are never delivered."""
-    return Task.worked_state.in_(OPEN_STATES)
-
-
-def is_due(seat: Seat) -> ColumnElement[bool]:
-    """No next earliest time, or it has passed."""
-    return or_(Task.next_earliest_work_at.is_(None), Task.next_earliest_work_at <= seat.now)
+# The contact rules STATE and NEXT_EARLIEST_TIME (app/services/contact_rules).
+in_open_state = engine.in_open_state
+is_due = engine.is_due
 
 
 def in_agent_queues(seat: Seat) -> ColumnElement[bool]:
@@ -110,9 +106,9 @@ def held_for_agent(seat: Seat) -> ColumnElement[bool]:
 Rule = Callable[[Seat], ColumnElement[bool]]
 # Every rule a deliverable task meets: the task's own state and time, the agent's queues,
 # other agents' reservations and holds, a supervisor's release from this agent, then when
-# and whom it may be worked: a campaign that delivers (not paused, not archived), the
-# queue's hours of operation, the campaign's calling window in the customer's zone, and a
-# number not on the tenant's do-not-call list.
+# and whom it may be worked: the contact rules of app/services/contact_rules (a campaign
+# that delivers, the queue's hours of operation, the campaign's calling window in the
+# customer's zone, a number that may be called, the contact limits, the attempt limit).
 TASK_RULES: list[Rule] = [
     in_open_state,
     is_due,
@@ -121,12 +117,7 @@ TASK_RULES: list[Rule] = [
     hold_allows,
     not_passed_over,
 ]
-WORK_RULES: list[Rule] = [
-    campaign_status.campaign_delivers,
-    queue_hours.queue_is_open,
-    calling_windows.in_calling_window,
-    dnc.has_callable_number,
-]
+WORK_RULES: list[Rule] = engine.WORK_RULES
 ELIGIBILITY: list[Rule] = TASK_RULES + WORK_RULES
 # The rules above that depend on the clock or a list rather than on the task's own state:
 # when nothing is deliverable, each says whether it is what keeps tasks back, and until when.
@@ -138,7 +129,9 @@ BLOCKERS: list[tuple[Rule, Blocker]] = [
     (campaign_status.campaign_delivers, campaign_status.stopped_campaigns),
     (queue_hours.queue_is_open, queue_hours.closed_queues),
     (calling_windows.in_calling_window, calling_windows.outside_window),
-    (dnc.has_callable_number, dnc.all_listed),
+    (engine.has_callable_number, engine.no_callable_number),
+    (engine.limits_allow, engine.limits_reached),
+    (engine.attempts_left, engine.attempts_used),
 ]
 
 

@@ -1,12 +1,13 @@
 """Calls: placing the call of the agent's attempt.
 
 `start_call` checks again, at the moment of the click, what delivery checked when the task
-was delivered: the agent holds the task, the number chosen is one of its phone items and is
-not on the do-not-call list, the campaign delivers (not paused, not archived), the task's
-queue is open and the task is inside its campaign's calling window. Each refusal is
-NotAvailable naming the rule, and changes nothing. The rules are delivery's own
-(`campaigns.life_cycle`, `schedules.queue_hours`, `schedules.calling_windows`, `dnc.numbers`),
-asked for this one task.
+was delivered: the agent holds the task, the number chosen is one of its phone items, and
+every contact rule lets the task and that number be called now (`contact_rules.engine`:
+the campaign delivers, the queue is open, the calling window, the do-not-call list, a wrong
+number, the contact limits, the attempt limit). Each refusal is NotAvailable naming the
+rule (HeldBack, with when the call may be placed), and changes nothing. Without a phoneKey
+the first number the rules let be called is dialled. The contact limits are counted again
+under their locks in the call's own transaction (`admit_call`).
 
 The call belongs to the agent's open attempt (the ledger's; a task delivered before the
 ledger gets one now): its id (a UUID), start, phone item and number, and who places it
@@ -39,7 +40,6 @@ from app.models import (
     Attempt,
     CallResult,
     Campaign,
-    CampaignStatus,
     Task,
     Tenant,
     User,
@@ -48,17 +48,13 @@ from app.models.campaigns import CallPlacement
 from app.models.types import stamped
 from app.services.actors import Actor
 from app.services.calls import ledger
-from app.services.campaigns import life_cycle
 from app.services.contact_centre import InstanceError, OutboundCall, instance_for
 from app.services.contact_limits.counts import admit_call
-from app.services.contactability.seat import Seat
+from app.services.contact_rules import engine as contact_rules
 from app.services.delivery.ownership import held_task
 from app.services.dialer import call_events
-from app.services.dnc import numbers as dnc
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound, TaskTaken
 from app.services.fields import TASK_PHONE_KEY
-from app.services.schedules import calling_windows, queue_hours
-from app.services.schedules.window_clock import zones_inside
 from app.services.tasks.display import agent_view_of
 from app.services.values import moment_text
 from app.services.work_codes.choices import offered, suggested
@@ -107,75 +103,29 @@ def _holds(agent: User, record_id: str) -> Task:
         raise NotAvailable(f"task '{record_id}' is not yours: {why}") from None
 
 
-def _phone_item(task: Task, phone_key: str | None) -> tuple[str, str]:
-    """(key, number) of the phone item chosen: `phone_key`'s, else the first one."""
+def _phone_item(task: Task, phone_key: str | None) -> None:
+    """InvalidInput unless `phone_key` (when given) is one of the task's phone items."""
     phones = [d for d in agent_view_of(task).details if d.kind in PHONE_KINDS]
-    if phone_key is not None:
-        found = next((d for d in phones if d.key == phone_key), None)
-        if found is None:
-            known = ", ".join(d.key for d in phones) or "none"
-            raise InvalidInput(
-                f"phoneKey '{phone_key}' is not a phone item of task '{task.record_id}' "
-                f"(its phone items: {known})",
-                field=PHONE_KEY,
-            )
-        return found.key, found.value
-    if not phones:
-        raise NotAvailable(f"task '{task.record_id}' has no phone number to call")
-    return phones[0].key, phones[0].value
-
-
-def _not_listed(task: Task, number: str) -> None:
-    if dnc.listed_numbers(task.campaign.tenant_id, [number]):
-        raise NotAvailable(f"{number} is on the do-not-call list")
-
-
-def _campaign_delivers(task: Task) -> None:
-    campaign = task.campaign
-    if campaign.status != CampaignStatus.ACTIVE.value:
-        raise NotAvailable(life_cycle.stopped_reason([(campaign.name, campaign.status)]))
-
-
-def _queue_open(task: Task, seat: Seat) -> None:
-    """The task's own queue open now (delivery's rule and its words)."""
-    if task.skill_queue_id is None:
-        return
-    blocked = queue_hours.closed_queues(seat, Task.id == task.id, list)
-    if blocked is not None:
-        raise NotAvailable(blocked.reason)
-
-
-def _in_window(task: Task, seat: Seat) -> None:
-    campaign = task.campaign
-    window = calling_windows.window_of(campaign)
-    if window is None or task.time_zone in zones_inside(window, seat.now):
-        return
-    opens = calling_windows.next_window_opening(campaign, task.time_zone, seat.now)
-    raise NotAvailable(
-        f"outside the campaign's calling window ({window} {task.time_zone}): "
-        f"the task can be called from {seat.local(opens)}"
-    )
-
-
-def _seat(agent: User, task: Task, now: datetime) -> Seat:
-    """The agent at the task's queue only (the rules asked for this one task)."""
-    queues = (task.skill_queue_id,) if task.skill_queue_id is not None else ()
-    return Seat(
-        agent.id, agent.login_user_id, queues, now, agent.tenant_id, agent.time_zone or "UTC"
-    )
+    if phone_key is not None and not any(d.key == phone_key for d in phones):
+        known = ", ".join(d.key for d in phones) or "none"
+        raise InvalidInput(
+            f"phoneKey '{phone_key}' is not a phone item of task '{task.record_id}' "
+            f"(its phone items: {known})",
+            field=PHONE_KEY,
+        )
 
 
 def check_callable(
     agent: User, task: Task, phone_key: str | None, now: datetime
 ) -> tuple[str, str]:
-    """(key, number) to call, once every rule of calling the task now allows it."""
-    key, number = _phone_item(task, phone_key)
-    _not_listed(task, number)
-    _campaign_delivers(task)
-    seat = _seat(agent, task, now)
-    _queue_open(task, seat)
-    _in_window(task, seat)
-    return key, number
+    """(key, number) to call: `phone_key`'s item, else the first one the rules let be
+    called, once every contact rule (app/services/contact_rules) lets it be called now;
+    HeldBack (NotAvailable) naming the rule and when the call may be placed."""
+    _phone_item(task, phone_key)
+    chosen = contact_rules.check_call(task, phone_key, now, agent.time_zone or "UTC")
+    if chosen is None:
+        raise NotAvailable(f"task '{task.record_id}' has no phone number to call")
+    return chosen
 
 
 # A reload after the countdown ran out (or all but ran out) still warns before it dials.
@@ -212,14 +162,21 @@ def start_call(
     its first); see the module's docstring for the rules and a call started twice."""
     task = _holds(agent, record_id)
     now = stamped(now)  # once the task is locked: a wait for it is not the call's
-    key, number = check_callable(agent, task, phone_key, now)
     attempt = ledger.open_attempt_of(task)
+    in_progress = (
+        attempt is not None
+        and attempt.agent_id == agent.id
+        and attempt.call_id is not None
+        and attempt.call_ended_at is None
+    )
+    if in_progress and phone_key in (None, attempt.phone_key):
+        task.reserved_at = now  # a call is activity: the offer timeout restarts
+        return PlacedCall(attempt)  # the same click again
+    key, number = check_callable(agent, task, phone_key, now)
     if attempt is None or attempt.agent_id != agent.id:
         attempt = ledger.open_attempt(task, agent, now)
     task.reserved_at = now  # a call is activity: the offer timeout restarts
     if attempt.call_id is not None and attempt.call_ended_at is None:
-        if attempt.phone_key == key:
-            return PlacedCall(attempt)  # the same click again
         call_events.end_call(attempt, task, CallResult.CANCELLED.value, None, actor=actor, now=now)
     admit_call(task, number, now=now, zone=agent.time_zone or "UTC")  # every call counts
     _begin_call(attempt, task, key, number, now)

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, and_, case, func, select, true
+from sqlalchemy import ColumnElement, and_, case, exists, func, select, true
 
 from app.db.bulk_inserts import driver_value
 from app.db.plain_reads import session_connection
@@ -287,6 +287,18 @@ def callable_condition(tenant_id: int) -> ColumnElement[bool]:
         .scalar_subquery()
     )
     return func.coalesce(best, 1) == 1
+
+
+def listed_condition(tenant_id: int) -> ColumnElement[bool] | None:
+    """SQL on `task_items` (correlated): the item's value is on the list; None while the
+    tenant lists nothing (one index probe says so)."""
+    if not _list_in_use(tenant_id):
+        return None
+    return exists(
+        select(DncNumber.id)
+        .where(DncNumber.number == TaskItem.value, _of_task_tenant(tenant_id))
+        .correlate(TaskItem, Task)
+    )
 
 
 def has_callable_number(seat: Seat) -> ColumnElement[bool]:
