@@ -5,7 +5,7 @@ was delivered: the agent holds the task, the number chosen is one of its phone i
 not on the do-not-call list, the campaign delivers (not paused, not archived), the task's
 queue is open and the task is inside its campaign's calling window. Each refusal is
 NotAvailable naming the rule, and changes nothing. The rules are delivery's own
-(`campaigns.life_cycle`, `schedules.queue_hours`, `schedules.calling_windows`, `dnc.numbers`),
+(`campaigns.life_cycle`, `schedules.queue_hours`, `schedules.calling_windows`, `dialer.numbers`),
 asked for this one task.
 
 The call belongs to the agent's open attempt (the ledger's; a task delivered before the
@@ -15,8 +15,13 @@ ledger gets one now): its id (a UUID), start, phone item and number, and who pla
 - startCall again while the call is in progress with the same phone item returns the same
   call (a retried click: nothing recorded); with another item, the earlier call ends
   CANCELLED and the new one starts.
-- After the call ended, a new call (a redial) replaces the attempt's call columns: each call
-  has its own events; reports count attempts. The earlier call's id is then unknown.
+- After the call ended, a new call (a redial) is a second call of the attempt: both are
+  kept (`Call`), each with its own events, and the earlier call's id stays known (its
+  events are accepted as before). The attempt's call columns are its last call's.
+- Without `phoneKey` the call dials the task's suggested number (`numbers.suggested_key`:
+  the first callable one after the one called last); with the key of a number that may not
+  be called now (do-not-call, INVALID_NUMBER, a contact limit per number) it is refused
+  naming the rule.
 - A campaign whose calls the contact flow places asks the tenant's instance to place it
   (`start_outbound_call`, the call's id as its client token). When the instance fails, the
   call is recorded as started and ended FAILED, and `PlacedCall.failure` says why: the
@@ -28,7 +33,6 @@ app/services/dialer/call_events.py, whose audit record and event `call.started` 
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -37,6 +41,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import (
     Attempt,
+    Call,
     CallResult,
     Campaign,
     CampaignStatus,
@@ -54,41 +59,38 @@ from app.services.contact_limits.counts import admit_call
 from app.services.contactability.seat import Seat
 from app.services.delivery.ownership import held_task
 from app.services.dialer import call_events
-from app.services.dnc import numbers as dnc
+from app.services.dialer import numbers as task_numbers
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound, TaskTaken
 from app.services.fields import TASK_PHONE_KEY
 from app.services.schedules import calling_windows, queue_hours
 from app.services.schedules.window_clock import zones_inside
-from app.services.tasks.display import agent_view_of
 from app.services.values import moment_text
 from app.services.work_codes.choices import offered, suggested
 
 # How this module's refusals name their fields.
 PHONE_KEY = TASK_PHONE_KEY.said_as("phoneKey")
 
-# The phone items of the agent's view: dialable, or shown as listed (and refused here).
-PHONE_KINDS = ("phone", "blocked")
-
 
 @dataclass(frozen=True)
 class PlacedCall:
-    """The call of the agent's attempt; `failure` says why the contact centre could not
-    place it (the call is then recorded as ended FAILED)."""
+    """The call placed (the attempt's last); `failure` says why the contact centre could
+    not place it (the call is then recorded as ended FAILED)."""
 
     attempt: Attempt
+    call: Call
     failure: str | None = None
 
     @property
     def call_id(self) -> str:
-        return self.attempt.call_id or ""
+        return self.call.call_id
 
     @property
     def phone_number(self) -> str:
-        return self.attempt.phone_number or ""
+        return self.call.phone_number
 
     @property
     def key(self) -> str:
-        return self.attempt.phone_key or ""
+        return self.call.phone_key
 
 
 # --- the rules of placing a call ---------------------------------------------------------
@@ -107,27 +109,29 @@ def _holds(agent: User, record_id: str) -> Task:
         raise NotAvailable(f"task '{record_id}' is not yours: {why}") from None
 
 
-def _phone_item(task: Task, phone_key: str | None) -> tuple[str, str]:
-    """(key, number) of the phone item chosen: `phone_key`'s, else the first one."""
-    phones = [d for d in agent_view_of(task).details if d.kind in PHONE_KINDS]
+def _phone_item(task: Task, phone_key: str | None, now: datetime, zone: str) -> tuple[str, str]:
+    """(key, number) of the phone item chosen: `phone_key`'s, else the suggested one;
+    NotAvailable naming the rule when that number may not be called now (a contact limit's
+    hold is the call's own count's to refuse, `admit_call`, which says until when)."""
+    numbers = task_numbers.task_numbers(task, now, zone=zone)
     if phone_key is not None:
-        found = next((d for d in phones if d.key == phone_key), None)
+        found = next((n for n in numbers if n.key == phone_key), None)
         if found is None:
-            known = ", ".join(d.key for d in phones) or "none"
+            known = ", ".join(n.key for n in numbers) or "none"
             raise InvalidInput(
                 f"phoneKey '{phone_key}' is not a phone item of task '{task.record_id}' "
                 f"(its phone items: {known})",
                 field=PHONE_KEY,
             )
-        return found.key, found.value
-    if not phones:
-        raise NotAvailable(f"task '{task.record_id}' has no phone number to call")
-    return phones[0].key, phones[0].value
-
-
-def _not_listed(task: Task, number: str) -> None:
-    if dnc.listed_numbers(task.campaign.tenant_id, [number]):
-        raise NotAvailable(f"{number} is on the do-not-call list")
+    else:
+        if not numbers:
+            raise NotAvailable(f"task '{task.record_id}' has no phone number to call")
+        suggested = task_numbers.suggested_key(task, numbers)
+        # None callable: the first number, refused below by what holds it.
+        found = next((n for n in numbers if n.key == suggested), numbers[0])
+    if found.rule in (task_numbers.DO_NOT_CALL, task_numbers.INVALID_NUMBER):
+        raise NotAvailable(found.blocked_by or f"{found.value} may not be called")
+    return found.key, found.value
 
 
 def _campaign_delivers(task: Task) -> None:
@@ -169,8 +173,7 @@ def check_callable(
     agent: User, task: Task, phone_key: str | None, now: datetime
 ) -> tuple[str, str]:
     """(key, number) to call, once every rule of calling the task now allows it."""
-    key, number = _phone_item(task, phone_key)
-    _not_listed(task, number)
+    key, number = _phone_item(task, phone_key, now, agent.time_zone or "UTC")
     _campaign_delivers(task)
     seat = _seat(agent, task, now)
     _queue_open(task, seat)
@@ -217,37 +220,33 @@ def start_call(
     if attempt is None or attempt.agent_id != agent.id:
         attempt = ledger.open_attempt(task, agent, now)
     task.reserved_at = now  # a call is activity: the offer timeout restarts
-    if attempt.call_id is not None and attempt.call_ended_at is None:
-        if attempt.phone_key == key:
-            return PlacedCall(attempt)  # the same click again
-        call_events.end_call(attempt, task, CallResult.CANCELLED.value, None, actor=actor, now=now)
+    current = ledger.last_call_of(attempt)
+    if current is not None and current.ended_at is None:
+        if current.phone_key == key:
+            return PlacedCall(attempt, current)  # the same click again
+        call_events.end_call(
+            attempt, task, CallResult.CANCELLED.value, None, actor=actor, now=now, call=current
+        )
     admit_call(task, number, now=now, zone=agent.time_zone or "UTC")  # every call counts
-    _begin_call(attempt, task, key, number, now)
+    placed_by = task.campaign.call_placement or CallPlacement.DESK.value
+    call = ledger.begin_call(attempt, task, key, number, placed_by, now)
     failure = None
-    if attempt.placed_by == CallPlacement.CONTACT_FLOW.value:
+    if call.placed_by == CallPlacement.CONTACT_FLOW.value:
         try:
-            attempt.contact_id = _place(task, attempt)
+            call.contact_id = _place(task, call)
+            ledger.mirror(call, attempt)
         except InstanceError as error:
             failure = error.message
     db.session.flush()
-    call_events.trace(actor, "call.started", task, attempt, now, **call_events.started(attempt))
+    call_events.trace(actor, "call.started", task, attempt, now, **call_events.started(call))
     if failure is not None:
-        call_events.end_call(attempt, task, CallResult.FAILED.value, None, actor=actor, now=now)
-    return PlacedCall(attempt, failure)
+        call_events.end_call(
+            attempt, task, CallResult.FAILED.value, None, actor=actor, now=now, call=call
+        )
+    return PlacedCall(attempt, call, failure)
 
 
-def _begin_call(attempt: Attempt, task: Task, key: str, number: str, now: datetime) -> None:
-    """A new call on the attempt: its columns replace those of an earlier call."""
-    attempt.call_id = str(uuid.uuid4())
-    attempt.call_started_at = now
-    attempt.phone_key, attempt.phone_number = key, number
-    attempt.placed_by = task.campaign.call_placement or CallPlacement.DESK.value
-    attempt.contact_id = None
-    attempt.connected_at, attempt.call_ended_at, attempt.call_result = None, None, None
-    ledger.roll_up_call(attempt)
-
-
-def _place(task: Task, attempt: Attempt) -> str:
+def _place(task: Task, call: Call) -> str:
     """Have the contact flow place the call; the contact's id (InstanceError otherwise)."""
     campaign: Campaign = task.campaign
     if not campaign.connect_contact_flow_id:
@@ -255,7 +254,7 @@ def _place(task: Task, attempt: Attempt) -> str:
             f"the {campaign.name} campaign names no contact flow to place its calls"
         )
     call = OutboundCall(
-        destination=attempt.phone_number or "",
+        destination=call.phone_number,
         contact_flow_id=campaign.connect_contact_flow_id,
         queue_arn=campaign.connect_queue_arn,
         caller_id=campaign.connect_caller_id,
@@ -264,7 +263,7 @@ def _place(task: Task, attempt: Attempt) -> str:
             "campaignName": campaign.name,
             "clientId": task.client_id,
         },
-        client_token=attempt.call_id or "",
+        client_token=call.call_id,
     )
     return instance_for(campaign.tenant).start_outbound_call(call)
 
