@@ -127,8 +127,11 @@ def _phone_item(task: Task, phone_key: str | None, now: datetime, zone: str) -> 
         if not numbers:
             raise NotAvailable(f"task '{task.record_id}' has no phone number to call")
         suggested = task_numbers.suggested_key(task, numbers)
-        # None callable: the first number, refused below by what holds it.
-        found = next((n for n in numbers if n.key == suggested), numbers[0])
+        # None callable: the one a contact limit frees first (its refusal says when), else
+        # the first, refused below by what holds it.
+        limited = [n for n in numbers if n.rule == task_numbers.CONTACT_LIMIT]
+        fallback = min(limited, key=lambda n: n.until or now) if limited else numbers[0]
+        found = next((n for n in numbers if n.key == suggested), fallback)
     if found.rule in (task_numbers.DO_NOT_CALL, task_numbers.INVALID_NUMBER):
         raise NotAvailable(found.blocked_by or f"{found.value} may not be called")
     return found.key, found.value
