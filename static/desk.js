@@ -383,6 +383,13 @@ const deskPost = async (url, token, fields) => {
     const suggested = data.suggested || [];
     panel.querySelector("[data-suggested-note]").hidden = suggested.length === 0;
     tickCodes(suggested);
+    // A call that did not connect: "Call next number" dials the task's next callable one.
+    const next = panel.querySelector(".call-next");
+    if (next) {
+      next.hidden = !data.next;
+      next.elements.phone_key.value = data.next ? data.next.key : "";
+      next.querySelector("[data-next-number]").textContent = data.next ? data.next.number : "";
+    }
     // Focus moves to the result only from nowhere or from the call's own controls: never
     // out of a field being typed in (the CCP ends calls by itself).
     const from = document.activeElement;

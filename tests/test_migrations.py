@@ -198,3 +198,41 @@ def test_attempts_made_before_0025_get_their_ending_counts_from_the_upgrade(fres
     flask_migrate.upgrade()
     assert rows() == kept
     assert totals() == (2, 2, 2)
+
+
+def test_attempts_with_a_call_before_0031_get_one_call_each(fresh_app):
+    """The upgrade gives every attempt that placed a call one call (its call columns), so
+    its call id stays known and its number counts for the task's rotation; an attempt
+    without a call gets none. (Made at head, then taken back to 0029 and up again.)"""
+    flask_migrate.upgrade()
+    tenant, _ = make_tenant()
+    tenants.create_user_template(tenant, "Agent", actor=SETUP)
+    ann = add_user(tenant, NewUser("ann", "Ann", "Agent", "Agent"), actor=SETUP)
+    campaign = find_campaign(tenant, "Renewals")
+    at = datetime(2026, 11, 30, 9, 0, 0, 125000, tzinfo=UTC)
+    for n in range(3):
+        items = [ItemInput("Phone", "+14155550100")]
+        task, _ = add_or_update_task(campaign, f"c{n}", items, actor=SETUP)
+        db.session.flush()
+        attempt = ledger.open_attempt(task, ann, at)
+        if n:
+            ledger.begin_call(
+                attempt, task, "Phone", "+14155550100", "desk", at + timedelta(seconds=5)
+            )
+    db.session.commit()
+
+    def calls() -> list[tuple]:
+        with db.engine.connect() as connection:
+            return sorted(
+                connection.execute(
+                    text("SELECT attempt_id, task_id, call_id, phone_key, started_at FROM calls")
+                ).all()
+            )
+
+    kept = calls()
+    assert len(kept) == 2
+    db.session.remove()
+    flask_migrate.downgrade(revision="0029")
+    assert "calls" not in inspect(db.engine).get_table_names()
+    flask_migrate.upgrade()
+    assert calls() == kept

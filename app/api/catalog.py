@@ -244,23 +244,26 @@ def desk_api() -> Api:
                 "Start the call of the agent's task, once the rules of calling allow it now",
                 desk_schemas.StartCallRequest,
                 desk_schemas.StartCallResponse,
-                "NOT_AVAILABLE names the rule that refuses: the task is not the agent's, its "
-                "number is on the do-not-call list, its campaign is paused, its queue is "
-                "closed, or it is outside its calling window. The same phoneKey again while "
-                "the call goes on answers the same call. FAIL: the contact centre could not "
-                "place the call (recorded as ended FAILED).",
+                "Without phoneKey it dials nextTask's suggestedPhoneKey (the next callable "
+                "number in rotation). NOT_AVAILABLE names the rule that refuses: the task is "
+                "not the agent's, its number is on the do-not-call list, was found "
+                "INVALID_NUMBER or is held by a contact limit, its campaign is paused, its "
+                "queue is closed, or it is outside its calling window. The same phoneKey "
+                "again while the call goes on answers the same call. FAIL: the contact centre "
+                "could not place the call (recorded as ended FAILED).",
             ),
             operation(
                 "callEvent",
                 "Record how the agent's call went: CONNECTED, or ENDED with its result",
                 desk_schemas.CallEventRequest,
                 desk_schemas.CallEventResponse,
-                "An event out of order or repeated answers SUCCESS and changes nothing; a "
+                "An event out of order or repeated answers SUCCESS and changes nothing; an "
+                "earlier call's id stays valid after a redial; a "
                 "callId that is not the agent's on this task answers NOT_FOUND.",
             ),
             operation(
                 "taskAttempts",
-                "The attempts of any task of the tenant, newest first",
+                "The attempts of any task of the tenant, newest first, each with its calls",
                 desk_schemas.TaskAttemptsRequest,
                 desk_schemas.TaskAttemptsResponse,
                 "An unknown previewRecordID answers NOT_FOUND.",

@@ -51,6 +51,7 @@ from app.models import (
 from app.models.agents import AgentState
 from app.models.attempts import EndedHow
 from app.services.actors import Actor
+from app.services.calls import ledger
 from app.services.dnc import numbers as dnc
 from app.services.reports.recount import recount
 from app.services.schedules import calling_windows, hours
@@ -303,6 +304,7 @@ def seed_history(
     if attempts:
         db.session.execute(insert(Attempt), attempts)
         recount(ids)  # written as plain rows: the reports' rollups are counted from them
+        ledger.calls_from_attempts(ids)  # each attempt's call, as the calls' ledger keeps it
         _last_deliveries(attempts)
     if spans:
         db.session.execute(insert(AgentStateSpan), spans)

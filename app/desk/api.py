@@ -23,16 +23,16 @@ from app.desk.schemas import (
     StartCallRequest,
     TaskAttemptsRequest,
 )
-from app.models import Attempt, Task, User
+from app.models import Attempt, Call, Task, User
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.calls import ledger
 from app.services.campaigns.dialing import dial_settings
 from app.services.contact_limits.counts import ContactLimitReached
-from app.services.contact_rules import engine as contact_rules
 from app.services.contact_rules.engine import CONTACT_LIMIT, HeldBack
 from app.services.delivery import agent_state, closing, offers
 from app.services.dialer import call_events, placing
+from app.services.dialer.numbers import Number, suggested_key, task_numbers
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound
 from app.services.people.users import find_user
 from app.services.tasks.data import TaskData, with_data
@@ -83,12 +83,14 @@ def _run(
     return json_action(act, RESULT_OF, "INVALID_ARGUMENTS", empty, refused_fields)
 
 
-def offered(task: Task, data: TaskData | None = None) -> dict[str, Any]:
+def offered(
+    task: Task, data: TaskData | None = None, numbers: list[Number] | None = None
+) -> dict[str, Any]:
     """The task as search returns it, its campaignName, and what the agent sees of it (its
-    data read here unless given)."""
+    data read here unless given), each phone detail with whether it may be called now."""
     data = data or with_data([task])[0]
     view = agent_view_of(task, data.items)
-    numbers = {n.key: n for n in contact_rules.explain(task, utcnow()).numbers}
+    states = {number.key: number for number in numbers}
     return {
         **shown(snapshot(data)),
         "agentView": {
@@ -101,8 +103,8 @@ def offered(task: Task, data: TaskData | None = None) -> dict[str, Any]:
                     "kind": d.kind,
                     "href": d.href,
                     "highlighted": d.highlighted,
-                    "callable": numbers[d.key].callable if d.key in numbers else None,
-                    "blockedBy": numbers[d.key].sentence() if d.key in numbers else None,
+                    "callable": states[d.key].callable if d.key in states else None,
+                    "blockedBy": states[d.key].blocked_by if d.key in states else None,
                 }
                 for d in view.details
             ],
@@ -160,11 +162,13 @@ def next_task():
         if offer.task is None:
             due = offer.next_due and to_epoch_ms(offer.next_due)
             return {"message": offer.reason, "reason": offer.reason, "nextDueTime": due}
+        numbers = task_numbers(offer.task, utcnow(), zone=agent.time_zone or "UTC")
         return {
             "message": f"task '{offer.task.record_id}' is yours",
-            "task": offered(offer.task, offer.data),
+            "task": offered(offer.task, offer.data, numbers),
             "workCodeGroups": offered_codes(offer.task),
             **dialling(offer.task),
+            "suggestedPhoneKey": suggested_key(offer.task, numbers),
         }
 
     return _run(
@@ -175,6 +179,7 @@ def next_task():
         nextDueTime=None,
         workCodeGroups=None,
         dialMode=None,
+        suggestedPhoneKey=None,
         autoDialSeconds=None,
         canSkip=None,
     )
@@ -232,8 +237,24 @@ def release_task():
     return _run(ReleaseTaskRequest, action, **CLOSED_NOTHING)
 
 
-def attempt_answer(attempt: Attempt) -> dict[str, Any]:
-    """One attempt as taskAttempts and callEvent answer it (times in epoch ms)."""
+def call_answer(call: Call) -> dict[str, Any]:
+    """One call of an attempt as taskAttempts lists it (times in epoch ms)."""
+    return {
+        "callId": call.call_id,
+        "phoneKey": call.phone_key,
+        "phoneNumber": call.phone_number,
+        "startedAt": to_epoch_ms(call.started_at),
+        "connectedAt": epoch_ms(call.connected_at),
+        "endedAt": epoch_ms(call.ended_at),
+        "result": call.result,
+    }
+
+
+def attempt_answer(attempt: Attempt, calls: list[Call] | None = None) -> dict[str, Any]:
+    """One attempt as taskAttempts and callEvent answer it (times in epoch ms), with its
+    calls oldest first (read here unless given)."""
+    if calls is None:
+        calls = ledger.calls_of([attempt]).get(attempt.id, [])
     return {
         "attemptId": attempt.id,
         "agent": attempt.agent_login,
@@ -257,6 +278,7 @@ def attempt_answer(attempt: Attempt) -> dict[str, Any]:
         "talkSeconds": ledger.seconds_between(attempt.connected_at, attempt.call_ended_at),
         "wrapUpSeconds": ledger.seconds_between(attempt.call_ended_at, attempt.closed_at),
         "note": attempt.note,
+        "calls": [call_answer(call) for call in calls],
     }
 
 
@@ -315,9 +337,12 @@ def task_attempts():
 
     def action(agent: User, request: TaskAttemptsRequest, _actor: Actor) -> dict:
         attempts = placing.task_attempts(agent.tenant, request.previewRecordID)
+        calls = ledger.calls_of(attempts)
         return {
             "message": f"{len(attempts)} attempt(s) of task '{request.previewRecordID}'",
-            "attempts": [attempt_answer(attempt) for attempt in attempts],
+            "attempts": [
+                attempt_answer(attempt, calls.get(attempt.id, [])) for attempt in attempts
+            ],
         }
 
     return _run(TaskAttemptsRequest, action, attempts=None)

@@ -16,9 +16,16 @@ from flask_wtf.csrf import CSRFError
 from app.db.transactions import in_one_transaction
 from app.desk import auth, bp, messages
 from app.desk.forms import CallEventForm, CallForm, DeskButtonForm
-from app.desk.pages import actor, presence_json, run, suggested_by_call
+from app.desk.pages import (
+    actor,
+    next_number,
+    number_states,
+    presence_json,
+    run,
+    suggested_by_call,
+)
 from app.extensions import db
-from app.models import Attempt, Task
+from app.models import Attempt, Task, User
 from app.models.types import utcnow
 from app.services.delivery.presence import desk_heartbeat, keep_task
 from app.services.dialer import call_events, placing
@@ -104,18 +111,20 @@ def call(record_id: str):
     }
     if failure:
         task = find_tenant_task(agent.tenant_id, record_id)
-        answer |= {"failure": failure, **_ended_json(task, placed.attempt)}
+        answer |= {"failure": failure, **_ended_json(task, placed.attempt, agent)}
         db.session.commit()
     return jsonify(answer)
 
 
-def _ended_json(task: Task | None, attempt: Attempt) -> dict:
-    """What the script shows of a call's state: its result and the codes it suggests."""
+def _ended_json(task: Task | None, attempt: Attempt, agent: User) -> dict:
+    """What the script shows of a call's state: its result, the codes it suggests and,
+    after a call that did not connect, the next number to call (`next`, or null)."""
     return {
         "callId": attempt.call_id,
         "connected": attempt.connected_at is not None,
         "result": attempt.call_result,
         "suggested": [[group, code] for group, code in suggested_by_call(task, attempt)],
+        "next": next_number(task, attempt, number_states(task, agent, utcnow())),
     }
 
 
@@ -151,7 +160,7 @@ def call_event(record_id: str):
         return redirect(url_for("desk.home"))
     if not _wants_json():
         return redirect(url_for("desk.home"))
-    answer = _ended_json(find_tenant_task(agent.tenant_id, record_id), attempt)
+    answer = _ended_json(find_tenant_task(agent.tenant_id, record_id), attempt, agent)
     db.session.commit()
     return jsonify(answer)
 

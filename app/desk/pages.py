@@ -43,6 +43,7 @@ from app.services.campaigns.dialing import dial_settings
 from app.services.delivery import agent_state, away_reasons, closing, offers, rules, wrap_up
 from app.services.delivery.ownership import fate_of, newest_record_id
 from app.services.delivery.presence import Presence, presence
+from app.services.dialer import numbers as task_numbers
 from app.services.dialer import placing
 from app.services.errors import NotAvailable, NotFound, ServiceError, TaskNotFound, TaskTaken
 from app.services.tasks.changes import find_tenant_task
@@ -137,6 +138,10 @@ def _desk_page(agent: User, kept: Kept | None = None):
     db.session.commit()
     view = agent_view_of(task) if task else None
     phones = [d for d in view.details if d.kind == "phone"] if view else []
+    states = number_states(task, agent, now)
+    suggested_key = task_numbers.suggested_key(task, list(states.values())) if task else None
+    # The Call button dials the suggested number (else the first, refused by the server).
+    phones = [d for d in phones if d.key == suggested_key] + phones
     ccp = ccp_settings(agent.tenant, task)
     page = render_template(
         "desk/home.html",
@@ -170,6 +175,8 @@ def _desk_page(agent: User, kept: Kept | None = None):
         results=CALL_RESULTS,
         ccp=ccp,
         wrap=_wrap_up(task, call, now),
+        numbers=states,
+        next_number=next_number(task, call, states),
         earlier=earlier,
         away_reasons=reasons,
         note_limit=closing.NOTE_LIMIT,
@@ -178,6 +185,26 @@ def _desk_page(agent: User, kept: Kept | None = None):
     if ccp is not None:
         response.headers["Content-Security-Policy"] = framing_policy(ccp["origin"])
     return response
+
+
+def number_states(task: Task | None, agent: User, now: datetime) -> dict:
+    """The task's numbers by key, each with whether it may be called now (the agent view
+    shows each one's state)."""
+    if task is None:
+        return {}
+    found = task_numbers.task_numbers(task, now, zone=agent.time_zone or "UTC")
+    return {number.key: number for number in found}
+
+
+def next_number(task: Task | None, call: Attempt | None, states: dict) -> dict | None:
+    """After a call that did not connect: the task's next callable number (another than
+    the one just called), which "Call next number" dials; None otherwise."""
+    if task is None or call is None or call.call_ended_at is None or call.connected_at:
+        return None
+    key = task_numbers.suggested_key(task, list(states.values()))
+    if key is None or key == call.phone_key:
+        return None
+    return {"key": key, "number": states[key].value}
 
 
 def _wrap_up(task: Task | None, call: Attempt | None, now: datetime) -> dict | None:

@@ -115,7 +115,7 @@ class StartCallRequest(DeskRequest):
     phoneKey: Name | None = Field(
         None,
         description="The phone item to call (a `phone` detail's key of the agent view); "
-        "left out: the first one.",
+        "left out: nextTask's suggestedPhoneKey (the next callable number, in rotation).",
     )
 
 
@@ -256,6 +256,13 @@ class NextTaskResponse(DeskResponse):
         description="PROGRESSIVE for a progressive campaign's task (the desk dials by itself "
         "after autoDialSeconds), else PREVIEW; null when there is no task."
     )
+    suggestedPhoneKey: str | None = Field(
+        None,
+        description="The phone item to dial next (startCall without phoneKey dials it): the "
+        "first callable number after the one the task was called on last, wrapping round "
+        "(the first callable one when it was never called); null when the task has no "
+        "number that may be called now, or there is no task.",
+    )
     autoDialSeconds: int | None = Field(
         description="Seconds of preview after which the desk dials by itself; null when the "
         "agent dials (or there is no task)."
@@ -306,6 +313,16 @@ class WorkCodeAnswer(Answer):
     value: str
 
 
+class CallAnswer(Answer):
+    callId: str = Field(description="The call's id, as startCall answered it.")
+    phoneKey: str = Field(description="The phone item called.")
+    phoneNumber: str = Field(description="The number dialled (E.164).")
+    startedAt: int = Field(description="Epoch ms.")
+    connectedAt: int | None = Field(description="Epoch ms; null unless the call connected.")
+    endedAt: int | None = Field(description="Epoch ms; null while the call goes on.")
+    result: ResultName | None = Field(description="How it ended; null while it goes on.")
+
+
 class AttemptAnswer(Answer):
     attemptId: int
     agent: str = Field(description="The agent's loginUserId.")
@@ -329,6 +346,11 @@ class AttemptAnswer(Answer):
     wrapUpSeconds: float | None = Field(description="The call's end to the close.")
     note: str | None = Field(
         None, description="The agent's note on the attempt, written at its close; else null."
+    )
+    calls: list[CallAnswer] = Field(
+        default_factory=list,
+        description="Every call of the attempt, oldest first: a redial (Call again, another "
+        "number) is a call of its own. The attempt's call fields are those of its last one.",
     )
 
 

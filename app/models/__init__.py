@@ -3,6 +3,7 @@
 from app.models.agents import AgentSession, AgentState, AwayReason
 from app.models.attempts import AgentStateSpan, Attempt, CallResult, EndedHow
 from app.models.bulk import BulkAction, BulkFailure, BulkJob, BulkState
+from app.models.calls import Call
 from app.models.campaigns import (
     AUTO_DIAL_SECONDS,
     CallPlacement,
@@ -47,6 +48,7 @@ __all__ = [
     "AwayReason",
     "AgentStateSpan",
     "Attempt",
+    "Call",
     "AttemptRollup",
     "ProgressSnapshot",
     "WorkCodeRollup",

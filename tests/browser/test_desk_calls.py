@@ -189,6 +189,26 @@ def test_a_number_in_the_agent_view_is_called_the_same_way(tab: Tab, seeded):
     tab.assert_no_problems()
 
 
+def test_call_next_number_after_a_call_that_did_not_connect(tab: Tab, seeded, renewals):
+    """A task with two numbers: Call dials the first; ended No answer, the desk offers Call
+    next number, which dials the second (the script, no reload)."""
+    other = "+14155550177"
+    add_task(renewals, "c1", {"Name": "Carla Diaz", "Phone": NUMBER, "Mobile Phone": other})
+    db.session.commit()
+    page = _desk(tab)
+    page.get_by_role("button", name=f"Call {NUMBER}").click()
+    expect(page.locator("[data-call]")).to_have_attribute("data-stage", "dialling")
+    page.get_by_role("button", name="No answer").click()
+    expect(page.locator("[data-call]")).to_have_attribute("data-stage", "ended")
+    next_call = page.get_by_role("button", name=f"Call next number {other}")
+    expect(next_call).to_be_visible()
+    next_call.click()
+    expect(page.locator("[data-call]")).to_have_attribute("data-stage", "dialling")
+    assert page.evaluate("window.dialled") == [f"tel:{NUMBER}", f"tel:{other}"]
+    assert _attempt(seeded)[0] == other
+    tab.assert_no_problems()
+
+
 def test_a_call_the_server_refuses_dials_nothing(tab: Tab, seeded, renewals):
     # The desk's live channel has not told the page yet (a slow channel: its requests
     # hang), so the refusal is the server's own, at the moment of the call.

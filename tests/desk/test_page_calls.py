@@ -128,9 +128,36 @@ def test_the_script_gets_json_for_the_call_and_the_codes_its_result_suggests(
         "connected": True,
         "result": "BUSY",
         "suggested": [["Outcome", "Busy"]],
+        "next": None,  # the call connected: no next number offered
     }
     stored = _attempt(record_id)
     assert (stored.contact_id, stored.call_result) == ("c-1", "BUSY")
+
+
+def test_after_a_call_that_did_not_connect_the_desk_offers_the_next_number(desk, renewals):
+    """Every number shows its state; Call dials the suggested one; a call that ended
+    unanswered offers "Call next number" with the next callable one (in the script's answer
+    and on the page), and an invalid number is shown as not callable now."""
+    record_id = _offered(desk, renewals)
+    shown = page(desk, "/desk")
+    states = [d["data-number-state"] for d in shown.select(".agent-view [data-number-state]")]
+    assert states == ["CALLABLE", "CALLABLE"]
+    assert shown.select_one(".call-ready [name=phone_key]")["value"] == "Phone"
+    token = _token(desk)
+    call = desk.post(f"/desk/tasks/{record_id}/call", headers=JSON,
+                     data={"csrf_token": token}).get_json()  # fmt: skip
+    assert call["key"] == "Phone"
+    ended = desk.post(f"/desk/tasks/{record_id}/call-event", headers=JSON,
+                      data={"call_id": call["callId"], "csrf_token": token, "event": "ENDED",
+                            "result": "INVALID_NUMBER"}).get_json()  # fmt: skip
+    assert ended["next"] == {"key": "Mobile Phone", "number": OTHER}
+    shown = page(desk, "/desk")
+    offer = shown.select_one(".call-next")
+    assert "hidden" not in offer.attrs
+    assert offer.select_one("[name=phone_key]")["value"] == "Mobile Phone"
+    assert offer.select_one("[data-next-number]").get_text() == OTHER
+    held = shown.select_one(".agent-view [data-number-state=INVALID_NUMBER]")
+    assert held is not None and "ended INVALID_NUMBER" in held.get_text()
 
 
 def test_a_refused_call_says_why_and_stores_nothing(desk, renewals):

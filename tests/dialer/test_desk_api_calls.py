@@ -13,6 +13,8 @@ from app.services.campaigns import life_cycle
 from app.services.contact_centre import InstanceError
 from app.services.dialer import placing
 from app.services.dnc import numbers as dnc
+from app.services.tasks.changes import add_or_update_task
+from app.services.tasks.validation import ItemInput
 from app.services.work_codes import groups as work_codes
 from app.services.work_codes.groups import CodeSettings
 from tests.admin.conftest import csrf_token, page
@@ -275,3 +277,67 @@ def test_the_task_pages_history_tells_the_call(desk, signed_in, acme, renewals, 
     desk("callEvent", **body, event="ENDED", result="BUSY")
     said = page(signed_in, f"/tenants/{acme.id}/tasks/{record_id}").get_text(" ", strip=True)
     assert "call.started" in said and "call.ended" in said and "BUSY" in said
+
+
+def test_a_redial_is_a_call_of_its_own_in_task_attempts(desk, renewals, ann, acme):
+    """nextTask suggests the number to dial (the first callable one), says of each number
+    whether it may be called; startCall without phoneKey dials it; a redial on the next
+    number is a second call; taskAttempts lists both, oldest first, and the attempt's call
+    fields are its last call's."""
+    add_phones(renewals, "c1", Phone=PHONE, Mobile_Phone=MOBILE)
+    dnc.add_numbers(acme, ["+14155550111"], actor=SETUP)
+    add_or_update_task(
+        renewals,
+        "c1",
+        [ItemInput("Name", "C1"), ItemInput("Phone", PHONE), ItemInput("Mobile_Phone", MOBILE),
+         ItemInput("Work_Phone", "+14155550111")],
+        actor=SETUP,
+    )  # fmt: skip
+    db.session.commit()
+    desk("setAgentState", agent="ann", state="AVAILABLE")
+    offered = desk("nextTask", agent="ann")
+    assert offered["suggestedPhoneKey"] == "Phone"
+    details = {d["key"]: d for d in offered["task"]["agentView"]["details"]}
+    assert (details["Phone"]["callable"], details["Phone"]["blockedBy"]) == (True, None)
+    assert details["Work_Phone"]["callable"] is False
+    assert details["Work_Phone"]["blockedBy"] == "DO_NOT_CALL: +14155550111 is on the do-not-call list"
+    record_id = offered["task"]["previewRecordID"]
+    first = desk("startCall", agent="ann", previewRecordID=record_id)["call"]
+    assert first["key"] == "Phone"
+    desk("callEvent", agent="ann", previewRecordID=record_id, callId=first["callId"],
+         event="ENDED", result="NO_ANSWER")  # fmt: skip
+    assert desk("nextTask", agent="ann")["suggestedPhoneKey"] == "Mobile_Phone"
+    second = desk("startCall", agent="ann", previewRecordID=record_id)["call"]
+    assert second["key"] == "Mobile_Phone"
+    desk("callEvent", agent="ann", previewRecordID=record_id, callId=second["callId"],
+         event="CONNECTED")  # fmt: skip
+    # The first call's id is still known: a repeated end answers SUCCESS, changing nothing.
+    late = desk("callEvent", agent="ann", previewRecordID=record_id, callId=first["callId"],
+                event="ENDED", result="ANSWERED")  # fmt: skip
+    assert late["result"] == "SUCCESS" and late["attempt"]["callResult"] is None
+    desk("callEvent", agent="ann", previewRecordID=record_id, callId=second["callId"],
+         event="ENDED", result="ANSWERED")  # fmt: skip
+    (attempt,) = desk("taskAttempts", agent="ann", previewRecordID=record_id)["attempts"]
+    calls = attempt["calls"]
+    assert [(c["callId"], c["phoneKey"], c["phoneNumber"], c["result"]) for c in calls] == [
+        (first["callId"], "Phone", PHONE, "NO_ANSWER"),
+        (second["callId"], "Mobile_Phone", MOBILE, "ANSWERED"),
+    ]
+    assert calls[0]["connectedAt"] is None and calls[1]["connectedAt"] is not None
+    assert calls[0]["startedAt"] <= calls[0]["endedAt"] <= calls[1]["startedAt"]
+    assert calls[1]["startedAt"] <= calls[1]["connectedAt"] <= calls[1]["endedAt"]
+    assert (attempt["callResult"], attempt["phoneKey"]) == ("ANSWERED", "Mobile_Phone")
+    assert (attempt["callStartedAt"], attempt["callEndedAt"]) == (
+        calls[1]["startedAt"],
+        calls[1]["endedAt"],
+    )
+
+
+def test_a_task_without_a_phone_item_suggests_none(desk, renewals, ann):
+    add_or_update_task(renewals, "c1", [ItemInput("Name", "C1")], actor=SETUP)
+    db.session.commit()
+    desk("setAgentState", agent="ann", state="AVAILABLE")
+    offered = desk("nextTask", agent="ann")
+    assert offered["task"] is not None, offered
+    assert offered["dialMode"] == "PREVIEW"
+    assert offered["suggestedPhoneKey"] is None

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Attempt, EndedHow, Task
+from app.models import Attempt, Call, EndedHow, Task
 from app.models.campaigns import CallPlacement
 from app.services.actors import Actor
 from app.services.campaigns import life_cycle
@@ -239,11 +239,18 @@ def test_another_item_while_the_call_goes_on_cancels_it(renewals, ann):
     assert [e["phoneKey"] for e in events("call.started")] == ["Phone", "Mobile_Phone"]
     row = the_attempt()
     assert (row.call_id, row.phone_number, row.call_ended_at) == (second, MOBILE, None)
-    with pytest.raises(CallNotFound):  # the earlier call is no more
-        event(ann, task, first, "ENDED", "ANSWERED", now=now + 5 * S)
+    # The earlier call is still known: its late end is accepted and changes nothing.
+    assert event(ann, task, first, "ENDED", "ANSWERED", now=now + 5 * S).call_id == second
+    db.session.commit()
+    calls = db.session.scalars(select(Call).order_by(Call.started_at)).all()
+    assert [(c.call_id, c.phone_key, c.result) for c in calls] == [
+        (first, "Phone", "CANCELLED"),
+        (second, "Mobile_Phone", None),
+    ]
+    assert (the_attempt().call_result, len(events("call.ended"))) == (None, 1)
 
 
-def test_a_redial_after_the_end_replaces_the_attempts_call(renewals, ann):
+def test_a_redial_after_the_end_is_the_attempts_last_call(renewals, ann):
     add_phones(renewals, "c1")
     task, now = deliver(ann)
     first = start(ann, task, now=now + S).call_id
@@ -259,6 +266,11 @@ def test_a_redial_after_the_end_replaces_the_attempts_call(renewals, ann):
         None,
     )
     assert len(events("call.started")) == 2
+    calls = db.session.scalars(select(Call).order_by(Call.started_at)).all()
+    assert [(c.call_id, c.started_at, c.ended_at, c.result) for c in calls] == [
+        (first, now + S, now + 9 * S, "BUSY"),
+        (second, now + 60 * S, None, None),
+    ]
 
 
 def test_a_task_delivered_before_the_ledger_gets_its_attempt_at_the_call(renewals, ann):

@@ -18,7 +18,7 @@ from app.models import Attempt, AttemptRollup, EndedHow, Task, WorkCodeRollup
 from app.models.report_rollups import MEASURES
 from app.services.calls import ledger
 from app.services.campaigns.catalogue import find_campaign
-from app.services.dialer import call_events, placing
+from app.services.dialer import call_events
 from app.services.reports import campaign_summary, report_scope
 from app.services.reports import rollups as rollups_module
 from app.services.reports.recount import recount
@@ -75,7 +75,7 @@ def _step(rng: random.Random, tasks: list[Task], agents: list, now: datetime) ->
     elif attempt is None:
         return
     elif move == "call":
-        placing._begin_call(attempt, task, "Phone", "+14155550100", now)
+        ledger.begin_call(attempt, task, "Phone", "+14155550100", "desk", now)
     elif move == "connect":
         call_events.record_call_event(attempt, "CONNECTED", actor=SETUP, now=now)
     elif move == "end call":

@@ -20,18 +20,28 @@ close; a flag changed later leaves the attempts already made as they were.
 
 Every change of an attempt made here moves the reports' rollups in the same flush
 (app/services/reports/rollups.py).
+
+Every call placed is its own record (`Call`): `begin_call` adds one to the attempt, and a
+redial inside the attempt (Call again, or another of the task's numbers) is a second one;
+both are kept, each with its number, start, connection, end and result, and each call's id
+stays known (its events are still accepted). The attempt keeps the columns of its last call
+(`mirror`), which the reports and the API read as before. A task's calls tell the number it
+was called on last (`last_called_key`: its numbers rotate from it) and the numbers whose call
+ended INVALID_NUMBER (`invalid_numbers`: not dialled again while the item keeps that value).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, select, update
+from sqlalchemy import ColumnElement, and_, exists, func, insert, select, update
 
 from app.extensions import db
-from app.models import Attempt, CallResult, EndedHow, Task, TaskItem, User, WorkCodeChoice
+from app.models import Attempt, Call, CallResult, EndedHow, Task, TaskItem, User, WorkCodeChoice
 
 
 def open_attempt(task: Task, agent: User, at: datetime) -> Attempt:
@@ -167,6 +177,101 @@ def task_attempts(task: Task) -> list[Attempt]:
     )
 
 
+# --- the calls -------------------------------------------------------------------------------
+
+
+def begin_call(
+    attempt: Attempt, task: Task, key: str, number: str, placed_by: str, now: datetime
+) -> Call:
+    """A new call of the attempt to the phone item `key` (`number`): its own record, kept
+    beside the attempt's earlier calls; the attempt's call columns become this call's."""
+    if attempt.id is None:
+        db.session.flush()  # an attempt opened at the click: its id first
+    call = Call(
+        attempt_id=attempt.id,
+        task_id=task.id,
+        call_id=str(uuid.uuid4()),
+        phone_key=key,
+        phone_number=number,
+        placed_by=placed_by,
+        started_at=now,
+    )
+    db.session.add(call)
+    attempt.call_id = call.call_id  # the attempt's last call from now on
+    mirror(call, attempt)
+    return call
+
+
+def mirror(call: Call, attempt: Attempt) -> None:
+    """The attempt's call columns from its last call (`call`, when it is that one): the
+    reports and the API read the attempt as before. An earlier call changes nothing here."""
+    if attempt.call_id != call.call_id:
+        return
+    attempt.call_started_at = call.started_at
+    attempt.phone_key, attempt.phone_number = call.phone_key, call.phone_number
+    attempt.placed_by, attempt.contact_id = call.placed_by, call.contact_id
+    attempt.connected_at, attempt.call_ended_at = call.connected_at, call.ended_at
+    attempt.call_result = call.result
+    roll_up_call(attempt)
+
+
+def last_call_of(attempt: Attempt) -> Call | None:
+    """The attempt's last call (the one its call columns show), if it placed any."""
+    if attempt.call_id is None:
+        return None
+    return db.session.scalar(select(Call).where(Call.call_id == attempt.call_id))
+
+
+def calls_of(attempts: Iterable[Attempt]) -> dict[int, list[Call]]:
+    """The calls of each attempt (by its id), oldest first: one query."""
+    ids = [attempt.id for attempt in attempts]
+    calls: dict[int, list[Call]] = defaultdict(list)
+    if ids:
+        for call in db.session.scalars(
+            select(Call).where(Call.attempt_id.in_(ids)).order_by(Call.started_at, Call.id)
+        ):
+            calls[call.attempt_id].append(call)
+    return calls
+
+
+def last_called_key(task: Task) -> str | None:
+    """The phone item the task's newest call dialled (any attempt's), if it had a call."""
+    return db.session.scalar(
+        select(Call.phone_key)
+        .where(Call.task_id == task.id)
+        .order_by(Call.started_at.desc(), Call.id.desc())
+        .limit(1)
+    )
+
+
+def calls_from_attempts(campaign_ids: Sequence[int]) -> None:
+    """The calls of attempts written as plain rows (the demo's past): one per attempt of
+    these campaigns that placed one and has none recorded yet, set-based."""
+    if not campaign_ids:
+        return
+    columns = ("attempt_id", "task_id", "call_id", "phone_key", "phone_number", "placed_by",
+               "contact_id", "started_at", "connected_at", "ended_at", "result")  # fmt: skip
+    rows = select(
+        Attempt.id,
+        Attempt.task_id,
+        Attempt.call_id,
+        func.coalesce(Attempt.phone_key, ""),
+        func.coalesce(Attempt.phone_number, ""),
+        Attempt.placed_by,
+        Attempt.contact_id,
+        Attempt.call_started_at,
+        Attempt.connected_at,
+        Attempt.call_ended_at,
+        Attempt.call_result,
+    ).where(
+        Attempt.campaign_id.in_(campaign_ids),
+        Attempt.call_id.is_not(None),
+        Attempt.call_started_at.is_not(None),
+        ~select(Call.id).where(Call.attempt_id == Attempt.id).exists(),
+    )
+    db.session.execute(insert(Call).from_select(columns, rows))
+
+
 def _end(attempt: Attempt, how: EndedHow, at: datetime) -> None:
     attempt.ended_how, attempt.ended_at = how.value, at
 
@@ -206,8 +311,8 @@ def invalid_numbers(task: Task) -> dict[tuple[str, str], datetime | None]:
     """(phone key, number) of the task's calls that ended INVALID_NUMBER, with when the
     latest of them ended."""
     rows = db.session.execute(
-        select(Attempt.phone_key, Attempt.phone_number, Attempt.call_ended_at).where(
-            Attempt.task_id == task.id, Attempt.call_result == CallResult.INVALID_NUMBER.value
+        select(Call.phone_key, Call.phone_number, Call.ended_at).where(
+            Call.task_id == task.id, Call.result == CallResult.INVALID_NUMBER.value
         )
     )
     found: dict[tuple[str, str], datetime | None] = {}
@@ -223,13 +328,13 @@ def invalid_number_condition() -> ColumnElement[bool]:
     """SQL on `task_items` (correlated): the item's current value was found wrong for its
     task (`invalid_numbers`'s rows)."""
     return exists(
-        select(Attempt.id)
+        select(Call.id)
         .where(
             and_(
-                Attempt.task_id == TaskItem.task_id,
-                Attempt.phone_key == TaskItem.key,
-                Attempt.phone_number == TaskItem.value,
-                Attempt.call_result == CallResult.INVALID_NUMBER.value,
+                Call.task_id == TaskItem.task_id,
+                Call.phone_key == TaskItem.key,
+                Call.phone_number == TaskItem.value,
+                Call.result == CallResult.INVALID_NUMBER.value,
             )
         )
         .correlate(TaskItem)

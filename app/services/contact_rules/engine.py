@@ -495,6 +495,11 @@ def explain(task: Task, now: datetime, zone: str = "UTC") -> Explanation:
     return Explanation(task, now, reasons, _numbers(task, seat))
 
 
+def number_verdicts(task: Task, now: datetime, zone: str = "UTC") -> list[NumberVerdict]:
+    """Each phone item of the task (in display order) and what holds it back at `now`."""
+    return _numbers(task, seat_for(task, now, zone))
+
+
 def _numbers(task: Task, seat: Seat) -> list[NumberVerdict]:
     phones = [d for d in agent_view_of(task).details if d.kind in PHONE_KINDS]
     if not phones:

@@ -4,7 +4,10 @@
 through `call_event`, the worker following the contact flow's calls): CONNECTED once, before
 the end; ENDED once, with a CallResult. An event out of order or repeated changes nothing.
 An event may come after the attempt ended (the agent closed the task before the end event
-arrived). Every change leaves its audit record and its event (`call.started`,
+arrived). Each call is its own record (`Call`): an event names its call by id, and an
+earlier call of the attempt (before a redial) is still known, its events accepted as
+before; the attempt's call columns follow its last call only (`ledger.mirror`). Every
+change leaves its audit record and its event (`call.started`,
 `call.connected`, `call.ended`) in the caller's transaction; the subject is the task.
 Placing the call is app/services/dialer/placing.py.
 """
@@ -17,7 +20,7 @@ from typing import Any
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Attempt, CallResult, Campaign, Task, User
+from app.models import Attempt, Call, CallResult, Campaign, Task, User
 from app.models.types import stamped
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
@@ -65,33 +68,41 @@ def call_event(
     or out-of-order events change nothing. CallNotFound for a call that is not the agent's
     on this task."""
     _check_event(event, result)
-    attempt = _agents_call(agent, record_id, call_id)
+    attempt, call = _agents_call(agent, record_id, call_id)
     now = stamped(now)  # once the attempt is read under the request's locks
-    if record_call_event(attempt, event, result, contact_id, actor=actor, now=now):
+    if record_call_event(attempt, event, result, contact_id, actor=actor, now=now, call=call):
         task = db.session.get(Task, attempt.task_id)
         if task is not None and task.reserved_by_id == agent.id:
             task.reserved_at = now  # activity: the offer timeout restarts
     return attempt
 
 
-def _agents_call(agent: User, record_id: str, call_id: str) -> Attempt:
+def _agents_call(agent: User, record_id: str, call_id: str) -> tuple[Attempt, Call]:
+    """The agent's call `call_id` on the task (its last one or an earlier one) and its
+    attempt, the attempt under its row lock."""
     attempt = db.session.scalar(
         select(Attempt)
+        .join(Call, Call.attempt_id == Attempt.id)
         .join(Task, Task.id == Attempt.task_id)
         .join(Campaign, Campaign.id == Task.campaign_id)
         .where(
-            Attempt.call_id == call_id,
+            Call.call_id == call_id,
             Attempt.agent_id == agent.id,
             Campaign.tenant_id == agent.tenant_id,
             Task.record_id == record_id,
         )
         .with_for_update(of=Attempt)
     )
-    if attempt is None:
+    call = (
+        db.session.scalar(select(Call).where(Call.call_id == call_id))
+        if attempt is not None
+        else None
+    )
+    if attempt is None or call is None:
         raise CallNotFound(
             f"agent '{agent.login_user_id}' has no call '{call_id}' on task '{record_id}'"
         )
-    return attempt
+    return attempt, call
 
 
 def record_call_event(
@@ -102,29 +113,33 @@ def record_call_event(
     *,
     actor: Actor,
     now: datetime,
+    call: Call | None = None,
 ) -> bool:
-    """Apply a call's event to its attempt; True when it changed something (CONNECTED
+    """Apply a call's event to the call (default: the attempt's last one) and, when it is
+    the last, to the attempt's call columns; True when it changed something (CONNECTED
     before the end, ENDED once), False for an event out of order or repeated."""
     _check_event(event, result)
-    if attempt.call_id is None or attempt.call_ended_at is not None:
+    call = call or ledger.last_call_of(attempt)
+    if call is None or call.ended_at is not None:
         return False
     task = db.session.get(Task, attempt.task_id) if attempt.task_id is not None else None
     if event == CONNECTED:
-        if attempt.connected_at is not None:
+        if call.connected_at is not None:
             return False
-        attempt.connected_at = max(now, attempt.call_started_at or now)
-        attempt.contact_id = attempt.contact_id or contact_id
+        call.connected_at = max(now, call.started_at)
+        call.contact_id = call.contact_id or contact_id
+        ledger.mirror(call, attempt)
         trace(
             actor,
             "call.connected",
             task,
             attempt,
             now,
-            callId=attempt.call_id,
-            contactId=attempt.contact_id,
+            callId=call.call_id,
+            contactId=call.contact_id,
         )
         return True
-    end_call(attempt, task, result or "", contact_id, actor=actor, now=now)
+    end_call(attempt, task, result or "", contact_id, actor=actor, now=now, call=call)
     return True
 
 
@@ -136,37 +151,41 @@ def end_call(
     *,
     actor: Actor,
     now: datetime,
+    call: Call | None = None,
 ) -> None:
-    """End the attempt's call with `result`, leaving `call.ended`."""
-    attempt.call_ended_at = max(now, attempt.call_started_at or now)
-    attempt.call_result = result
-    attempt.contact_id = attempt.contact_id or contact_id
-    ledger.roll_up_call(attempt)
-    trace(actor, "call.ended", task, attempt, now, **ended(attempt))
+    """End the call (default: the attempt's last one) with `result`, leaving `call.ended`."""
+    call = call or ledger.last_call_of(attempt)
+    if call is None:
+        return
+    call.ended_at = max(now, call.started_at)
+    call.result = result
+    call.contact_id = call.contact_id or contact_id
+    ledger.mirror(call, attempt)
+    trace(actor, "call.ended", task, attempt, now, **ended(call))
 
 
-def started(attempt: Attempt) -> dict[str, Any]:
+def started(call: Call) -> dict[str, Any]:
     """`call.started`'s data: the call, the number and who places it."""
     return {
-        "callId": attempt.call_id,
-        "phoneKey": attempt.phone_key,
-        "phoneNumber": attempt.phone_number,
-        "placedBy": attempt.placed_by,
-        "contactId": attempt.contact_id,
+        "callId": call.call_id,
+        "phoneKey": call.phone_key,
+        "phoneNumber": call.phone_number,
+        "placedBy": call.placed_by,
+        "contactId": call.contact_id,
     }
 
 
-def ended(attempt: Attempt) -> dict[str, Any]:
+def ended(call: Call) -> dict[str, Any]:
     """`call.ended`'s data: the result and how long the call rang and talked."""
-    rang_until = attempt.connected_at or attempt.call_ended_at
+    rang_until = call.connected_at or call.ended_at
     return {
-        **started(attempt),
-        "result": attempt.call_result,
-        "startedAt": attempt.call_started_at,
-        "connectedAt": attempt.connected_at,
-        "endedAt": attempt.call_ended_at,
-        "ringSeconds": ledger.seconds_between(attempt.call_started_at, rang_until),
-        "talkSeconds": ledger.seconds_between(attempt.connected_at, attempt.call_ended_at),
+        **started(call),
+        "result": call.result,
+        "startedAt": call.started_at,
+        "connectedAt": call.connected_at,
+        "endedAt": call.ended_at,
+        "ringSeconds": ledger.seconds_between(call.started_at, rang_until),
+        "talkSeconds": ledger.seconds_between(call.connected_at, call.ended_at),
     }
 
 

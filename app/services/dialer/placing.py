@@ -6,8 +6,9 @@ every contact rule lets the task and that number be called now (`contact_rules.e
 the campaign delivers, the queue is open, the calling window, the do-not-call list, a wrong
 number, the contact limits, the attempt limit). Each refusal is NotAvailable naming the
 rule (HeldBack, with when the call may be placed), and changes nothing. Without a phoneKey
-the first number the rules let be called is dialled. The contact limits are counted again
-under their locks in the call's own transaction (`admit_call`).
+the suggested number is dialled (`dialer.numbers`: the next callable one after the number
+called last). The contact limits are counted again under their locks in the call's own
+transaction (`admit_call`).
 
 The call belongs to the agent's open attempt (the ledger's; a task delivered before the
 ledger gets one now): its id (a UUID), start, phone item and number, and who places it
@@ -16,8 +17,13 @@ ledger gets one now): its id (a UUID), start, phone item and number, and who pla
 - startCall again while the call is in progress with the same phone item returns the same
   call (a retried click: nothing recorded); with another item, the earlier call ends
   CANCELLED and the new one starts.
-- After the call ended, a new call (a redial) replaces the attempt's call columns: each call
-  has its own events; reports count attempts. The earlier call's id is then unknown.
+- After the call ended, a new call (a redial) is a second call of the attempt: both are
+  kept (`Call`), each with its own events, and the earlier call's id stays known (its
+  events are accepted as before). The attempt's call columns are its last call's.
+- Without `phoneKey` the call dials the task's suggested number (`numbers.suggested_key`:
+  the first callable one after the one called last); with the key of a number that may not
+  be called now (do-not-call, INVALID_NUMBER, a contact limit per number) it is refused
+  naming the rule.
 - A campaign whose calls the contact flow places asks the tenant's instance to place it
   (`start_outbound_call`, the call's id as its client token). When the instance fails, the
   call is recorded as started and ended FAILED, and `PlacedCall.failure` says why: the
@@ -29,7 +35,6 @@ app/services/dialer/call_events.py, whose audit record and event `call.started` 
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -38,6 +43,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import (
     Attempt,
+    Call,
     CallResult,
     Campaign,
     Task,
@@ -53,38 +59,36 @@ from app.services.contact_limits.counts import admit_call
 from app.services.contact_rules import engine as contact_rules
 from app.services.delivery.ownership import held_task
 from app.services.dialer import call_events
+from app.services.dialer import numbers as task_numbers
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound, TaskTaken
 from app.services.fields import TASK_PHONE_KEY
-from app.services.tasks.display import agent_view_of
 from app.services.values import moment_text
 from app.services.work_codes.choices import offered, suggested
 
 # How this module's refusals name their fields.
 PHONE_KEY = TASK_PHONE_KEY.said_as("phoneKey")
 
-# The phone items of the agent's view: dialable, or shown as listed (and refused here).
-PHONE_KINDS = ("phone", "blocked")
-
 
 @dataclass(frozen=True)
 class PlacedCall:
-    """The call of the agent's attempt; `failure` says why the contact centre could not
-    place it (the call is then recorded as ended FAILED)."""
+    """The call placed (the attempt's last); `failure` says why the contact centre could
+    not place it (the call is then recorded as ended FAILED)."""
 
     attempt: Attempt
+    call: Call
     failure: str | None = None
 
     @property
     def call_id(self) -> str:
-        return self.attempt.call_id or ""
+        return self.call.call_id
 
     @property
     def phone_number(self) -> str:
-        return self.attempt.phone_number or ""
+        return self.call.phone_number
 
     @property
     def key(self) -> str:
-        return self.attempt.phone_key or ""
+        return self.call.phone_key
 
 
 # --- the rules of placing a call ---------------------------------------------------------
@@ -103,26 +107,25 @@ def _holds(agent: User, record_id: str) -> Task:
         raise NotAvailable(f"task '{record_id}' is not yours: {why}") from None
 
 
-def _phone_item(task: Task, phone_key: str | None) -> None:
-    """InvalidInput unless `phone_key` (when given) is one of the task's phone items."""
-    phones = [d for d in agent_view_of(task).details if d.kind in PHONE_KINDS]
-    if phone_key is not None and not any(d.key == phone_key for d in phones):
-        known = ", ".join(d.key for d in phones) or "none"
+def check_callable(
+    agent: User, task: Task, phone_key: str | None, now: datetime
+) -> tuple[str, str]:
+    """(key, number) to call: `phone_key`'s item, else the suggested one (the rotation's),
+    once every contact rule (app/services/contact_rules) lets it be called now; HeldBack
+    (NotAvailable) naming the rule and when the call may be placed."""
+    zone = agent.time_zone or "UTC"
+    numbers = task_numbers.task_numbers(task, now, zone=zone)
+    if phone_key is not None and not any(number.key == phone_key for number in numbers):
+        known = ", ".join(number.key for number in numbers) or "none"
         raise InvalidInput(
             f"phoneKey '{phone_key}' is not a phone item of task '{task.record_id}' "
             f"(its phone items: {known})",
             field=PHONE_KEY,
         )
-
-
-def check_callable(
-    agent: User, task: Task, phone_key: str | None, now: datetime
-) -> tuple[str, str]:
-    """(key, number) to call: `phone_key`'s item, else the first one the rules let be
-    called, once every contact rule (app/services/contact_rules) lets it be called now;
-    HeldBack (NotAvailable) naming the rule and when the call may be placed."""
-    _phone_item(task, phone_key)
-    chosen = contact_rules.check_call(task, phone_key, now, agent.time_zone or "UTC")
+    if phone_key is None:
+        # None callable: the one the clock frees first, whose refusal says when.
+        phone_key = task_numbers.suggested_key(task, numbers) or task_numbers.first_freed(numbers)
+    chosen = contact_rules.check_call(task, phone_key, now, zone)
     if chosen is None:
         raise NotAvailable(f"task '{task.record_id}' has no phone number to call")
     return chosen
@@ -163,48 +166,40 @@ def start_call(
     task = _holds(agent, record_id)
     now = stamped(now)  # once the task is locked: a wait for it is not the call's
     attempt = ledger.open_attempt_of(task)
-    in_progress = (
-        attempt is not None
-        and attempt.agent_id == agent.id
-        and attempt.call_id is not None
-        and attempt.call_ended_at is None
-    )
-    if in_progress and phone_key in (None, attempt.phone_key):
+    mine = attempt is not None and attempt.agent_id == agent.id
+    current = ledger.last_call_of(attempt) if mine else None
+    in_progress = current is not None and current.ended_at is None
+    if in_progress and phone_key in (None, current.phone_key):
         task.reserved_at = now  # a call is activity: the offer timeout restarts
-        return PlacedCall(attempt)  # the same click again
+        return PlacedCall(attempt, current)  # the same click again, before any rule
     key, number = check_callable(agent, task, phone_key, now)
-    if attempt is None or attempt.agent_id != agent.id:
+    if not mine:
         attempt = ledger.open_attempt(task, agent, now)
     task.reserved_at = now  # a call is activity: the offer timeout restarts
-    if attempt.call_id is not None and attempt.call_ended_at is None:
-        call_events.end_call(attempt, task, CallResult.CANCELLED.value, None, actor=actor, now=now)
+    if in_progress:  # another number chosen: this call ends, cancelled
+        call_events.end_call(
+            attempt, task, CallResult.CANCELLED.value, None, actor=actor, now=now, call=current
+        )
     admit_call(task, number, now=now, zone=agent.time_zone or "UTC")  # every call counts
-    _begin_call(attempt, task, key, number, now)
+    placed_by = task.campaign.call_placement or CallPlacement.DESK.value
+    call = ledger.begin_call(attempt, task, key, number, placed_by, now)
     failure = None
-    if attempt.placed_by == CallPlacement.CONTACT_FLOW.value:
+    if call.placed_by == CallPlacement.CONTACT_FLOW.value:
         try:
-            attempt.contact_id = _place(task, attempt)
+            call.contact_id = _place(task, call)
+            ledger.mirror(call, attempt)
         except InstanceError as error:
             failure = error.message
     db.session.flush()
-    call_events.trace(actor, "call.started", task, attempt, now, **call_events.started(attempt))
+    call_events.trace(actor, "call.started", task, attempt, now, **call_events.started(call))
     if failure is not None:
-        call_events.end_call(attempt, task, CallResult.FAILED.value, None, actor=actor, now=now)
-    return PlacedCall(attempt, failure)
+        call_events.end_call(
+            attempt, task, CallResult.FAILED.value, None, actor=actor, now=now, call=call
+        )
+    return PlacedCall(attempt, call, failure)
 
 
-def _begin_call(attempt: Attempt, task: Task, key: str, number: str, now: datetime) -> None:
-    """A new call on the attempt: its columns replace those of an earlier call."""
-    attempt.call_id = str(uuid.uuid4())
-    attempt.call_started_at = now
-    attempt.phone_key, attempt.phone_number = key, number
-    attempt.placed_by = task.campaign.call_placement or CallPlacement.DESK.value
-    attempt.contact_id = None
-    attempt.connected_at, attempt.call_ended_at, attempt.call_result = None, None, None
-    ledger.roll_up_call(attempt)
-
-
-def _place(task: Task, attempt: Attempt) -> str:
+def _place(task: Task, call: Call) -> str:
     """Have the contact flow place the call; the contact's id (InstanceError otherwise)."""
     campaign: Campaign = task.campaign
     if not campaign.connect_contact_flow_id:
@@ -212,7 +207,7 @@ def _place(task: Task, attempt: Attempt) -> str:
             f"the {campaign.name} campaign names no contact flow to place its calls"
         )
     call = OutboundCall(
-        destination=attempt.phone_number or "",
+        destination=call.phone_number,
         contact_flow_id=campaign.connect_contact_flow_id,
         queue_arn=campaign.connect_queue_arn,
         caller_id=campaign.connect_caller_id,
@@ -221,7 +216,7 @@ def _place(task: Task, attempt: Attempt) -> str:
             "campaignName": campaign.name,
             "clientId": task.client_id,
         },
-        client_token=attempt.call_id or "",
+        client_token=call.call_id,
     )
     return instance_for(campaign.tenant).start_outbound_call(call)
 
