@@ -80,9 +80,12 @@ worker: install-serving
 # The whole suite on SQLite, then again on PostgreSQL when TEST_DATABASE_URL is set.
 # Two processes share the tests (pytest-xdist; a file's tests stay together): PYTEST_WORKERS=0
 # runs them in this process. A worker that crashes ends the run at once, the test it was
-# running named: replacing it can leave xdist's loadfile scheduler waiting forever.
+# running named: replacing it can leave xdist's loadfile scheduler waiting forever. The
+# slowest files are handed out first, in the order tests/conftest.py gives them (by
+# tests/file_weights.json), so the two processes end together.
 PYTEST_WORKERS ?= 2
-PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --max-worker-restart=0 --durations=15
+PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder \
+	--max-worker-restart=0 --durations=15
 test: install browser
 	env -u TEST_DATABASE_URL $(PYTEST)
 	@if [ -n "$$TEST_DATABASE_URL" ]; then \

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import uuid
+from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from flask_sqlalchemy import SQLAlchemy
@@ -20,13 +23,50 @@ from app.services.campaigns import catalogue as campaigns
 from app.services.tenants import api_keys as keys
 from app.services.tenants import setup as tenants
 
-# Fixtures of Redis for the tests that need one: the shared server, a private one.
-pytest_plugins = ["tests.redis_support", "tests.fixtures"]
+# Fixtures of Redis for the tests that need one: the shared server, a private one; Chromium
+# and the live servers of the browser tests, one of each per test process.
+pytest_plugins = ["tests.redis_support", "tests.fixtures", "tests.browser.shared"]
 
 PREVIEW = "/service-previewcontact-service/svc/rs/PreviewContactServiceExternal/"
 PLATFORM = "AWS Connect"
 # Who sets up a test's data: an operator at the shell, as the CLI would.
 SETUP = Actor.operator()
+
+
+# The slowest files start first, so that the two processes of `make test` (pytest-xdist,
+# `--dist loadfile --no-loadscope-reorder`) end together instead of one of them starting a
+# minute-long file last: tests/file_weights.json holds each slow file's seconds as a run
+# recorded them, and the files it does not name keep their order after those.
+# `RECORD_TEST_WEIGHTS=1 make test` writes it again from a whole run.
+FILE_WEIGHTS = Path(__file__).with_name("file_weights.json")
+_SPENT: defaultdict[str, float] = defaultdict(float)
+
+
+def _file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items) -> None:
+    weights = json.loads(FILE_WEIGHTS.read_text()) if FILE_WEIGHTS.exists() else {}
+    first: dict[str, int] = {}
+    for index, item in enumerate(items):
+        first.setdefault(_file_of(item.nodeid), index)
+    items.sort(
+        key=lambda item: (-weights.get(_file_of(item.nodeid), 0), first[_file_of(item.nodeid)])
+    )
+
+
+def pytest_runtest_logreport(report) -> None:
+    if os.environ.get("RECORD_TEST_WEIGHTS") == "1":
+        _SPENT[_file_of(report.nodeid)] += report.duration
+
+
+def pytest_sessionfinish(session) -> None:
+    # Under pytest-xdist the reports reach the controlling process too: it alone writes.
+    if _SPENT and not hasattr(session.config, "workerinput"):
+        slow = {name: round(spent, 1) for name, spent in sorted(_SPENT.items()) if spent >= 2}
+        FILE_WEIGHTS.write_text(json.dumps(slow, indent=1) + "\n")
 
 
 # Every test builds its own app, and Werkzeug writes and compiles two URL-building functions

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Error, Page, sync_playwright
-
-from tests.servers import LiveServer, gunicorn
+from playwright.sync_api import ConsoleMessage, Error, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
@@ -39,45 +35,6 @@ document.addEventListener("securitypolicyviolation", (event) => {
     + ` blocked ${event.blockedURI || "inline code"}`);
 });
 """
-
-
-@pytest.fixture(scope="package")
-def chromium_executable() -> str:
-    if os.environ.get("SKIP_BROWSER_TESTS") == "1":
-        pytest.skip("SKIP_BROWSER_TESTS=1")
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        pytest.fail(
-            f"The browser tests need Debian's Chromium at {CHROMIUM}, which is missing. "
-            "Install it with `make browser` (apt-get install chromium), or set "
-            "SKIP_BROWSER_TESTS=1 to skip these tests.",
-            pytrace=False,
-        )
-    return CHROMIUM
-
-
-@pytest.fixture(scope="package")
-def browser(chromium_executable) -> Iterator[Browser]:
-    """One headless Chromium for the package's tests; each test gets its own context."""
-    playwright = sync_playwright().start()
-    try:
-        browser = playwright.chromium.launch(
-            executable_path=chromium_executable, args=CHROMIUM_ARGS, headless=True
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
-    finally:
-        playwright.stop()
-
-
-@pytest.fixture(scope="package")
-def live_server(database_uri, _schema, tmp_path_factory) -> Iterator[LiveServer]:
-    """gunicorn (2 workers) on a free port of 127.0.0.1, with production settings (CSRF
-    and all) on the test database. Each test seeds that database through `app`."""
-    log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
-    with gunicorn(database_uri, log, WORKERS, "browser-test-secret") as server:
-        yield server
 
 
 @dataclass
@@ -125,23 +82,6 @@ class Tab:
         csp = [p for p in self.problems if any(marker in p for marker in CSP_MARKERS)]
         assert not csp, "Content-Security-Policy violations:\n" + "\n".join(csp)
         assert not self.problems, "console or page errors:\n" + "\n".join(self.problems)
-
-
-@pytest.fixture
-def tab(browser, live_server) -> Iterator[Tab]:
-    context = browser.new_context(
-        viewport={"width": 1600, "height": 900},
-        device_scale_factor=1,
-        color_scheme="light",
-        locale="en-GB",
-        timezone_id="UTC",
-    )
-    context.set_default_timeout(10_000)
-    context.add_init_script(REPORT_CSP_VIOLATIONS)
-    try:
-        yield Tab(context.new_page(), live_server.url)
-    finally:
-        context.close()
 
 
 def copy_to_readme(screenshot: Path, name: str) -> None:

@@ -27,9 +27,8 @@ from tests.browser.conftest import Tab
 from tests.browser.test_desk_calls import _desk, _dial_settings
 from tests.browser.test_desk_calls import seeded as seeded  # noqa: F401 (a fixture)
 from tests.browser.test_desk_flow import state_button
-from tests.browser.test_wallboard import SECRET, WITHIN_MS
+from tests.browser.test_wallboard import WITHIN_MS
 from tests.browser.test_wallboard_stream import new_tab
-from tests.servers import gunicorn
 from tests.work_codes.test_browser import sign_in_available
 
 pytestmark = pytest.mark.server
@@ -156,31 +155,30 @@ def test_a_second_tab_shows_signed_out_within_2_seconds(tab: Tab, seeded):
 
 
 def test_past_this_sign_ins_streams_the_desk_says_so_and_learns_by_polling(
-    browser, database_uri, seeded, tmp_path
+    browser, one_stream_server, seeded
 ):
     """One desk stream a session: the second tab is refused its stream (429), says why, and
     still learns by polling that the first tab signed out."""
-    env = {"LIVE_STREAMS_PER_SESSION": "1"}
-    with gunicorn(database_uri, tmp_path / "capped.log", 1, SECRET, env=env) as server:
-        tab = new_tab(browser, server.url)
-        try:
-            first = sign_in_available(tab)
-            second = first.context.new_page()
-            second.goto(server.url + "/desk")
-            paused = second.locator("[data-live-paused]")
-            expect(paused).to_have_text(
-                "Live updates are paused: too many pages with live updates are open in this "
-                "sign-in (at most 1). This page asks every second instead."
-            )
-            expect(first.locator("[data-live-paused]")).to_have_count(0)
-            first.get_by_role("button", name="Sign out").click()
-            expect(second.locator("[data-desk-notice]")).to_contain_text(
-                "You are signed out", timeout=WITHIN_MS
-            )
-            expect(second.locator("[data-state]")).to_have_text("SIGNED OUT")
-            assert all("429" in problem for problem in tab.problems), tab.problems
-        finally:
-            tab.page.context.close()
+    server = one_stream_server
+    tab = new_tab(browser, server.url)
+    try:
+        first = sign_in_available(tab)
+        second = first.context.new_page()
+        second.goto(server.url + "/desk")
+        paused = second.locator("[data-live-paused]")
+        expect(paused).to_have_text(
+            "Live updates are paused: too many pages with live updates are open in this "
+            "sign-in (at most 1). This page asks every second instead."
+        )
+        expect(first.locator("[data-live-paused]")).to_have_count(0)
+        first.get_by_role("button", name="Sign out").click()
+        expect(second.locator("[data-desk-notice]")).to_contain_text(
+            "You are signed out", timeout=WITHIN_MS
+        )
+        expect(second.locator("[data-state]")).to_have_text("SIGNED OUT")
+        assert all("429" in problem for problem in tab.problems), tab.problems
+    finally:
+        tab.page.context.close()
 
 
 def test_away_with_a_task_in_hand_still_shows_the_task(tab: Tab, seeded):

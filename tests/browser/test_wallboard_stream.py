@@ -141,32 +141,31 @@ def test_with_the_streams_all_taken_the_page_polls(browser, database_uri, seed, 
 
 
 def test_past_this_sign_ins_streams_a_page_says_so_and_still_updates_by_polling(
-    browser, database_uri, seed, tmp_path
+    browser, one_stream_server, seed
 ):
-    env = {"LIVE_STREAMS_PER_SESSION": "1"}
-    with gunicorn(database_uri, tmp_path / "capped.log", 1, wall.SECRET, env=env) as server:
-        first = new_tab(browser, server.url)
-        try:
-            wall.sign_in(first, f"/tenants/{seed.tenant_id}/wallboard")
-            expect(first.page.locator(".wallboard")).to_have_attribute("data-live-mode", "stream")
-            second = Tab(first.page.context.new_page(), server.url)  # the same sign-in
-            second.goto(f"/tenants/{seed.tenant_id}/wallboard")
-            expect(second.page.locator(".wallboard")).to_have_attribute("data-live-mode", "poll")
-            notice = live_notice(second.page)
-            expect(notice).to_have_text(
-                "Live updates are paused: too many pages with live updates are open in this "
-                "sign-in (at most 1). This page refreshes every second instead."
-            )
-            expect(notice).to_have_attribute("role", "status")
-            expect(live_notice(first.page)).to_be_hidden()
-            add_task(seed, "R-1004")
-            for tab in (first, second):
-                expect(wall.deliverable(tab.page, "Sales")).to_have_text("3", timeout=WITHIN_MS)
-            # The refused stream is an error on the console; nothing else is.
-            assert all("429" in problem for problem in second.problems), second.problems
-            first.assert_no_problems()
-        finally:
-            first.page.context.close()
+    server = one_stream_server
+    first = new_tab(browser, server.url)
+    try:
+        wall.sign_in(first, f"/tenants/{seed.tenant_id}/wallboard")
+        expect(first.page.locator(".wallboard")).to_have_attribute("data-live-mode", "stream")
+        second = Tab(first.page.context.new_page(), server.url)  # the same sign-in
+        second.goto(f"/tenants/{seed.tenant_id}/wallboard")
+        expect(second.page.locator(".wallboard")).to_have_attribute("data-live-mode", "poll")
+        notice = live_notice(second.page)
+        expect(notice).to_have_text(
+            "Live updates are paused: too many pages with live updates are open in this "
+            "sign-in (at most 1). This page refreshes every second instead."
+        )
+        expect(notice).to_have_attribute("role", "status")
+        expect(live_notice(first.page)).to_be_hidden()
+        add_task(seed, "R-1004")
+        for tab in (first, second):
+            expect(wall.deliverable(tab.page, "Sales")).to_have_text("3", timeout=WITHIN_MS)
+        # The refused stream is an error on the console; nothing else is.
+        assert all("429" in problem for problem in second.problems), second.problems
+        first.assert_no_problems()
+    finally:
+        first.page.context.close()
 
 
 def test_signed_out_in_another_tab_the_wallboard_says_so_within_2_seconds(tab: Tab, seed):

@@ -1,6 +1,6 @@
 """Single sign-on tests run on the web UI's fixtures: the same app, client and supervisors;
-the browser tests of every provider share one Chromium and one live server (fixtures of the
-package, imported once here: imported by each module, each would start its own).
+the browser tests of every provider share the test process's Chromium and a live server
+allowed to reach loopback (tests/browser/shared.py), and the OpenID tests one provider.
 
 The providers these tests run (SAML, OpenID, the directory) listen on this machine, which
 the outbound guard refuses by default: here, and only here, the settings allow loopback."""
@@ -15,17 +15,11 @@ from tests.admin.conftest import (  # noqa: F401
     client,
     signed_in,
 )
-from tests.browser.conftest import (  # noqa: F401
-    WORKERS,
-    browser,
-    chromium_executable,
-    tab,
-)
-from tests.servers import LiveServer, gunicorn
+from tests.browser.shared import LOOPBACK
+from tests.servers import LiveServer
 from tests.sso.ldap_directory import silent_port  # noqa: F401
+from tests.sso.oidc_support import OpenIdProvider, running_provider
 from tests.sso.outbound_sites import names, sites  # noqa: F401
-
-LOOPBACK = "127.0.0.0/8,::1/128"
 
 
 @pytest.fixture
@@ -34,10 +28,14 @@ def settings(settings, request):
     return {**settings, "OUTBOUND_ALLOW_NETWORKS": LOOPBACK, **getattr(request, "param", {})}
 
 
-@pytest.fixture(scope="package")
-def live_server(database_uri, _schema, tmp_path_factory) -> Iterator[LiveServer]:
-    """The browser tests' gunicorn, allowed to reach the providers on loopback."""
-    log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
-    env = {"OUTBOUND_ALLOW_NETWORKS": LOOPBACK}
-    with gunicorn(database_uri, log, WORKERS, "browser-test-secret", env=env) as server:
-        yield server
+@pytest.fixture(scope="session")
+def live_server(loopback_live_server) -> LiveServer:
+    """The browser tests' gunicorn, allowed to reach the providers on loopback (one per test
+    process, tests/browser/shared.py)."""
+    return loopback_live_server
+
+
+@pytest.fixture(scope="session")
+def openid_provider(tmp_path_factory) -> Iterator[OpenIdProvider]:
+    """The real OpenID provider, started once per test process for every module here."""
+    yield from running_provider(tmp_path_factory)

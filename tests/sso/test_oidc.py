@@ -28,16 +28,11 @@ from app.web import oidc_flow
 from tests.admin.conftest import csrf_token, make_supervisor, soup
 from tests.conftest import SETUP, make_tenant
 from tests.desk.desk_support import make_agent
-from tests.sso.oidc_support import CONSOLE_CLIENT, DESK_CLIENT, running_provider
+from tests.sso.oidc_support import CONSOLE_CLIENT, DESK_CLIENT
 
 PAGE = "/desk/login/Acme/prod"
 CALLBACK = "/desk/sso/Acme/prod/oidc/callback"
 ALICE = "alice@acme.example"
-
-
-@pytest.fixture(scope="module")
-def openid_provider(tmp_path_factory):
-    yield from running_provider(tmp_path_factory)
 
 
 @pytest.fixture(autouse=True)

@@ -16,14 +16,9 @@ from app.services.sso import oidc, providers
 from app.services.tenants.setup import find_tenant
 from tests.browser.test_desk_flow import offered, state_button, stored
 from tests.conftest import PLATFORM, SETUP
-from tests.sso.oidc_support import DESK_CLIENT, running_provider
+from tests.sso.oidc_support import DESK_CLIENT
 
 pytestmark = pytest.mark.server
-
-
-@pytest.fixture(scope="module")
-def openid_provider(tmp_path_factory):
-    yield from running_provider(tmp_path_factory)
 
 
 @pytest.fixture

@@ -10,12 +10,7 @@ import pytest
 from app.extensions import db
 from app.services.sso import oidc_published, providers
 from tests.conftest import make_tenant
-from tests.sso.oidc_support import DESK_CLIENT, running_provider
-
-
-@pytest.fixture(scope="module")
-def openid_provider(tmp_path_factory):
-    yield from running_provider(tmp_path_factory)
+from tests.sso.oidc_support import DESK_CLIENT
 
 
 @pytest.fixture

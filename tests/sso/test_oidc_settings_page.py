@@ -15,7 +15,7 @@ from app.models import AuditRecord
 from app.services.sso import oidc, oidc_published, providers
 from tests.admin.conftest import csrf_token, page
 from tests.conftest import SETUP
-from tests.sso.oidc_support import DESK_CLIENT, running_provider
+from tests.sso.oidc_support import DESK_CLIENT
 
 PARTIAL = "admin/sign_in/_oidc.html"
 
@@ -24,11 +24,6 @@ pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("app.admin.sign_in") is None,
     reason="the tenant's Sign-in settings page (app/admin/sign_in) is not there yet",
 )
-
-
-@pytest.fixture(scope="module")
-def openid_provider(tmp_path_factory):
-    yield from running_provider(tmp_path_factory)
 
 
 def section(app, tenant, errors=None, values=None) -> BeautifulSoup:

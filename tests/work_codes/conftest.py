@@ -9,7 +9,6 @@ from tests.admin.conftest import (  # noqa: F401
     settings,
     signed_in,
 )
-from tests.browser.conftest import browser, chromium_executable, live_server, tab  # noqa: F401
 from tests.work_codes.cases import make_groups
 
 
