@@ -86,9 +86,9 @@ def _held(scope: ReportScope, until: datetime):
 
 
 def _attempt_rows(scope: ReportScope, until: datetime) -> dict[str, list[int]]:
-    """Per agent, ROLLED's figures: the whole UTC days and 15-minute slots from the rollups (whose held
-    time runs to each attempt's end), put right for the attempts still open or ended after
-    the range (clipped here), and the range's edges from the attempts."""
+    """Per agent, ROLLED's figures: the whole UTC days and 15-minute slots from the rollups
+    (whose held time runs to each attempt's end), put right for the attempts still open or
+    ended after the range (clipped here), and the range's edges from the attempts."""
     parts = split(scope)
     totals: dict[str, list[int]] = defaultdict(lambda: [0] * len(ROLLED))
 

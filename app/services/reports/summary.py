@@ -181,9 +181,7 @@ def attempted_tasks(scope: ReportScope, parts: Parts, now: datetime) -> int:
 
 def _insert_once(connection, key: dict, counted: int):
     dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    return (
-        dialect.insert(AttemptedTaskCount).values(**key, tasks=counted).on_conflict_do_nothing()
-    )
+    return dialect.insert(AttemptedTaskCount).values(**key, tasks=counted).on_conflict_do_nothing()
 
 
 def _attempted(scope: ReportScope, parts: Parts) -> int:
