@@ -193,43 +193,59 @@ def _secs(value: float | None) -> object:
 
 
 def build_tables(scope: reports.ReportScope, minutes: int) -> tuple[dict[str, Table], bool]:
-    """Every table of the report, and whether the range holds any data."""
+    """Every table of the report (a builder each), and whether the range holds any data."""
     summary = reports.campaign_summary(scope)
     tables = {
-        "summary": Table(
-            "summary",
-            "Campaign summary",
-            ["Figure", "Value"],
-            [
-                ["Tasks", summary.tasks],
-                ["Tasks attempted", summary.attempted_tasks],
-                ["Penetration", _rate(summary.penetration)],
-                ["Attempts", summary.attempts],
-                ["Contacts", summary.contacts],
-                ["Contact rate", _rate(summary.contact_rate)],
-                ["Successes", summary.successes],
-                *([ENDING_LABELS[name], n] for name, n in summary.endings.items()),
-            ],
-        ),
-        "outcomes": Table(
-            "outcomes",
-            "Outcomes",
-            ["Outcome", "Attempts", "Share"],
-            [
-                [outcome, count, _share(count, summary.attempts)]
-                for outcome, count in summary.outcomes
-            ],
-        ),
+        "summary": summary_table(summary),
+        "outcomes": outcomes_table(summary),
+        "work-codes": work_codes_table(summary),
+        "intervals": intervals_table(scope, minutes),
+        "hours": hours_table(scope),
+        "agents": agents_table(scope),
     }
+    return tables, not summary.is_empty or bool(tables["agents"].rows)
+
+
+def summary_table(summary: reports.CampaignSummary) -> Table:
+    return Table(
+        "summary",
+        "Campaign summary",
+        ["Figure", "Value"],
+        [
+            ["Tasks", summary.tasks],
+            ["Tasks attempted", summary.attempted_tasks],
+            ["Penetration", _rate(summary.penetration)],
+            ["Attempts", summary.attempts],
+            ["Contacts", summary.contacts],
+            ["Contact rate", _rate(summary.contact_rate)],
+            ["Successes", summary.successes],
+            *([ENDING_LABELS[name], n] for name, n in summary.endings.items()),
+        ],
+    )
+
+
+def outcomes_table(summary: reports.CampaignSummary) -> Table:
+    return Table(
+        "outcomes",
+        "Outcomes",
+        ["Outcome", "Attempts", "Share"],
+        [[outcome, count, _share(count, summary.attempts)] for outcome, count in summary.outcomes],
+    )
+
+
+def work_codes_table(summary: reports.CampaignSummary) -> Table:
     coded = sum(count for _, _, count in summary.work_codes)
-    tables["work-codes"] = Table(
+    return Table(
         "work-codes",
         "Work codes",
         ["Work code", "Value", "Count", "Share"],
         [[key, value, count, _share(count, coded)] for key, value, count in summary.work_codes],
     )
+
+
+def intervals_table(scope: reports.ReportScope, minutes: int) -> Table:
     zone = ZoneInfo(scope.zone)
-    tables["intervals"] = Table(
+    return Table(
         "intervals",
         f"Attempts per {minutes} minutes ({scope.zone})",
         ["Interval start", "Attempts", "Contacts", "Successes"],
@@ -243,8 +259,11 @@ def build_tables(scope: reports.ReportScope, minutes: int) -> tuple[dict[str, Ta
             for row in reports.attempts_by_interval(scope, minutes)
         ],
     )
+
+
+def hours_table(scope: reports.ReportScope) -> Table:
     cells = {(cell.weekday, cell.hour): cell for cell in reports.best_hours(scope)}
-    tables["hours"] = Table(
+    return Table(
         "hours",
         "Contact rate by the customer's local hour and weekday",
         ["Weekday", *(f"{hour:02d}" for hour in range(24))],
@@ -261,24 +280,30 @@ def build_tables(scope: reports.ReportScope, minutes: int) -> tuple[dict[str, Ta
             for weekday in range(7)
         ],
     )
-    tables["agents"] = Table(
+
+
+AGENT_HEADERS = [
+    "Agent",
+    "Attempts",
+    "Contacts",
+    "Successes",
+    "Closed",
+    "Closed per hour signed in",
+    "Avg preview (s)",
+    "Avg talk (s)",
+    "Avg wrap-up (s)",
+    "Available (s)",
+    "Away (s)",
+    "Away by reason (s)",
+    "In work (s)",
+]
+
+
+def agents_table(scope: reports.ReportScope) -> Table:
+    return Table(
         "agents",
         "Agents",
-        [
-            "Agent",
-            "Attempts",
-            "Contacts",
-            "Successes",
-            "Closed",
-            "Closed per hour signed in",
-            "Avg preview (s)",
-            "Avg talk (s)",
-            "Avg wrap-up (s)",
-            "Available (s)",
-            "Away (s)",
-            "Away by reason (s)",
-            "In work (s)",
-        ],
+        AGENT_HEADERS,
         [
             [
                 row.agent,
@@ -298,7 +323,6 @@ def build_tables(scope: reports.ReportScope, minutes: int) -> tuple[dict[str, Ta
             for row in reports.agent_summary(scope)
         ],
     )
-    return tables, not summary.is_empty or bool(tables["agents"].rows)
 
 
 @bp.app_template_filter("heat_level")

@@ -18,7 +18,13 @@ from app.models.history import AuditRecord, Event, WebhookDelivery, WebhookEndpo
 from app.models.intake import IntakeLoad, LoadStatus
 from app.models.limits import RateLimitCounter
 from app.models.progress_counts import ProgressSnapshot
-from app.models.report_rollups import AttemptRollup, WorkCodeRollup
+from app.models.report_rollups import (
+    AttemptDayRollup,
+    AttemptedTaskCount,
+    AttemptRollup,
+    WorkCodeDayRollup,
+    WorkCodeRollup,
+)
 from app.models.schedules import Schedule, ScheduleException, ScheduleHours
 from app.models.shown_once import ShownOnce
 from app.models.sso import IdentityProvider, ProviderKind, SeenAssertion
@@ -49,8 +55,11 @@ __all__ = [
     "AgentStateSpan",
     "Attempt",
     "Call",
+    "AttemptDayRollup",
     "AttemptRollup",
+    "AttemptedTaskCount",
     "ProgressSnapshot",
+    "WorkCodeDayRollup",
     "WorkCodeRollup",
     "CallResult",
     "EndedHow",

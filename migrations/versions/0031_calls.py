@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '0031'
-down_revision = '0029'
+down_revision = '0030'
 branch_labels = None
 depends_on = None
 

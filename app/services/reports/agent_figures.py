@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 from sqlalchemy import case, func, literal, select
 
 from app.extensions import db
-from app.models import AgentStateSpan, Attempt, AttemptRollup
+from app.models import AgentStateSpan, Attempt, AttemptDayRollup, AttemptRollup
 from app.models.attempts import EndedHow
 from app.models.types import UTCDateTime
 from app.services.delivery.away_reasons import NO_REASON
 from app.services.reports.scope import ReportScope
-from app.services.reports.slots import rollup_filters, split
+from app.services.reports.slots import rolled_up, split
 from app.services.reports.sql import bucket, epoch
 
 SIGNED_OUT = "OFFLINE"
@@ -86,9 +86,9 @@ def _held(scope: ReportScope, until: datetime):
 
 
 def _attempt_rows(scope: ReportScope, until: datetime) -> dict[str, list[int]]:
-    """Per agent, ROLLED's figures: the whole 15-minute slots from the rollups (whose held
-    time runs to each attempt's end), put right for the attempts still open or ended after
-    the range (clipped here), and the range's edges from the attempts."""
+    """Per agent, ROLLED's figures: the whole UTC days and 15-minute slots from the rollups
+    (whose held time runs to each attempt's end), put right for the attempts still open or
+    ended after the range (clipped here), and the range's edges from the attempts."""
     parts = split(scope)
     totals: dict[str, list[int]] = defaultdict(lambda: [0] * len(ROLLED))
 
@@ -98,17 +98,15 @@ def _attempt_rows(scope: ReportScope, until: datetime) -> dict[str, list[int]]:
             for index, value in enumerate(values):
                 total[index] += int(value or 0)
 
-    if parts.whole is not None:
+    for model, filters in rolled_up(scope, parts, AttemptRollup, AttemptDayRollup):
         add(
             db.session.execute(
-                select(
-                    AttemptRollup.agent_login,
-                    *(func.sum(getattr(AttemptRollup, name)) for name in ROLLED),
-                )
-                .where(*rollup_filters(scope, AttemptRollup, parts.whole))
-                .group_by(AttemptRollup.agent_login)
+                select(model.agent_login, *(func.sum(getattr(model, name)) for name in ROLLED))
+                .where(*filters)
+                .group_by(model.agent_login)
             )
         )
+    if parts.whole is not None:
         kept = case(
             (
                 Attempt.ended_at.is_not(None) & (Attempt.ended_at > Attempt.delivered_at),

@@ -9,10 +9,26 @@ from collections.abc import Iterable
 from sqlalchemy import case, delete, func, insert, literal_column, select, update
 
 from app.extensions import db
-from app.models import Attempt, AttemptRollup, Campaign, Task, WorkCodeRollup
+from app.models import (
+    Attempt,
+    AttemptDayRollup,
+    AttemptedTaskCount,
+    AttemptRollup,
+    Campaign,
+    Task,
+    WorkCodeDayRollup,
+    WorkCodeRollup,
+)
 from app.models.attempts import EndedHow
-from app.models.report_rollups import MEASURES
-from app.services.reports.rollups import CODE_KEY, ENDINGS, OUTCOMES, ROLLUP_KEY
+from app.models.report_rollups import MEASURES, SLOTS_A_DAY
+from app.services.reports.rollups import (
+    CODE_KEY,
+    DAY_CODE_KEY,
+    DAY_KEY,
+    ENDINGS,
+    OUTCOMES,
+    ROLLUP_KEY,
+)
 from app.services.reports.sql import bucket, epoch
 
 
@@ -44,7 +60,9 @@ def code_elements():
 
 def recount(campaign_ids: Iterable[int] | None = None) -> int:
     """Recompute the rollups of the campaigns (all when None) from their attempts, giving
-    attempts without a customer zone theirs first; idempotent. How many rollup rows."""
+    attempts without a customer zone theirs first, then their day rollups from those, and
+    forget their cached counts of tasks attempted (their tenants' over every campaign
+    too); idempotent. How many (15-minute) rollup rows."""
     ids = None if campaign_ids is None else list(campaign_ids)
 
     def only(column):
@@ -60,8 +78,10 @@ def recount(campaign_ids: Iterable[int] | None = None) -> int:
         .values(time_zone=func.coalesce(task_zone, default_zone))
         .execution_options(synchronize_session=False)
     )
-    db.session.execute(delete(AttemptRollup).where(*only(AttemptRollup.campaign_id)))
-    db.session.execute(delete(WorkCodeRollup).where(*only(WorkCodeRollup.campaign_id)))
+    for model in (AttemptRollup, WorkCodeRollup, AttemptDayRollup, WorkCodeDayRollup):
+        db.session.execute(delete(model).where(*only(model.campaign_id)))
+    tenants = select(Campaign.tenant_id).where(*only(Campaign.id))
+    db.session.execute(delete(AttemptedTaskCount).where(AttemptedTaskCount.tenant_id.in_(tenants)))
     slot = bucket(Attempt.delivered_at)
     queue = func.coalesce(Attempt.skill_queue_id, 0)
     zone = func.coalesce(Attempt.time_zone, "")
@@ -110,9 +130,23 @@ def recount(campaign_ids: Iterable[int] | None = None) -> int:
         .group_by(Attempt.campaign_id, slot, queue, Attempt.agent_login, name, value)
     )
     db.session.execute(insert(WorkCodeRollup).from_select([*CODE_KEY, "chosen"], chosen))
+    _days_of(AttemptRollup, AttemptDayRollup, DAY_KEY, MEASURES, only)
+    _days_of(WorkCodeRollup, WorkCodeDayRollup, DAY_CODE_KEY, ("chosen",), only)
     return int(
         db.session.scalar(
             select(func.count()).select_from(AttemptRollup).where(*only(AttemptRollup.campaign_id))
         )
         or 0
     )
+
+
+def _days_of(slots, days, key: tuple[str, ...], measures: tuple[str, ...], only) -> None:
+    """The day rollups summed from the 15-minute ones (the zones summed too)."""
+    day = slots.slot // SLOTS_A_DAY
+    rest = [getattr(slots, name) for name in key[2:]]
+    sums = (
+        select(slots.campaign_id, day, *rest, *(func.sum(getattr(slots, m)) for m in measures))
+        .where(*only(slots.campaign_id))
+        .group_by(slots.campaign_id, day, *rest)
+    )
+    db.session.execute(insert(days).from_select([*key, *measures], sums))

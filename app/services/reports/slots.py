@@ -1,6 +1,10 @@
 """A report's range cut on the rollups' 15-minute UTC grid: the whole slots inside it are
 read from the rollups, the partial slots at its edges (a range given to the millisecond)
-from the attempts themselves, so every figure stays exact whatever the range."""
+from the attempts themselves, so every figure stays exact whatever the range. A report
+that sums over the range (no figure per interval or hour) reads the whole UTC days among
+those slots from the day rollups, and only the slots before and after them from the
+15-minute rows (`rolled_up`): a range from a local midnight to another, in a zone off UTC,
+reads its two partial UTC days' slots so."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import ColumnElement
 
+from app.models.report_rollups import SLOTS_A_DAY
 from app.services.reports.scope import ReportScope
 from app.services.reports.sql import BUCKET_SECONDS
 
@@ -53,3 +58,27 @@ def rollup_filters(scope: ReportScope, model, whole: tuple[int, int]) -> list[Co
     """The WHERE clauses selecting the scope's rollup rows (`model`: AttemptRollup or
     WorkCodeRollup) of the whole slots."""
     return [model.slot >= whole[0], model.slot < whole[1], *scope.narrowing(model)]
+
+
+def rolled_up(
+    scope: ReportScope, parts: Parts, slot_model, day_model
+) -> list[tuple[type, list[ColumnElement[bool]]]]:
+    """Where the whole slots' figures are read: the model (`day_model` for the whole UTC
+    days among them, `slot_model` for the slots around those) and its WHERE clauses, each
+    row read once. Both models have the same figures' columns."""
+    if parts.whole is None:
+        return []
+    first, last = parts.whole
+    first_day, last_day = -(-first // SLOTS_A_DAY), last // SLOTS_A_DAY
+    if first_day >= last_day:
+        return [(slot_model, rollup_filters(scope, slot_model, parts.whole))]
+    reads = [
+        (
+            day_model,
+            [day_model.day >= first_day, day_model.day < last_day, *scope.narrowing(day_model)],
+        )
+    ]
+    for whole in ((first, first_day * SLOTS_A_DAY), (last_day * SLOTS_A_DAY, last)):
+        if whole[0] < whole[1]:
+            reads.append((slot_model, rollup_filters(scope, slot_model, whole)))
+    return reads

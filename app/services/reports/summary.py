@@ -10,15 +10,28 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import case, func, literal_column, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError, OperationalError
 
+from app.db.side_transactions import may_write_aside, own_transaction
+from app.db.transactions import begins_read_only
 from app.extensions import db
-from app.models import Attempt, AttemptRollup, Task, WorkCodeRollup
+from app.models import (
+    Attempt,
+    AttemptDayRollup,
+    AttemptedTaskCount,
+    AttemptRollup,
+    Task,
+    WorkCodeDayRollup,
+    WorkCodeRollup,
+)
 from app.models.attempts import EndedHow
 from app.services.reports.recount import code_elements
 from app.services.reports.scope import ReportScope, tenant_campaign_ids
-from app.services.reports.slots import Parts, rollup_filters, split
+from app.services.reports.slots import Parts, rolled_up, split
 
 # How an attempt ended, counted by the summary: a closing's outcome, or how it was let go.
 OUTCOME_COUNTS = {"completed": "COMPLETE", "removed": "REMOVE", "rescheduled": "RESCHEDULE"}
@@ -31,6 +44,9 @@ ENDED_COUNTS: dict[str, EndedHow | None] = {
 }
 # The ending rows of the report, in its order: each attempt is in exactly one.
 ENDINGS = (*OUTCOME_COUNTS, *ENDED_COUNTS)
+# A range that ended this long ago has its count of tasks attempted kept (no transaction
+# delivering in it is still open).
+SETTLED = timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
@@ -83,16 +99,18 @@ def _count_if(condition):
     return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
 
 
-def campaign_summary(scope: ReportScope) -> CampaignSummary:
-    """The whole 15-minute slots of the range from the rollups, its edges from the attempts;
-    the tasks attempted from the (campaign, delivery, task) index alone."""
+def campaign_summary(scope: ReportScope, *, now: datetime | None = None) -> CampaignSummary:
+    """The whole UTC days of the range from the day rollups, its other whole 15-minute slots
+    from the rollups, its edges from the attempts; the tasks attempted from the (campaign,
+    delivery, task) index alone, kept once the range has ended (before `now`, default: the
+    clock)."""
     parts = split(scope)
     totals = [0] * (3 + len(OUTCOME_COUNTS) + len(ENDED_COUNTS))
-    if parts.whole is not None:
+    for model, filters in rolled_up(scope, parts, AttemptRollup, AttemptDayRollup):
         row = db.session.execute(
             select(
                 *(
-                    func.coalesce(func.sum(getattr(AttemptRollup, name)), 0)
+                    func.coalesce(func.sum(getattr(model, name)), 0)
                     for name in (
                         "attempts",
                         "contacts",
@@ -101,7 +119,7 @@ def campaign_summary(scope: ReportScope) -> CampaignSummary:
                         *ENDED_COUNTS,
                     )
                 )
-            ).where(*rollup_filters(scope, AttemptRollup, parts.whole))
+            ).where(*filters)
         ).one()
         totals = [a + int(b or 0) for a, b in zip(totals, row, strict=True)]
     for edge in parts.edges:
@@ -121,7 +139,7 @@ def campaign_summary(scope: ReportScope) -> CampaignSummary:
     outcomes = [(outcome, n) for outcome, n in by_outcome.items() if n]
     return CampaignSummary(
         tasks=_tasks(scope),
-        attempted_tasks=_attempted(scope, parts),
+        attempted_tasks=attempted_tasks(scope, parts, now or datetime.now(UTC)),
         attempts=attempts,
         contacts=contacts,
         successes=successes,
@@ -129,6 +147,41 @@ def campaign_summary(scope: ReportScope) -> CampaignSummary:
         outcomes=sorted(outcomes, key=lambda row: (-row[1], row[0])),
         work_codes=_work_codes(scope, parts),
     )
+
+
+def attempted_tasks(scope: ReportScope, parts: Parts, now: datetime) -> int:
+    """The distinct tasks attempted in the range (`_attempted`): for a range that ended
+    SETTLED before `now`, counted once and kept (AttemptedTaskCount), a deleted task's
+    attempts keeping its id so that the count holds; the ledger and a recount forget a kept
+    count whose range they write in."""
+    if scope.end > now - SETTLED:
+        return _attempted(scope, parts)
+    key = {
+        "tenant_id": scope.tenant.id,
+        "campaign_id": scope.campaign.id if scope.campaign is not None else 0,
+        "skill_queue_id": scope.queue.id if scope.queue is not None else 0,
+        "agent_login": scope.agent or "",
+        "range_start": scope.start,
+        "range_end": scope.end,
+    }
+    kept = db.session.scalar(select(AttemptedTaskCount.tasks).filter_by(**key))
+    if kept is not None:
+        return int(kept)
+    counted = _attempted(scope, parts)
+    if may_write_aside() or begins_read_only():
+        # A transaction of its own (the report's reads none): a read-only request's session
+        # holds no write lock. A report keeping the same count first loses nothing.
+        try:
+            with own_transaction() as connection:
+                connection.execute(_insert_once(connection, key, counted))
+        except (IntegrityError, OperationalError):
+            pass
+    return counted
+
+
+def _insert_once(connection, key: dict, counted: int):
+    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
+    return dialect.insert(AttemptedTaskCount).values(**key, tasks=counted).on_conflict_do_nothing()
 
 
 def _attempted(scope: ReportScope, parts: Parts) -> int:
@@ -195,17 +248,15 @@ def _tasks(scope: ReportScope) -> int:
 
 
 def _work_codes(scope: ReportScope, parts: Parts) -> list[tuple[str, str, int]]:
-    """The codes chosen on the closed attempts in scope, most chosen first: the whole slots
-    from the rollups, the edges counted by the database from each attempt's JSON list
+    """The codes chosen on the closed attempts in scope, most chosen first: the whole days
+    and slots from the rollups, the edges counted by the database from each attempt's JSON list
     (json_each on SQLite, json_array_elements on PostgreSQL)."""
     chosen: Counter[tuple[str, str]] = Counter()
-    if parts.whole is not None:
+    for model, filters in rolled_up(scope, parts, WorkCodeRollup, WorkCodeDayRollup):
         rows = db.session.execute(
-            select(
-                WorkCodeRollup.code_key, WorkCodeRollup.code_value, func.sum(WorkCodeRollup.chosen)
-            )
-            .where(*rollup_filters(scope, WorkCodeRollup, parts.whole))
-            .group_by(WorkCodeRollup.code_key, WorkCodeRollup.code_value)
+            select(model.code_key, model.code_value, func.sum(model.chosen))
+            .where(*filters)
+            .group_by(model.code_key, model.code_value)
         )
         for k, v, n in rows:
             chosen[(str(k), str(v))] += int(n or 0)
