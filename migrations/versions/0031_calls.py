@@ -8,7 +8,7 @@
   count for the task's numbers (the one called last, those found invalid).
 
 Revision ID: 0031
-Revises: 0029
+Revises: 0030
 Create Date: 2026-12-02 15:00:00.000000
 
 """

@@ -300,7 +300,9 @@ def test_a_redial_is_a_call_of_its_own_in_task_attempts(desk, renewals, ann, acm
     details = {d["key"]: d for d in offered["task"]["agentView"]["details"]}
     assert (details["Phone"]["callable"], details["Phone"]["blockedBy"]) == (True, None)
     assert details["Work_Phone"]["callable"] is False
-    assert details["Work_Phone"]["blockedBy"] == "DO_NOT_CALL: +14155550111 is on the do-not-call list"
+    assert (
+        details["Work_Phone"]["blockedBy"] == "DO_NOT_CALL: +14155550111 is on the do-not-call list"
+    )
     record_id = offered["task"]["previewRecordID"]
     first = desk("startCall", agent="ann", previewRecordID=record_id)["call"]
     assert first["key"] == "Phone"
