@@ -71,10 +71,11 @@ def attempt(
     rng: random.Random,
     *,
     call_back: bool = False,
+    result: CallResult | None = None,
 ) -> Called:
     """A random attempt of `task` (its queue, groups and phone: its id is given when the
     task is written) by `agent`; with `call_back`, an answered call the customer ends asking
-    to be called later."""
+    to be called later; with `result`, a call that ends so (never a skip or a lapse)."""
     row: dict = {
         "campaign_id": campaign.id,
         "skill_queue_id": task["skill_queue_id"],
@@ -87,14 +88,15 @@ def attempt(
         "outcome": None,
         "closed_at": None,
     }
-    luck = 1.0 if call_back else rng.random()
+    luck = 1.0 if call_back or result else rng.random()
     if luck < 0.06:  # skipped at the preview, or left until the offer lapsed
         how = EndedHow.RELEASED if luck < 0.045 else EndedHow.LAPSED
         wait = rng.randint(5, 40) if how == EndedHow.RELEASED else 300
         ended = delivered + timedelta(seconds=wait)
         return Called({**row, "ended_how": how.value, "ended_at": ended})
-    result = CallResult.ANSWERED
-    if not call_back:
+    if call_back:
+        result = CallResult.ANSWERED
+    elif result is None:
         result = rng.choices([r for r, _ in RESULTS], [w for _, w in RESULTS])[0]
     # A progressive campaign's desk dials when the preview's seconds are up.
     started = delivered + timedelta(seconds=campaign.auto_dial_seconds or rng.randint(4, 45))

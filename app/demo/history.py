@@ -39,6 +39,7 @@ from app.models import (
     AgentStateSpan,
     Attempt,
     Campaign,
+    ContactLimit,
     DncNumber,
     Task,
     Tenant,
@@ -49,9 +50,11 @@ from app.models import (
     WorkedState,
 )
 from app.models.agents import AgentState
-from app.models.attempts import EndedHow
+from app.models.attempts import CallResult, EndedHow
 from app.services.actors import Actor
 from app.services.calls import ledger
+from app.services.contact_limits import contacts as contact_marks
+from app.services.contact_limits import counts as contact_counts
 from app.services.dnc import numbers as dnc
 from app.services.reports.recount import recount
 from app.services.schedules import calling_windows, hours
@@ -66,6 +69,9 @@ BATCH = 20  # tasks each history campaign loads a day
 # The history's tasks are numbered from these (their phone numbers too, none shared).
 NUMBERS = {"Spring Renewals": 1000, "Win-back": 2000, "Upgrade Calls": 3000}
 FINAL = {"COMPLETE": WorkedState.COMPLETED, "REMOVE": WorkedState.REMOVED}
+# Why an agent calls a task: its call back, the unanswered customer's next call.
+CALLED_BACK, UNANSWERED = "called back", "unanswered"
+UNANSWERED_GAP = timedelta(hours=1)  # the unanswered customer's calls are this far apart
 
 
 @dataclass(frozen=True)
@@ -139,6 +145,39 @@ class _Hours:
         return self.calendar is None or self.calendar.is_open(at)
 
 
+@dataclass(frozen=True)
+class _Limit:
+    """A contact limit of the tenant as the history obeys it: each history customer has
+    one number and one task, so a limit per number, person or task counts the same calls."""
+
+    max: int
+    within: timedelta
+    contacts: bool
+
+    @classmethod
+    def of(cls, limit: ContactLimit) -> _Limit:
+        return cls(limit.max_count, timedelta(minutes=limit.within_minutes),
+                   limit.counting == "contacts")  # fmt: skip
+
+    def allows(self, past: _Past, at: datetime) -> bool:
+        """Whether a call starting after `at` is within the limit."""
+        since = at - self.within
+        if self.contacts:
+            counted = [c.row["closed_at"] for c in past.attempts if c.row["contact"]]
+        else:
+            counted = [c.row.get("call_started_at") for c in past.attempts]
+        return sum(1 for moment in counted if moment is not None and moment > since) < self.max
+
+
+@dataclass
+class _Unanswered:
+    """A seeded task whose customer never answers: called as soon as its campaign's hours
+    and the contact limits allow (an hour apart at least) until the limits hold it back."""
+
+    past: _Past
+    due: datetime
+
+
 @dataclass
 class _World:
     """The history's tasks and clocks, shared by the agents working them."""
@@ -147,13 +186,23 @@ class _World:
     hours: dict[int, _Hours]
     choices: dict[tuple[str, str], WorkCodeChoice]
     rng: random.Random
+    limits: dict[int, list[_Limit]] = field(default_factory=dict)  # by campaign id
+    unanswered: _Unanswered | None = None
+
+    def allows(self, past: _Past, at: datetime) -> bool:
+        """No contact limit of the task's campaign holds a call to it back at `at`."""
+        return all(limit.allows(past, at) for limit in self.limits.get(past.campaign.id, ()))
 
     def next_for(self, campaign: Campaign, at: datetime) -> _Past | None:
         """The task delivery would give at `at`: the reschedule due longest, else the oldest
         new task; None if the campaign's customers are out of hours or it has none."""
         if not self.hours[campaign.id].open(at):
             return None
-        free = [past for past in self.pasts.get(campaign.id, ()) if past.free(at)]
+        free = [
+            past
+            for past in self.pasts.get(campaign.id, ())
+            if past.free(at) and self.allows(past, at)
+        ]
         due = [past for past in free if past.state == WorkedState.WORKED]
         if due:
             return min(due, key=lambda past: (past.next_work, past.number))
@@ -174,8 +223,10 @@ class _World:
         past.state = FINAL.get(row["outcome"], WorkedState.WORKED)
         if past.state != WorkedState.WORKED:
             past.next_work = None
-        elif past.task is not None:
+        elif past.task is not None and past.task.next_earliest_work_at is not None:
             past.next_work = past.task.next_earliest_work_at  # the time the customer asked
+        elif past.task is not None:
+            past.next_work = row["closed_at"] + timedelta(minutes=called.delay_minutes or 60)
         else:
             minutes = called.delay_minutes or self.rng.randint(60, 24 * 60)
             past.next_work = row["closed_at"] + timedelta(minutes=minutes)
@@ -241,33 +292,50 @@ class _Agent:
                 self.spans.append(_span(self.agent, AgentState.AVAILABLE.value, self.at))
             self.lunched = True
             return True
-        past, call_back = self._pick(world)
+        past, why = self._pick(world)
         if past is None:
             self.at += timedelta(minutes=self.rng.randint(5, 12))  # Available, nothing due
             return True
+        forced = CallResult.NO_ANSWER if why == UNANSWERED else None
         called = demo_calls.attempt(
             self.agent, past.campaign, past.wire, self.at, world.choices, self.rng,
-            call_back=call_back,
+            call_back=why == CALLED_BACK, result=forced,
         )  # fmt: skip
         if called.row["ended_at"] >= today.end:
             self.at = today.end  # the shift ends first
             return True
         world.apply(past, called)
-        if call_back:
+        if why == CALLED_BACK:
             self.call_back = None
+        if why == UNANSWERED and world.unanswered is not None:
+            world.unanswered.due = called.row["ended_at"] + UNANSWERED_GAP
         self.worked_today += 1
         self.at = called.row["ended_at"] + timedelta(seconds=self.rng.randint(20, 240))
         return True
 
-    def _pick(self, world: _World) -> tuple[_Past | None, bool]:
+    def _pick(self, world: _World) -> tuple[_Past | None, str | None]:
+        """The task the agent calls next and why: its call back, the unanswered customer's
+        next call, or delivery's choice (None)."""
         if self.call_back is not None:
             past, due = self.call_back
             if self.at >= due and world.hours[past.campaign.id].open(self.at):
-                return past, True
+                return past, CALLED_BACK
+        plan = world.unanswered
+        if plan is not None and self._may_call(world, plan.past, plan.due):
+            return plan.past, UNANSWERED
         offered = [
             past for campaign in self.campaigns if (past := world.next_for(campaign, self.at))
         ]
-        return (self.rng.choice(offered) if offered else None), False
+        return (self.rng.choice(offered) if offered else None), None
+
+    def _may_call(self, world: _World, past: _Past, due: datetime) -> bool:
+        return (
+            self.at >= due
+            and past.campaign in self.campaigns
+            and (past.busy_until is None or past.busy_until <= self.at)
+            and world.hours[past.campaign.id].open(self.at)
+            and world.allows(past, self.at)
+        )
 
 
 def seed_history(
@@ -277,10 +345,13 @@ def seed_history(
     *,
     make_task: MakeTask,
     call_backs: dict[str, tuple[str, str]],
+    unanswered: tuple[str, str] | None = None,
     actor: Actor,
 ) -> int:
     """Write the demo's past unless the tenant has attempts already; how many attempts.
-    `call_backs`: each agent's rescheduled task (campaign, clientId) due after seeding."""
+    `call_backs`: each agent's rescheduled task (campaign, clientId) due after seeding;
+    `unanswered`: a seeded task (campaign, clientId) whose customer never answers, called
+    until the contact limits hold it back. The past obeys the tenant's contact limits."""
     campaigns = {
         c.name: c for c in db.session.scalars(select(Campaign).filter_by(tenant_id=tenant.id))
     }
@@ -291,6 +362,12 @@ def seed_history(
         return 0  # the agents' own history has begun: none is made up beside it
     worked = [campaigns[name] for name in NUMBERS if name in campaigns]
     world = _World(_batches(worked, now), {c.id: _Hours(c) for c in worked}, _choices(tenant), rng)
+    world.limits = {
+        c.id: [_Limit.of(limit) for limit in contact_counts.limits_for(tenant.id, c.id)]
+        for c in worked
+    }
+    if unanswered is not None:
+        world.unanswered = _unanswered(campaigns, unanswered, now, world)
     runs = _agents(tenant, campaigns, world, call_backs, now)
     queue = [(run.at, order) for order, run in enumerate(runs)]
     heapq.heapify(queue)
@@ -305,6 +382,7 @@ def seed_history(
         db.session.execute(insert(Attempt), attempts)
         recount(ids)  # written as plain rows: the reports' rollups are counted from them
         ledger.calls_from_attempts(ids)  # each attempt's call, as the calls' ledger keeps it
+        contact_marks.mark_written(tenant, ids)  # and the counts of the contact limits
         _last_deliveries(attempts)
     if spans:
         db.session.execute(insert(AgentStateSpan), spans)
@@ -373,13 +451,10 @@ def _call_back(
 ) -> tuple[_Past, datetime] | None:
     """The seeded task the agent rescheduled and when, late in their latest shift that
     could reach its customer (away from lunch); None when no shift could."""
-    name, client_id = wanted
-    campaign = campaigns.get(name)
-    task = campaign and db.session.scalar(
-        select(Task).filter_by(campaign_id=campaign.id, client_id=client_id)
-    )
-    if task is None or task.worked_state != WorkedState.NOTWORKED:
+    task = _seeded(campaigns, wanted)
+    if task is None:
         return None
+    campaign, client_id = task.campaign, task.client_id
     for day in reversed(days):
         at = day.end - timedelta(minutes=40)
         while at > day.begin + timedelta(minutes=15):
@@ -391,6 +466,30 @@ def _call_back(
                 return past, at
             at -= timedelta(minutes=15)
     return None
+
+
+def _seeded(campaigns: dict[str, Campaign], wanted: tuple[str, str]) -> Task | None:
+    """The seeded task (campaign, clientId), if it was never worked."""
+    name, client_id = wanted
+    campaign = campaigns.get(name)
+    task = campaign and db.session.scalar(
+        select(Task).filter_by(campaign_id=campaign.id, client_id=client_id)
+    )
+    return task if task is not None and task.worked_state == WorkedState.NOTWORKED else None
+
+
+def _unanswered(
+    campaigns: dict[str, Campaign], wanted: tuple[str, str], now: datetime, world: _World
+) -> _Unanswered | None:
+    """The unanswered customer's task, loaded with the history's first batch."""
+    task = _seeded(campaigns, wanted)
+    days = _history_days(now)
+    if task is None or not days or task.campaign_id not in world.hours:
+        return None
+    loaded = datetime.combine(days[0].date(), LOADED_AT, UTC)
+    past = _Past(task.campaign, int(task.client_id[-4:]), loaded, task=task)
+    world.pasts.setdefault(task.campaign_id, []).append(past)
+    return _Unanswered(past, loaded)
 
 
 def _choices(tenant: Tenant) -> dict[tuple[str, str], WorkCodeChoice]:

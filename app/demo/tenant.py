@@ -1,6 +1,7 @@
 """Demo data for a fresh install: one tenant, queues, campaigns (one of them paused, one
-dialled progressively), a few dozen tasks, a supervisor and two agents with work waiting at
-the desk, and a few days of the agents' past attempts (app/demo/history.py).
+dialled progressively), a few dozen tasks (one with three numbers), a supervisor and two
+agents with work waiting at the desk, a person key and two contact limits (a customer they
+hold back), and a few days of the agents' past attempts (app/demo/history.py).
 
 Running it again changes nothing. The demo key and passwords are kept in the instance folder
 so that every run can print them, while the database holds only their hashes.
@@ -25,6 +26,8 @@ from app.services.actors import Actor
 from app.services.campaigns import catalogue as campaigns
 from app.services.campaigns import dialing
 from app.services.campaigns import life_cycle as campaign_status
+from app.services.contact_limits import limits as contact_limits
+from app.services.contact_limits.limits import NewLimit
 from app.services.delivery import away_reasons
 from app.services.dnc import numbers as dnc
 from app.services.people import agents, supervisors
@@ -69,15 +72,24 @@ def _demo_key(tenant: Tenant, instance_path: str, actor: Actor) -> str:
 
 
 def _items(rng: random.Random, number: int) -> list[ItemInput]:
+    """Demo task `number`'s data: the same customer (account, name, number) in every
+    campaign; the task numbered THREE_NUMBERS has a home and a work number too."""
     first, last = rng.choice(FIRST), rng.choice(LAST)
+    phones = [("Mobile Phone", f"+1415555{number:04d}")]
+    if number == THREE_NUMBERS:
+        phones += [("Home Phone", f"+1212555{number:04d}"), ("Work Phone", f"+1646555{number:04d}")]
+    shown = [
+        *phones,
+        ("Plan", rng.choice(PLANS)),
+        ("Balance", f"{rng.randint(0, 5000)}.{rng.randint(0, 99):02d}"),
+        ("Renewal Date", f"2027-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}"),
+        ("Account_link", f"https://crm.example.com/accounts/{number}"),
+        ("Renewal script_button", "https://wiki.example.com/scripts/renewal"),
+        (PERSON_KEY, f"ACC-{number:04d}"),
+    ]
     return [
         ItemInput("Name", f"{first} {last}"),
-        ItemInput("Mobile Phone", f"+1415555{number:04d}", 1),
-        ItemInput("Plan", rng.choice(PLANS), 2),
-        ItemInput("Balance", f"{rng.randint(0, 5000)}.{rng.randint(0, 99):02d}", 3),
-        ItemInput("Renewal Date", f"2027-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}", 4),
-        ItemInput("Account_link", f"https://crm.example.com/accounts/{number}", 5),
-        ItemInput("Renewal script_button", "https://wiki.example.com/scripts/renewal", 6),
+        *(ItemInput(key, value, order) for order, (key, value) in enumerate(shown, start=1)),
         ItemInput("Highlight", "Balance|Plan"),
         ItemInput("Hidden", "Internal Score"),
         ItemInput("Internal Score", str(rng.randint(1, 100))),
@@ -147,13 +159,37 @@ DUE_SOON = (("Spring Renewals", 27, JANE, 5), ("Win-back", 26, RAJ, 20))
 
 
 def _desk_work(tenant: Tenant, rng: random.Random, actor: Actor, now: datetime) -> None:
-    """The held tasks, and the reschedules due soon (their call is the history's)."""
+    """The held tasks, the reschedules due soon (their call is the history's), and the
+    customer the contact limits hold back (the history calls it)."""
     for name, number, agent in HELD:
         campaign = campaigns.get_campaign(tenant, name)
         _task(campaign, number, rng, actor, preferred_agent=agent.login)
     for name, number, _who, minutes in DUE_SOON:
         due = now + timedelta(minutes=minutes)
         _task(campaigns.get_campaign(tenant, name), number, rng, actor, next_earliest=due)
+    for name in (UNANSWERED[0], ALSO_UNANSWERED):
+        _task(campaigns.get_campaign(tenant, name), UNANSWERED_NUMBER, rng, actor)
+
+
+# The person key and the contact limits, counted per person (its Account) across every
+# campaign: Regulation F's seven calls in seven days and Florida's three in 24 hours.
+PERSON_KEY = "Account"
+CONTACT_LIMITS = (NewLimit(7, "7d", "person"), NewLimit(3, "24h", "person"))
+# Jane's held task (SPR-0025) has three numbers: the desk shows them and rotates.
+THREE_NUMBERS = 25
+# A customer who never answers: the history calls SPR-0030 as often as the limits let it,
+# until they hold the customer back; WIN-0030, the same account, is held back with it.
+UNANSWERED_NUMBER = 30
+UNANSWERED = ("Spring Renewals", _client_id("Spring Renewals", UNANSWERED_NUMBER))
+ALSO_UNANSWERED = "Win-back"
+
+
+def _contact_rules(tenant: Tenant, actor: Actor) -> None:
+    """The person key and the limits, once: a supervisor's later changes stand."""
+    if tenant.person_key is None and not contact_limits.list_limits(tenant):
+        contact_limits.set_person_key(tenant, PERSON_KEY, actor=actor)
+        for new in CONTACT_LIMITS:
+            contact_limits.add_limit(tenant, new, actor=actor)
 
 
 def _call_backs() -> dict[str, tuple[str, str]]:
@@ -347,6 +383,7 @@ def seed(platform: str, instance_path: str, *, actor: Actor, now: datetime | Non
     _paused_campaign(tenant, random.Random(2027), actor)  # noqa: S311 - demo content
     _progressive_campaign(tenant, random.Random(2028), actor)  # noqa: S311 - demo content
     _when_worked(tenant, actor)
+    _contact_rules(tenant, actor)
     _work_codes(tenant, actor)
     _away_reasons(tenant, actor)
     passwords = {agent.login: _agent(tenant, agent, instance_path, actor) for agent in AGENTS}
@@ -357,5 +394,8 @@ def seed(platform: str, instance_path: str, *, actor: Actor, now: datetime | Non
         return _task(campaign, number, past, actor)
 
     history = random.Random(2029)  # noqa: S311 - demo content
-    seed_history(tenant, now, history, make_task=make_task, call_backs=_call_backs(), actor=actor)
+    seed_history(
+        tenant, now, history, make_task=make_task, call_backs=_call_backs(),
+        unanswered=UNANSWERED, actor=actor,
+    )  # fmt: skip
     return Seeded(key, _supervisor(instance_path, actor), passwords)

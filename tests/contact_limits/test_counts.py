@@ -15,6 +15,7 @@ from app.extensions import db
 from app.models import ContactScope
 from app.services.contact_limits import limits
 from app.services.contact_limits.counts import ContactLimitReached, prune_marks, verdicts
+from app.services.contact_rules.engine import explain
 from app.services.contactability.seat import local_text
 from app.services.dialer import call_events, placing
 from tests.calls.calls_support import (
@@ -134,6 +135,23 @@ def test_the_person_key_names_a_person_across_campaigns(acme, renewals, winback,
     assert [v.callable_now for v in verdicts([same, other], t0 + H)] == [False, True]
     assert verdicts([same], t0 + H)[0].until == t0 + 7 * D
     assert "reached for person ACC-9" in refused(cat, held, t0 + H).message
+
+
+def test_delivery_holds_back_the_person_the_limit_counts_and_no_other(acme, renewals, ann):
+    # Each task's person is its own Account item, in delivery's SQL as at the click: the
+    # customer called is held back, the next customer is offered.
+    cat = make_agent(acme, "cat")
+    limits.set_person_key(acme, "Account", actor=SETUP)
+    add_limit(acme, 1, "7d", "person")
+    first = add_phones(renewals, "r1", Phone=PHONE, Account="ACC-1")
+    second = add_phones(renewals, "r2", Phone=MOBILE, Account="ACC-2")
+    task, t0 = deliver(ann)
+    assert task.id == first.id
+    call(ann, task, t0)
+    offered, _ = deliver(cat, t0 + H)
+    assert offered.id == second.id
+    assert explain(first, t0 + H).rules == ["CONTACT_LIMIT"]
+    assert explain(second, t0 + H).callable_now
 
 
 def test_contacts_count_as_the_reports_count_them(acme, renewals, ann):

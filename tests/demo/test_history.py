@@ -11,20 +11,25 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.demo import tenant as demo
 from app.extensions import db
 from app.models import (
     AgentStateSpan,
     Attempt,
+    Call,
     Campaign,
+    ContactMark,
     DncNumber,
     Task,
     WorkCodeChoice,
     WorkedState,
 )
 from app.services.actors import Actor
+from app.services.contact_limits.counts import person_of
+from app.services.contact_limits.limits import limit_words, list_limits
+from app.services.contact_rules.engine import explain
 from app.services.reports.scope import report_scope
 from app.services.reports.summary import campaign_summary
 from app.services.tenants import setup as tenants
@@ -133,6 +138,28 @@ def check_reports(tenant, now: datetime) -> None:
             assert summary.attempted_tasks <= summary.tasks
 
 
+def check_limits(tenant, now: datetime) -> None:
+    """No call the tenant's contact limits would have refused: in every window of each
+    limit, at most its count of calls to one person, as the kept marks count them."""
+    limits = list_limits(tenant)
+    assert limits, "the demo's contact limits"
+    calls: dict[str, list[datetime]] = defaultdict(list)
+    for task_id, started in db.session.execute(select(Call.task_id, Call.started_at)):
+        task = db.session.get(Task, task_id)
+        calls[person_of(task, tenant.person_key)].append(started)
+    for person, moments in calls.items():
+        moments.sort()
+        for limit in limits:
+            window = timedelta(minutes=limit.within_minutes)
+            for index, moment in enumerate(moments):
+                within = [m for m in moments[: index + 1] if m > moment - window]
+                assert len(within) <= limit.max_count, (person, limit_words(limit))
+    marked = db.session.scalar(
+        select(func.count()).select_from(ContactMark).where(ContactMark.kind == "call")
+    )
+    assert marked == 3 * count(Call)  # each call marks its number, person and task
+
+
 def check_story(now: datetime) -> None:
     db.session.expire_all()
     tenant = tenants.get_tenant(PLATFORM, demo.COMPANY, demo.ENVIRONMENT)
@@ -144,6 +171,7 @@ def check_story(now: datetime) -> None:
     check_agents(now)
     check_do_not_call(tenant.id)
     check_reports(tenant, now)
+    check_limits(tenant, now)
     states = {task.worked_state for task in tasks}
     assert states == set(WorkedState)  # the past shows every state
     assert any(task.close_reason for task in tasks)  # Win-back's attempt limit at work
@@ -185,3 +213,21 @@ def test_the_past_is_consistent_whenever_the_demo_is_seeded(app, tmp_path, now):
         assert (task.worked_state, task.work_attempts) == (WorkedState.WORKED, 1)
         assert task.last_attempt_agent == agent.login
         assert task.next_earliest_work_at == now + timedelta(minutes=minutes)
+    # The customer who never answers: called in Spring Renewals until Regulation F's seven
+    # calls in seven days held the account back, in Win-back too (never called there).
+    unanswered, also = (
+        db.session.scalar(select(Task).filter_by(client_id=client_id))
+        for client_id in ("SPR-0030", "WIN-0030")
+    )
+    calls = list(
+        db.session.scalars(select(Call).filter_by(task_id=unanswered.id).order_by(Call.started_at))
+    )
+    assert len(calls) == 7 and {c.result for c in calls} == {"NO_ANSWER"}
+    assert unanswered.worked_state == WorkedState.WORKED
+    assert unanswered.next_earliest_work_at < now  # due, but for the limit
+    assert (also.worked_state, also.work_attempts) == (WorkedState.NOTWORKED, 0)
+    for task in (unanswered, also):
+        [reason] = [r for r in explain(task, now).reasons if r.rule == "CONTACT_LIMIT"]
+        assert reason.until == calls[0].started_at + timedelta(days=7), task.client_id
+        assert "person ACC-0030" in reason.message
+    assert explain(unanswered, now).rules == ["CONTACT_LIMIT"]  # Sales has no hours

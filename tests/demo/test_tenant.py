@@ -29,8 +29,11 @@ from app.services.actors import Actor
 from app.services.campaigns import catalogue as campaigns
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns.dialing import DialSettings, dial_settings
-from app.services.delivery import agent_state, closing, offers
+from app.services.contact_limits.limits import limit_words, list_limits
+from app.services.delivery import agent_state, closing, offers, progress
+from app.services.dialer import call_events, numbers, placing
 from app.services.dnc import numbers as dnc
+from app.services.errors import NotAvailable
 from app.services.people import agents, sessions
 from app.services.people.supervisors import authenticate
 from app.services.people.users import get_user
@@ -386,3 +389,47 @@ def test_the_seeded_history_is_consistent(app, runner, tmp_path):
     counts = (count(Attempt), count(AgentStateSpan))
     seed_cli(app, runner, tmp_path)
     assert (count(Attempt), count(AgentStateSpan)) == counts
+
+
+def test_the_demo_counts_calls_per_account_and_its_three_number_task_rotates(app, tmp_path):
+    demo.seed(PLATFORM, str(tmp_path), actor=Actor.operator())
+    db.session.commit()
+    tenant = tenants.get_tenant(PLATFORM, demo.COMPANY, demo.ENVIRONMENT)
+    assert tenant.person_key == "Account"
+    assert [limit_words(limit) for limit in list_limits(tenant)] == [
+        "at most 7 calls within 7 days per person, across every campaign",
+        "at most 3 calls within 24 hours per person, across every campaign",
+    ]
+    # The customer who never answers is kept back in both campaigns (test_history.py).
+    now = utcnow()
+    for name in ("Spring Renewals", "Win-back"):
+        counted = progress.campaign_progress(campaigns.get_campaign(tenant, name), now)
+        assert {why.key: why.count for why in counted.kept_back_by}["limits"] == 1, name
+
+    # Jane's held task has three numbers; each call without a number dials the next one,
+    # until the third call in 24 hours to the account: Florida's limit refuses a fourth.
+    jane = demo_agent(demo.JANE.login)
+    actor = Actor.agent(jane.login_user_id)
+    agent_state.set_agent_state(jane, AgentState.AVAILABLE, actor=actor, now=now)
+    task = offers.next_task(jane, actor=actor, now=now).task
+    assert task.client_id == "SPR-0025"
+    keys = ["Mobile Phone", "Home Phone", "Work Phone"]
+    assert [(n.key, n.callable) for n in numbers.task_numbers(task, now)] == [
+        (key, True) for key in keys
+    ]
+    for minute, key in enumerate(keys):
+        at = now + timedelta(minutes=minute)
+        assert numbers.suggested_phone_key(task, at) == key
+        placed = placing.start_call(jane, task.record_id, actor=actor, now=at)
+        assert placed.call.phone_key == key
+        end = at + timedelta(seconds=30)
+        call_events.call_event(
+            jane, task.record_id, placed.call_id, "ENDED", "NO_ANSWER", actor=actor, now=end
+        )
+        db.session.commit()
+    later = now + timedelta(minutes=5)
+    assert numbers.suggested_phone_key(task, later) == "Mobile Phone"  # round again ...
+    with pytest.raises(NotAvailable) as refused:
+        placing.start_call(jane, task.record_id, actor=actor, now=later)
+    assert refused.value.rule == "CONTACT_LIMIT"  # ... but the account has had its three
+    assert "person ACC-0025" in str(refused.value)

@@ -317,6 +317,7 @@ def _person_expression(person_key: str | None) -> ColumnElement[str]:
                 func.trim(item.c.value) != "",
             )
             .limit(1)
+            .correlate(Task)  # the task of the outermost query, two subqueries up
             .scalar_subquery()
         )
         person = func.coalesce(value, Task.client_id)
