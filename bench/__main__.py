@@ -26,6 +26,7 @@ from bench import (
     document,
     export,
     intake,
+    limits,
     pages,
     reports,
     search,
@@ -35,7 +36,7 @@ from bench import (
 )
 
 PARTS = {part.__name__.rsplit(".", 1)[1]: part for part in (
-    api, search, intake, bulk, export, webhooks, delivery, calls, reports, wallboard, pages, soak
+    api, search, intake, bulk, export, webhooks, delivery, calls, limits, reports, wallboard, pages, soak
 )}  # fmt: skip
 
 
