@@ -24,10 +24,21 @@ from app.services.audit import trail as history
 from app.services.delivery.away_reasons import REASON, checked_reason
 from app.services.delivery.closing import release_all
 from app.services.delivery.rules import effective_state
-from app.services.errors import InvalidInput
+from app.services.errors import InvalidInput, NotFound
 from app.services.fields import AGENT_STATE
 
 STATES = tuple(state.value for state in AgentState)
+
+
+def hold_agent(agent: User) -> None:
+    """Take the agent's row for the rest of the transaction (PostgreSQL; SQLite serialises
+    writes anyway): the agent's simultaneous requests, and its deletion, take turns. NotFound,
+    as for an unknown agent, when it was deleted since it was read."""
+    query = select(User.id).where(User.id == agent.id)
+    if db.session.get_bind().dialect.name != "sqlite":
+        query = query.with_for_update()
+    if db.session.scalar(query) is None:
+        raise NotFound(f"agent '{agent.login_user_id}' is not a user of this environment")
 
 
 def heartbeat(agent: User, now: datetime | None = None) -> None:

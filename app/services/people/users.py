@@ -25,7 +25,7 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.contact_centre import InstanceError, InstanceUser, instance_for
-from app.services.delivery.agent_state import end_span
+from app.services.delivery.agent_state import end_span, hold_agent
 from app.services.delivery.closing import release_all
 from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
 from app.services.fields import (
@@ -307,6 +307,9 @@ def delete_user(tenant: Tenant, login_user_id: str, *, actor: Actor) -> None:
     (in the caller's transaction, with its audit record and its `user.deleted` event)."""
     check_supported(tenant)
     user = get_user(tenant, login_user_id)
+    # The agent's row first, as its desk requests take it: the two take turns, never each
+    # holding what the other waits for.
+    hold_agent(user)
     # A task the agent holds goes back to its queue now, not when the offer times out.
     now = utcnow()
     release_all(user, actor=actor, now=now, how=EndedHow.TAKEN_BACK)
