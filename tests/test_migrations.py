@@ -236,3 +236,32 @@ def test_attempts_with_a_call_before_0031_get_one_call_each(fresh_app):
     assert "calls" not in inspect(db.engine).get_table_names()
     flask_migrate.upgrade()
     assert calls() == kept
+
+
+def test_phone_items_stored_before_0032_learn_whether_their_number_exists(fresh_app):
+    """The upgrade marks each phone item valid or not from its stored value, and leaves
+    every other item's mark empty. (Made at head, then taken back to 0031 and up again.)"""
+    flask_migrate.upgrade()
+    tenant, _ = make_tenant()
+    campaign = find_campaign(tenant, "Renewals")
+    items = [ItemInput("Phone", "+14155550100"), ItemInput("Mobile Phone", "+99999"),
+             ItemInput("Name", "Ann"), ItemInput("Work Phone", "")]  # fmt: skip
+    add_or_update_task(campaign, "c1", items, actor=SETUP)
+    db.session.commit()
+
+    def marks() -> list[tuple]:
+        with db.engine.connect() as connection:
+            return sorted(
+                connection.execute(text("SELECT key, valid_number FROM task_items")).all()
+            )
+
+    kept = marks()
+    assert kept == [
+        ("Id", None), ("Mobile Phone", False), ("Name", None), ("Phone", True),
+        ("Work Phone", None),
+    ]  # fmt: skip
+    db.session.remove()
+    flask_migrate.downgrade(revision="0031")
+    assert "valid_number" not in {c["name"] for c in inspect(db.engine).get_columns("task_items")}
+    flask_migrate.upgrade()
+    assert marks() == kept

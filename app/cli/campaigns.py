@@ -10,7 +10,7 @@ from app.cli.common import tenant_of, transactional
 from app.models import AUTO_DIAL_SECONDS, CallPlacement, CampaignType
 from app.services.actors import Actor
 from app.services.campaigns import catalogue as campaigns
-from app.services.campaigns import dialing
+from app.services.campaigns import countries, dialing
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns.catalogue import get_campaign
 from app.services.errors import InvalidInput
@@ -161,6 +161,29 @@ def set_window(
         return f"Campaign '{found.name}' may call its tasks at any time."
     said = calling_windows.window_text(found)
     return f"Campaign '{found.name}' calls its tasks {said}, in each task's time zone."
+
+
+@campaign_group.command("set-country")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("campaign")
+@click.argument("country", required=False, metavar="CC")
+@click.option("--none", "clear", is_flag=True, help="No default country: files' numbers are E.164.")
+@transactional
+def set_country(
+    company: str, environment: str, campaign: str, country: str | None, clear: bool
+) -> str:
+    """Read intake files' phone numbers written in this country's national format (ISO
+    3166-1 alpha-2, e.g. US: (415) 555-0101) as E.164 (+14155550101)."""
+    _one_of(country, clear, "CC")
+    found = get_campaign(tenant_of(company, environment), campaign)
+    code = countries.set_default_country(found, None if clear else country, actor=Actor.operator())
+    if code is None:
+        return f"Campaign '{found.name}' takes E.164 numbers only in its intake files."
+    return (
+        f"Campaign '{found.name}' reads its intake files' national-format numbers as {code}"
+        " numbers, stored in E.164."
+    )
 
 
 @campaign_group.command("set-max-attempts", context_settings=NUMBERS)

@@ -56,6 +56,8 @@ def load(company, environment, campaign, file: Path, dry_run, all_or_nothing, de
         f"{done.rows_done} rows: {done.added} added, {done.updated} updated, "
         f"{done.rejected} rejected, {done.superseded} superseded"
     )
+    if done.normalised:
+        counts += f"; {done.normalised} phone numbers normalised to E.164"
     click.echo(("Dry run, nothing written. " if dry_run else "") + counts)
     if done.message:
         click.echo(done.message)

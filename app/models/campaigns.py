@@ -94,6 +94,9 @@ class Campaign(db.Model):
     window_closes_at: Mapped[int | None] = mapped_column(Integer)
     # Attempts after which a reschedule closes the task COMPLETED instead; none means no limit.
     max_attempts: Mapped[int | None] = mapped_column(Integer)
+    # The country whose national format intake files may write its numbers in (ISO 3166-1
+    # alpha-2, `US`); none: the files' numbers are E.164 already.
+    default_country: Mapped[str | None] = mapped_column(String(2))
     # Its life cycle (app/services/campaigns/life_cycle.py): who last changed the status, and when.
     status: Mapped[str] = mapped_column(
         String(16), default=CampaignStatus.ACTIVE.value, server_default=CampaignStatus.ACTIVE.value

@@ -45,6 +45,8 @@ class IntakeLoad(db.Model):
     updated: Mapped[int] = mapped_column(Integer, default=0)
     rejected: Mapped[int] = mapped_column(Integer, default=0)
     superseded: Mapped[int] = mapped_column(Integer, default=0)
+    # Phone numbers of the rows written that were read in the campaign's default country.
+    normalised: Mapped[int] = mapped_column(Integer, default=0)
     message: Mapped[str | None] = mapped_column(Text)
     report_path: Mapped[str | None] = mapped_column(String(1024))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

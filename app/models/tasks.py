@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Float, ForeignKey, Index, Integer, String, UniqueConstraint, text
+from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, String, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -161,6 +161,9 @@ class TaskItem(db.Model):
     number: Mapped[float | None] = mapped_column(Float)
     display_order: Mapped[int | None] = mapped_column(Integer)
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # A phone item's: whether its value is a number that exists (services/phone_numbers.py);
+    # NULL for every other item.
+    valid_number: Mapped[bool | None] = mapped_column(Boolean)
 
     task: Mapped[Task] = relationship(back_populates="items")
 

@@ -2,18 +2,22 @@
 
 A spreadsheet treats a cell starting with `=`, `@`, `+`, `-`, tab or carriage return as a
 formula (or mangles it). Export puts one `'` before every value that starts with any
-number of `'` and then one of those characters, so `=1+1` is written `'=1+1`, `'=x` is
-written `''=x` and a phone number `+14155550123` is written `'+14155550123`. Intake takes
-one `'` off every cell that starts with one or more `'` and then one of them. The two are
-exact inverses, so an export loads back as the same tasks, and a value that was never
-guarded (`'quoted'`, `'`) passes through both unchanged.
+number of `'` and then one of those characters, so `=1+1` is written `'=1+1` and `'=x` is
+written `''=x`; but a cell that is exactly `+` and digits (an E.164 phone number,
+`+14155550123`) can run nothing and is written as it is, for a CRM to read back. Intake
+takes one `'` off every cell that starts with one or more `'` and then one of them. The two
+are exact inverses, so an export loads back as the same tasks (an older export's
+`'+14155550123` too), and a value that was never guarded (`'quoted'`, `'`) passes through
+both unchanged.
 """
 
 from __future__ import annotations
 
 import re
 
-GUARDED = re.compile(r"'*[=@+\-\t\r]")
+# Guarded: starts with any number of `'` and then a risky character, unless it is exactly
+# `+` and digits.
+GUARDED = re.compile(r"(?!\+[0-9]+\Z)'*[=@+\-\t\r]")
 ESCAPED = re.compile(r"'+[=@+\-\t\r]")
 
 

@@ -103,6 +103,7 @@ CALL_EVENT, CALL_RESULT = _fields("call", "event", "result")
     CAMPAIGN_QUEUE_ARN,
     CAMPAIGN_CONTACT_FLOW_ID,
     CAMPAIGN_CALLER_ID,
+    CAMPAIGN_DEFAULT_COUNTRY,
 ) = _fields(
     "campaign",
     "name",
@@ -118,6 +119,7 @@ CALL_EVENT, CALL_RESULT = _fields("call", "event", "result")
     "queue_arn",
     "contact_flow_id",
     "caller_id",
+    "default_country",
 )
 
 (SKILL_QUEUE_NAME,) = _fields("skill_queue", "name")

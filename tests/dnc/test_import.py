@@ -149,7 +149,7 @@ def test_an_export_loads_back_as_the_same_list(acme):
     text = "".join(export_csv(acme))
     lines = text.splitlines()
     assert lines[0] == "number,note,added"
-    assert lines[1].startswith(f"'{E164},'=1+1,")  # the spreadsheet guard
+    assert lines[1].startswith(f"{E164},'=1+1,")  # the spreadsheet guard, for the note
     globex = make_tenant("Globex", "test")[0]
     report = load(globex, text)
     assert (report.added, report.refused) == (2, [])
@@ -162,6 +162,4 @@ def test_an_export_reads_in_chunks(acme, monkeypatch):
     put(acme, *numbers)
     chunks = list(export_csv(acme))
     assert len(chunks) == 3
-    assert [line.split(",")[0] for line in "".join(chunks).splitlines()[1:]] == [
-        "'" + n for n in numbers
-    ]
+    assert [line.split(",")[0] for line in "".join(chunks).splitlines()[1:]] == numbers

@@ -141,7 +141,7 @@ def test_export_downloads_the_list(signed_in, acme):
     response = signed_in.get(url(acme, "/export.csv"))
     assert response.status_code == 200
     assert response.mimetype == "text/csv"
-    assert response.get_data(as_text=True).splitlines()[1].startswith(f"'{E164},n,")
+    assert response.get_data(as_text=True).splitlines()[1].startswith(f"{E164},n,")
 
 
 # --- CSRF ---------------------------------------------------------------------------------

@@ -88,7 +88,7 @@ def test_the_values_of_each_column(seeded):
         "Plan": "Gold",
         "Balance": "",
         "Highlight": "",
-        "Mobile Phone": "'+14155550123",  # guarded against spreadsheet formulas
+        "Mobile Phone": "+14155550123",  # E.164 as it is: it runs nothing
         "Notes": NOTES,
         "SkillQueue": "Support",
         "ItemTimeZone": "Asia/Tokyo",

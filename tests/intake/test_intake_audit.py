@@ -163,6 +163,7 @@ def test_a_finished_load_tells_its_counts(renewals, write):
         "updated": 0,
         "rejected": 1,
         "superseded": 1,
+        "normalised": 0,
     }
     [record] = db.session.scalars(select(AuditRecord).filter_by(entity_kind="intake_load"))
     assert (record.actor_kind, record.actor_id, record.actor_via, record.action) == (

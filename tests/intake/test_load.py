@@ -14,6 +14,8 @@ from sqlalchemy import event, func, select
 from app.db.side_transactions import own_transaction
 from app.extensions import db
 from app.models import IntakeLoad, LoadStatus, Task
+from app.services.campaigns import countries
+from app.services.errors import InvalidInput
 from app.services.intake import load as load_module
 from app.services.intake import runs
 from app.services.intake.file_reader import FileRefused, iter_rows
@@ -320,3 +322,51 @@ def test_memory_stays_well_below_holding_the_rows(renewals, write, load, monkeyp
         tracemalloc.stop()
     assert counts.added == 12000
     assert peak < holding / 2, (peak, holding)
+
+
+@pytest.mark.parametrize(
+    ("cell", "stored"),
+    [
+        ("(415) 555-0101", "+14155550101"),
+        ("+1 (415) 555-0101", "+14155550101"),
+        ("415.555.0101", "+14155550101"),
+        ("+14155550101", "+14155550101"),  # E.164 already: not counted
+    ],
+)
+def test_the_campaigns_default_country_reads_national_numbers_as_e164(
+    renewals, write, load, cell, stored
+):
+    countries.set_default_country(renewals, "us", actor=SETUP)
+    db.session.commit()
+    content = csv_text([["Id", "Mobile Phone", "Name"], ["A", cell, "Ann"]])
+    counts, report = load(renewals, write(content))
+    assert (counts.added, counts.rejected, report) == (1, 0, [])
+    assert counts.normalised == (0 if cell == stored else 1)
+    assert tasks_of(renewals)["A"].data["Mobile Phone"] == stored
+
+
+def test_without_a_default_country_or_when_unreadable_a_number_is_refused_naming_its_row(
+    renewals, write, load
+):
+    content = csv_text([["Id", "Mobile Phone"], ["A", "(415) 555-0101"], ["B", "+14155550102"]])
+    counts, report = load(renewals, write(content))
+    assert (counts.added, counts.rejected, counts.normalised) == (1, 1, 0)
+    [refused] = report
+    assert (refused["line"], refused["outcome"]) == ("2", "rejected")
+    assert (
+        "'(415) 555-0101' of phone key 'Mobile Phone' is not an E.164 number" in (refused["reason"])
+    )
+    countries.set_default_country(renewals, "US", actor=SETUP)
+    db.session.commit()
+    content = csv_text([["Id", "Mobile Phone"], ["C", "555-01"], ["D", "(212) 555-0125"]])
+    counts, report = load(renewals, write(content, "second.csv"))
+    assert (counts.added, counts.rejected, counts.normalised) == (1, 1, 1)
+    assert [row["line"] for row in report] == ["2"]
+
+
+def test_a_default_country_must_be_a_country(renewals):
+    with pytest.raises(InvalidInput) as refused:
+        countries.set_default_country(renewals, "XX", actor=SETUP)
+    assert refused.value.field.said == "default country"
+    assert countries.set_default_country(renewals, " gb ", actor=SETUP) == "GB"
+    assert countries.set_default_country(renewals, "", actor=SETUP) is None

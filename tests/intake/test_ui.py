@@ -98,6 +98,7 @@ def test_an_upload_loads_the_file_and_shows_the_load(signed_in, acme, renewals, 
         "Updated": "0",
         "Rejected": "1",
         "Superseded by a later row": "1",
+        "Phone numbers normalised to E.164": "0",
     }
     assert "ignored columns: workedState" in shown.select_one(".notice").get_text()
     assert not shown.find("meta", attrs={"http-equiv": "refresh"})
@@ -249,7 +250,7 @@ def test_the_download_is_safe_to_open_in_a_spreadsheet(signed_in, api, renewals)
     api.add("A", {"Name": '=HYPERLINK("http://x")', "Mobile Phone": "+14155550123"})
     _, _, text = download(signed_in, f"{campaign_url(renewals)}/export.csv")
     row = next(csv.DictReader(io.StringIO(text, newline="")))
-    assert (row["Name"], row["Mobile Phone"]) == ('\'=HYPERLINK("http://x")', "'+14155550123")
+    assert (row["Name"], row["Mobile Phone"]) == ('\'=HYPERLINK("http://x")', "+14155550123")
 
 
 def test_the_export_file_is_named_after_the_campaign(signed_in, acme):

@@ -27,6 +27,7 @@ from sqlalchemy import true as sql_true
 
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem
+from app.services import phone_numbers
 from app.services.calls import ledger
 from app.services.campaigns import life_cycle
 from app.services.contact_limits import counts
@@ -378,10 +379,13 @@ def _listed(_task: Task, _key: str, number: str, _seat: Seat) -> list[Reason]:
 
 
 def invalid(_seat: Seat) -> ColumnElement[bool] | None:
-    return ledger.invalid_number_condition()
+    """The item's value is no number that exists, or a call to it ended INVALID_NUMBER."""
+    return or_(TaskItem.valid_number.is_(False), ledger.invalid_number_condition())
 
 
 def _invalid(task: Task, key: str, number: str, seat: Seat) -> list[Reason]:
+    if not phone_numbers.is_valid(number):
+        return [Reason(INVALID_NUMBER, f"{number} is not a valid phone number: never dialled")]
     ended = ledger.invalid_numbers(task).get((key, number))
     when = f" at {seat.local(ended)}" if ended else ""
     return [

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from app.models import SkillQueue
+from app.services.campaigns import countries
 from app.services.csv_cells import excerpt, excerpts_in
 from app.services.errors import InvalidInput, ServiceError
 from app.services.fields import TASK_ITEMS, TASK_SKILL_QUEUE
@@ -25,7 +26,7 @@ from app.services.tasks.validation import (
     TaskPlan,
     plan_task,
 )
-from app.services.values import SentTime
+from app.services.values import SentTime, is_phone_key
 from app.wire.times import sent_time, to_epoch_ms
 
 PREFERRED_AGENT = "preferredAgent"
@@ -100,15 +101,23 @@ def columns_named(error: ServiceError, items: list[ItemInput]) -> str:
 
 
 def plan_row(
-    layout: Layout, cells: list[str], queues: QueueLookup
-) -> tuple[TaskPlan, SkillQueue | None]:
-    """The row as a validated plan, and the queue its skillQueue column names; or an error.
+    layout: Layout, cells: list[str], queues: QueueLookup, country: str | None = None
+) -> tuple[TaskPlan, SkillQueue | None, int]:
+    """The row as a validated plan, the queue its skillQueue column names, and how many of
+    its numbers were normalised to E.164 (read in the campaign's default `country`); or an
+    error.
 
     Touches no database object: loads check rows in a thread of their own.
     """
     if len(cells) != len(layout.header):
         raise InvalidInput(f"the row has {len(cells)} fields; the header has {len(layout.header)}")
     items = [ItemInput(name, cells[index]) for index, name in layout.data if cells[index] != ""]
+    normalised = 0
+    if country is not None:
+        for position, item in enumerate(items):
+            if is_phone_key(item.key) and (e164 := countries.normalised(item.value, country)):
+                items[position] = item._replace(value=e164)
+                normalised += 1
     agent = cells[layout.system[PREFERRED_AGENT]] if PREFERRED_AGENT in layout.system else ""
     when = cells[layout.system[NEXT_WORK_TIME]] if NEXT_WORK_TIME in layout.system else ""
     queue_name = cells[layout.system[SKILL_QUEUE]] if SKILL_QUEUE in layout.system else ""
@@ -131,4 +140,4 @@ def plan_row(
     except ServiceError as error:
         error.message = excerpts_in(columns_named(error, items), cells)
         raise
-    return plan, queue
+    return plan, queue, normalised

@@ -67,6 +67,7 @@ class Counts:
     updated: int = 0
     rejected: int = 0
     superseded: int = 0
+    normalised: int = 0  # phone numbers of the rows written, read in the default country
     ignored_columns: list[str] = field(default_factory=list)
 
 
@@ -157,6 +158,7 @@ class _Pass:
     def __init__(self, campaign: Campaign, layout: Layout, report: Report, total: int) -> None:
         self.campaign, self.layout, self.report = campaign, layout, report
         self.queues = _queue_lookup(campaign)
+        self.country = campaign.default_country
         self.counts = Counts(total=total, ignored_columns=list(layout.ignored))
 
     def run(
@@ -189,8 +191,10 @@ class _Pass:
         batch = []
         for row in rows:
             try:
-                plan, queue = plan_row(self.layout, row.cells, self.queues)
-                batch.append((row.line, row.cells[0], Planned(plan, queue)))
+                plan, queue, normalised = plan_row(
+                    self.layout, row.cells, self.queues, self.country
+                )
+                batch.append((row.line, row.cells[0], Planned(plan, queue, normalised)))
             except ServiceError as error:
                 batch.append((row.line, row.cells[0], error))
             if len(batch) >= BATCH:
@@ -214,6 +218,11 @@ class _Pass:
             counted -= written.refused.keys()
             self.counts.added += len(counted & written.new)
             self.counts.updated += len(counted - written.new)
+            self.counts.normalised += sum(
+                planned.normalised
+                for _, planned in batch
+                if planned.plan.client_id not in written.refused
+            )
         if progress:
             progress(self.counts)
 

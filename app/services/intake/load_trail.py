@@ -51,6 +51,7 @@ def load_finished(load: IntakeLoad) -> None:
         "updated": load.updated,
         "rejected": load.rejected,
         "superseded": load.superseded,
+        "normalised": load.normalised,
         "message": load.message,
     }
     history.record(

@@ -86,6 +86,7 @@ def start_load(
         updated=0,
         rejected=0,
         superseded=0,
+        normalised=0,
     )
     record_starter(load, actor)
     save(private_file(stored_file(load)))  # `save` writes into the file made 0600
@@ -161,6 +162,7 @@ def _record(load: IntakeLoad, counts: Counts) -> None:
     load.rows_total, load.rows_done = counts.total, counts.rows
     load.added, load.updated = counts.added, counts.updated
     load.rejected, load.superseded = counts.rejected, counts.superseded
+    load.normalised = counts.normalised
 
 
 def _committed(load: IntakeLoad) -> Counts | None:
@@ -174,6 +176,7 @@ def _committed(load: IntakeLoad) -> Counts | None:
         updated=load.updated,
         rejected=load.rejected,
         superseded=load.superseded,
+        normalised=load.normalised,
     )
 
 

@@ -50,6 +50,7 @@ class Planned:
 
     plan: TaskPlan
     queue: SkillQueue | None
+    normalised: int = 0  # its numbers read in the campaign's default country
 
     @property
     def queue_id(self) -> int | None:

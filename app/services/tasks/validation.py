@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import NamedTuple, TypeVar
 
 from app.models import SkillQueue, Tenant
+from app.services import phone_numbers
 from app.services.errors import InvalidClientId, InvalidDataKey, InvalidInput, ServiceError
 from app.services.fields import (
     DISPLAY_ORDER,
@@ -70,6 +71,13 @@ class ItemInput(NamedTuple):
     @property
     def number(self) -> float | None:
         return parse_number(self.value)
+
+    @property
+    def valid_number(self) -> bool | None:
+        """A phone item's: whether its value is a number that exists; else None."""
+        if not self.value or not is_phone_key(self.key):
+            return None
+        return phone_numbers.is_valid(self.value)
 
 
 @dataclass(frozen=True)

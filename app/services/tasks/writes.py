@@ -159,12 +159,22 @@ INSERT_TASK = {
 }
 
 
-ITEM_COLUMNS = ("task_id", "campaign_id", "key", "value", "number", "display_order", "position")
+ITEM_COLUMNS = ("task_id", "campaign_id", "key", "value", "number", "display_order", "position",
+                "valid_number")  # fmt: skip
 
 
 def item_rows(task_id: int, campaign_id: int, items: list[ItemInput]) -> list[tuple]:
     """A task's items as rows of ITEM_COLUMNS, in their sent order."""
     return [
-        (task_id, campaign_id, item.key, item.value, item.number, item.display_order, position)
+        (
+            task_id,
+            campaign_id,
+            item.key,
+            item.value,
+            item.number,
+            item.display_order,
+            position,
+            item.valid_number,
+        )  # fmt: skip
         for position, item in enumerate(items)
     ]

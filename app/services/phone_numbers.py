@@ -1,0 +1,45 @@
+"""Phone numbers as the world numbers them, read with Google's libphonenumber data (the
+`phonenumbers` package): whether a value is a number that exists (`+99999` is E.164 in
+form, and no number); a number written in a country's national format, in E.164.
+
+A task keeps its phone values as sent; whether each is a valid number is stored beside it
+(`task_items.valid_number`, written with the item), so delivery's SQL can pass over a
+number that can never be dialled.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import phonenumbers
+from phonenumbers import NumberParseException, PhoneNumberFormat
+
+
+@lru_cache(maxsize=65536)
+def is_valid(value: str) -> bool:
+    """Whether the E.164 value is a number that exists (its country, its length, its
+    ranges), as libphonenumber's metadata says."""
+    try:
+        number = phonenumbers.parse(value, None)
+    except NumberParseException:
+        return False
+    return phonenumbers.is_valid_number(number)
+
+
+def in_e164(value: str, country: str | None) -> str | None:
+    """The number `value` in E.164: as it is when it already is a valid `+` number, else
+    read in `country`'s national format (`(415) 555-0101` in US); None when it cannot be
+    read as a valid number."""
+    text = value.strip()
+    try:
+        number = phonenumbers.parse(text, country.upper() if country else None)
+    except NumberParseException:
+        return None
+    if not phonenumbers.is_valid_number(number):
+        return None
+    return phonenumbers.format_number(number, PhoneNumberFormat.E164)
+
+
+def is_country(code: str) -> bool:
+    """Whether `code` is a region libphonenumber numbers (ISO 3166-1 alpha-2, `US`)."""
+    return code.upper() in phonenumbers.SUPPORTED_REGIONS
