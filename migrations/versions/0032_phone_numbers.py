@@ -31,14 +31,13 @@ BATCH = 1000
 
 
 def upgrade():
-    with op.batch_alter_table("campaigns") as batch:
-        batch.add_column(sa.Column("default_country", sa.String(length=2), nullable=True))
-    with op.batch_alter_table("intake_loads") as batch:
-        batch.add_column(
-            sa.Column("normalised", sa.Integer(), nullable=False, server_default="0")
-        )
-    with op.batch_alter_table("task_items") as batch:
-        batch.add_column(sa.Column("valid_number", sa.Boolean(), nullable=True))
+    # Plain ALTER TABLE on both databases: a batch copy of `campaigns` on SQLite would drop
+    # the old table and, with foreign keys on, cascade its children away.
+    op.add_column("campaigns", sa.Column("default_country", sa.String(length=2), nullable=True))
+    op.add_column(
+        "intake_loads", sa.Column("normalised", sa.Integer(), nullable=False, server_default="0")
+    )
+    op.add_column("task_items", sa.Column("valid_number", sa.Boolean(), nullable=True))
     connection = op.get_bind()
     items = sa.table(
         "task_items",
@@ -64,9 +63,6 @@ def upgrade():
 
 
 def downgrade():
-    with op.batch_alter_table("task_items") as batch:
-        batch.drop_column("valid_number")
-    with op.batch_alter_table("intake_loads") as batch:
-        batch.drop_column("normalised")
-    with op.batch_alter_table("campaigns") as batch:
-        batch.drop_column("default_country")
+    op.drop_column("task_items", "valid_number")
+    op.drop_column("intake_loads", "normalised")
+    op.drop_column("campaigns", "default_country")
