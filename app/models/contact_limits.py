@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, Integer, String
+from sqlalchemy import ForeignKey, Index, Integer, String, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -46,8 +46,15 @@ class ContactMark(db.Model):
         # A scope's marks of one kind by time, with their campaign: a window's count is
         # one range of this index.
         Index("ix_contact_marks_scope", "tenant_id", "scope_key", "kind", "at", "campaign_id"),
-        # The contact marks of an attempt (an attempt is counted one contact, once).
-        Index("ix_contact_marks_attempt", "attempt_id"),
+        # The contact marks of an attempt (an attempt is counted one contact, once): over
+        # the marks that name one alone. A call's marks name none; counted in the index,
+        # their NULLs would make the planners scan the table for one attempt's marks.
+        Index(
+            "ix_contact_marks_attempt",
+            "attempt_id",
+            sqlite_where=text("attempt_id IS NOT NULL"),
+            postgresql_where=text("attempt_id IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from app.db import pruning
 from app.extensions import db
-from app.models import ContactScope
+from app.models import ContactMark, ContactScope
 from app.services.contact_limits import limits
 from app.services.contact_limits.counts import ContactLimitReached, prune_marks, verdicts
 from app.services.contact_rules.engine import explain
@@ -220,3 +220,27 @@ def test_marks_older_than_the_longest_window_are_pruned_and_the_rest_still_count
     assert prune_marks(t0 + 93 * D) == 6
     assert marks() == []
     assert db.session.scalars(select(ContactScope)).all() == []  # no call since the cutoff
+
+
+def test_an_attempts_contact_mark_is_found_through_its_index_beside_many_call_marks(acme, renewals):
+    # The marks of calls name no attempt; with their statistics gathered before any contact
+    # was made, an attempt's contact mark (looked up at every call's end) is still one
+    # probe of the index, not a scan of every call's marks.
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's planner, led by ANALYZE's statistics")
+    at = start()
+    rows = [
+        {"tenant_id": acme.id, "scope_key": f"number:+1415555{n:04d}", "kind": "call",
+         "campaign_id": renewals.id, "at": at, "attempt_id": None}
+        for n in range(2000)
+    ]  # fmt: skip
+    db.session.execute(ContactMark.__table__.insert(), rows)
+    db.session.commit()
+    with db.engine.connect() as connection:
+        connection.exec_driver_sql("ANALYZE")
+        lookup = select(ContactMark.id).where(
+            ContactMark.attempt_id == 7, ContactMark.kind == "contact"
+        )
+        compiled = lookup.compile(connection, compile_kwargs={"literal_binds": True})
+        plan = [row[3] for row in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}")]
+    assert any("ix_contact_marks_attempt" in line for line in plan), plan
