@@ -1,13 +1,16 @@
 """Operator commands for campaigns: `flask --app wsgi campaign create|edit|list`, their
 life (`pause|resume|archive|restore`) and when their tasks may be worked
-(`set-window|set-max-attempts`) and how they are dialled (`set-dialing`)."""
+(`set-window|set-max-attempts`), how they read intake files' numbers (`set-country`) and
+how they are dialled (`set-dialing`)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import click
 
 from app.cli.common import tenant_of, transactional
-from app.models import AUTO_DIAL_SECONDS, CallPlacement, CampaignType
+from app.models import AUTO_DIAL_SECONDS, CallPlacement, Campaign, CampaignType
 from app.services.actors import Actor
 from app.services.campaigns import catalogue as campaigns
 from app.services.campaigns import countries, dialing
@@ -141,43 +144,46 @@ def _one_of(value: str | None, clear: bool, what: str) -> None:
         raise click.ClickException(f"give either {what} or --none")
 
 
-@campaign_group.command("set-window")
-@click.argument("company")
-@click.argument("environment")
-@click.argument("campaign")
-@click.argument("window", required=False, metavar="HH:MM-HH:MM")
-@click.option("--none", "clear", is_flag=True, help="No window: tasks may be called any time.")
-@transactional
-def set_window(
-    company: str, environment: str, campaign: str, window: str | None, clear: bool
-) -> str:
+def _setting(name: str, metavar: str, none_help: str, **settings) -> Callable:
+    """A `campaign set-…` command: COMPANY ENVIRONMENT CAMPAIGN and the value (`metavar`),
+    or --none to clear it. The function gets the campaign and the value (None: --none) and
+    answers the line to print; its docstring is the command's help."""
+
+    def make(act: Callable[[Campaign, str | None], str]) -> click.Command:
+        @campaign_group.command(name, help=act.__doc__, **settings)
+        @click.argument("company")
+        @click.argument("environment")
+        @click.argument("campaign")
+        @click.argument("value", required=False, metavar=metavar)
+        @click.option("--none", "clear", is_flag=True, help=none_help)
+        @transactional
+        def command(company: str, environment: str, campaign: str, value, clear: bool) -> str:
+            _one_of(value, clear, metavar)
+            found = get_campaign(tenant_of(company, environment), campaign)
+            return act(found, None if clear else value)
+
+        return command
+
+    return make
+
+
+@_setting("set-window", "HH:MM-HH:MM", "No window: tasks may be called any time.")
+def set_window(found: Campaign, window: str | None) -> str:
     """Call the campaign's tasks only inside this window, read in each task's own time zone
     (20:00-02:00 runs past midnight)."""
-    _one_of(window, clear, "HH:MM-HH:MM")
-    found = get_campaign(tenant_of(company, environment), campaign)
-    opens, closes = (None, None) if clear else calling_windows.parse_window(window)
+    opens, closes = (None, None) if window is None else calling_windows.parse_window(window)
     calling_windows.set_calling_window(found, opens, closes, actor=Actor.operator())
-    if clear:
+    if window is None:
         return f"Campaign '{found.name}' may call its tasks at any time."
     said = calling_windows.window_text(found)
     return f"Campaign '{found.name}' calls its tasks {said}, in each task's time zone."
 
 
-@campaign_group.command("set-country")
-@click.argument("company")
-@click.argument("environment")
-@click.argument("campaign")
-@click.argument("country", required=False, metavar="CC")
-@click.option("--none", "clear", is_flag=True, help="No default country: files' numbers are E.164.")
-@transactional
-def set_country(
-    company: str, environment: str, campaign: str, country: str | None, clear: bool
-) -> str:
+@_setting("set-country", "CC", "No default country: files' numbers are E.164.")
+def set_country(found: Campaign, country: str | None) -> str:
     """Read intake files' phone numbers written in this country's national format (ISO
     3166-1 alpha-2, e.g. US: (415) 555-0101) as E.164 (+14155550101)."""
-    _one_of(country, clear, "CC")
-    found = get_campaign(tenant_of(company, environment), campaign)
-    code = countries.set_default_country(found, None if clear else country, actor=Actor.operator())
+    code = countries.set_default_country(found, country, actor=Actor.operator())
     if code is None:
         return f"Campaign '{found.name}' takes E.164 numbers only in its intake files."
     return (
@@ -186,20 +192,10 @@ def set_country(
     )
 
 
-@campaign_group.command("set-max-attempts", context_settings=NUMBERS)
-@click.argument("company")
-@click.argument("environment")
-@click.argument("campaign")
-@click.argument("attempts", required=False, metavar="N")
-@click.option("--none", "clear", is_flag=True, help="No limit on attempts.")
-@transactional
-def set_max_attempts(
-    company: str, environment: str, campaign: str, attempts: str | None, clear: bool
-) -> str:
+@_setting("set-max-attempts", "N", "No limit on attempts.", context_settings=NUMBERS)
+def set_max_attempts(found: Campaign, attempts: str | None) -> str:
     """After N attempts (1 to 1000), a reschedule closes the task COMPLETED instead."""
-    _one_of(attempts, clear, "N")
-    found = get_campaign(tenant_of(company, environment), campaign)
-    limit = None if clear else _whole_number(attempts)
+    limit = None if attempts is None else _whole_number(attempts)
     calling_windows.set_max_attempts(found, limit, actor=Actor.operator())
     if limit is None:
         return f"Campaign '{found.name}' has no limit on attempts."
