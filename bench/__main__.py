@@ -36,7 +36,8 @@ from bench import (
 )
 
 PARTS = {part.__name__.rsplit(".", 1)[1]: part for part in (
-    api, search, intake, bulk, export, webhooks, delivery, calls, limits, reports, wallboard, pages, soak
+    api, search, intake, bulk, export, webhooks, delivery, calls, limits, reports, wallboard,
+    pages, soak,
 )}  # fmt: skip
 
 

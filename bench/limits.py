@@ -76,9 +76,8 @@ def _load_calls(campaign) -> float:
     scopes = (
         "'number:' || c.phone_number",
         "'person:' || t.client_id",
-        "'task:' || CAST(c.task_id AS TEXT)" if dialect != "postgresql"
-        else "'task:' || CAST(c.task_id AS text)",
-    )  # fmt: skip
+        "'task:' || CAST(c.task_id AS TEXT)",
+    )
     for scope in scopes:
         db.session.execute(
             text(

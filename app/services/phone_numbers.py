@@ -15,29 +15,29 @@ import phonenumbers
 from phonenumbers import NumberParseException, PhoneNumberFormat
 
 
+def _parsed(text: str, country: str | None) -> phonenumbers.PhoneNumber | None:
+    """The valid number `text` stands for (read in `country`'s national format unless it
+    starts with `+`), or None."""
+    try:
+        number = phonenumbers.parse(text, country.upper() if country else None)
+    except NumberParseException:
+        return None
+    return number if phonenumbers.is_valid_number(number) else None
+
+
 @lru_cache(maxsize=65536)
 def is_valid(value: str) -> bool:
     """Whether the E.164 value is a number that exists (its country, its length, its
     ranges), as libphonenumber's metadata says."""
-    try:
-        number = phonenumbers.parse(value, None)
-    except NumberParseException:
-        return False
-    return phonenumbers.is_valid_number(number)
+    return _parsed(value, None) is not None
 
 
 def in_e164(value: str, country: str | None) -> str | None:
     """The number `value` in E.164: as it is when it already is a valid `+` number, else
     read in `country`'s national format (`(415) 555-0101` in US); None when it cannot be
     read as a valid number."""
-    text = value.strip()
-    try:
-        number = phonenumbers.parse(text, country.upper() if country else None)
-    except NumberParseException:
-        return None
-    if not phonenumbers.is_valid_number(number):
-        return None
-    return phonenumbers.format_number(number, PhoneNumberFormat.E164)
+    number = _parsed(value.strip(), country)
+    return None if number is None else phonenumbers.format_number(number, PhoneNumberFormat.E164)
 
 
 def is_country(code: str) -> bool:

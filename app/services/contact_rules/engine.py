@@ -27,7 +27,6 @@ from sqlalchemy import true as sql_true
 
 from app.extensions import db
 from app.models import Campaign, Task, TaskItem
-from app.services import phone_numbers
 from app.services.calls import ledger
 from app.services.campaigns import life_cycle
 from app.services.contact_limits import counts
@@ -384,7 +383,8 @@ def invalid(_seat: Seat) -> ColumnElement[bool] | None:
 
 
 def _invalid(task: Task, key: str, number: str, seat: Seat) -> list[Reason]:
-    if not phone_numbers.is_valid(number):
+    # As stored with the item (what the SQL condition read), not asked again.
+    if any(item.key == key and item.valid_number is False for item in task.items):
         return [Reason(INVALID_NUMBER, f"{number} is not a valid phone number: never dialled")]
     ended = ledger.invalid_numbers(task).get((key, number))
     when = f" at {seat.local(ended)}" if ended else ""

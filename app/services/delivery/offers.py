@@ -28,6 +28,7 @@ from app.services.actors import Actor
 from app.services.calls.ledger import open_attempt
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.delivery import rules
+from app.services.delivery.agent_state import hold_agent
 from app.services.delivery.rules import Seat
 from app.services.delivery.sweeps import clear_preference
 from app.services.errors import NotAvailable
@@ -102,12 +103,6 @@ def check_available(agent: User, now: datetime) -> None:
         raise NotAvailable(f"agent '{agent.login_user_id}' is {state}, not AVAILABLE")
 
 
-def _lock_agent(agent: User) -> None:
-    """One agent's simultaneous requests take turns (PostgreSQL; SQLite serialises anyway)."""
-    if db.session.get_bind().dialect.name != "sqlite":
-        db.session.execute(select(User.id).where(User.id == agent.id).with_for_update())
-
-
 def reserved_task(agent: User) -> Task | None:
     """The open task this agent holds now, if any."""
     return db.session.scalar(
@@ -121,7 +116,7 @@ def reserved_task(agent: User) -> Task | None:
 def next_task(agent: User, *, actor: Actor, now: datetime | None = None) -> Offer:
     """The agent's current task again, else the next deliverable task reserved for them."""
     check_available(agent, stamped(now))
-    _lock_agent(agent)
+    hold_agent(agent)  # the agent's requests take turns
     held = reserved_task(agent)
     if held is not None:
         held.reserved_at = stamped(now)  # asking again is activity: the offer timeout restarts

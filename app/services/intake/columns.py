@@ -113,11 +113,10 @@ def plan_row(
         raise InvalidInput(f"the row has {len(cells)} fields; the header has {len(layout.header)}")
     items = [ItemInput(name, cells[index]) for index, name in layout.data if cells[index] != ""]
     normalised = 0
-    if country is not None:
-        for position, item in enumerate(items):
-            if is_phone_key(item.key) and (e164 := countries.normalised(item.value, country)):
-                items[position] = item._replace(value=e164)
-                normalised += 1
+    for position, item in enumerate(items):
+        if is_phone_key(item.key) and (e164 := countries.normalised(item.value, country)):
+            items[position] = item._replace(value=e164)
+            normalised += 1
     agent = cells[layout.system[PREFERRED_AGENT]] if PREFERRED_AGENT in layout.system else ""
     when = cells[layout.system[NEXT_WORK_TIME]] if NEXT_WORK_TIME in layout.system else ""
     queue_name = cells[layout.system[SKILL_QUEUE]] if SKILL_QUEUE in layout.system else ""
