@@ -4,7 +4,8 @@ Each check is one that holds on a healthy database, so a failure means something
 
 - SQLite's `PRAGMA integrity_check`, less its false reports: SQLite before 3.41 reports
   "NULL value in T.C" for every NOT NULL column stored ahead of the primary key of a
-  `WITHOUT ROWID` table (`task_items`, the report rollups) on a database that holds no
+  `WITHOUT ROWID` table (the report rollups, and `task_items` as built before migration
+  0032 added a column to it) on a database that holds no
   such NULL. Those lines are dropped and the same NOT NULL columns are counted instead,
   exactly, with a query; every other line of the pragma counts.
 - SQLite's `PRAGMA foreign_key_check`.
