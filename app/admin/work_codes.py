@@ -98,6 +98,7 @@ def _group_page(
                 "delay_minutes": editing.reschedule_minutes,
                 "sort_order": editing.sort_order,
                 "adds_to_dnc": editing.adds_to_dnc,
+                "revokes_consent": editing.revokes_consent,
                 "suggested_for": editing.suggested_for or "",
                 "contact": editing.contact,
                 "success": editing.success,

@@ -56,6 +56,9 @@ class CodeForm(FlaskForm):
         validators=[Optional(), NumberRange(min=-1_000_000, max=1_000_000)],
     )
     adds_to_dnc = BooleanField("Adds the task's phone numbers to the do-not-call list")
+    revokes_consent = BooleanField(
+        "Revokes the consent of the task's phone numbers (in every campaign)"
+    )
     suggested_for = SelectField(
         "Suggested after the call result (the desk preselects it)", choices=SUGGESTED_CHOICES
     )
@@ -69,6 +72,7 @@ class CodeForm(FlaskForm):
             outcome=self.outcome.data or None,
             reschedule_minutes=self.delay_minutes.data,
             adds_to_dnc=self.adds_to_dnc.data,
+            revokes_consent=self.revokes_consent.data,
             suggested_for=self.suggested_for.data or None,
             contact=self.contact.data,
             success=self.success.data,

@@ -12,6 +12,7 @@ from app.cli.audit import audit_group
 from app.cli.away_reasons import away_reason_group
 from app.cli.campaigns import campaign_group
 from app.cli.common import ends_full_storage_in_one_line
+from app.cli.consent import consent_group
 from app.cli.contact_limits import contact_limit_group
 from app.cli.demo import demo_group
 from app.cli.dnc import dnc_group
@@ -39,6 +40,7 @@ COMMANDS = (
     away_reason_group,
     hours_group,
     work_codes_group,
+    consent_group,
     dnc_group,
     contact_limit_group,
     intake_group,

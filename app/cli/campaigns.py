@@ -1,7 +1,7 @@
 """Operator commands for campaigns: `flask --app wsgi campaign create|edit|list`, their
 life (`pause|resume|archive|restore`) and when their tasks may be worked
 (`set-window|set-max-attempts`), how they read intake files' numbers (`set-country`) and
-how they are dialled (`set-dialing`)."""
+how they are dialled (`set-dialing`), whose numbers need consent (`set-consent`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from app.services.campaigns import catalogue as campaigns
 from app.services.campaigns import countries, dialing
 from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns.catalogue import get_campaign
+from app.services.consent import requirements as consent
 from app.services.errors import InvalidInput
 from app.services.schedules import calling_windows
 
@@ -210,6 +211,35 @@ def _whole_number(text: str) -> int:
         return int(text)
     except ValueError:
         raise InvalidInput(f"maximum attempts '{text}' is not a whole number") from None
+
+
+@campaign_group.command("set-consent")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("campaign")
+@click.option(
+    "--require", type=click.Choice([consent.ALL, consent.NONE]), help="Every number, or none."
+)
+@click.option(
+    "--require-keys", metavar="KEYS", help='Only the numbers under these phone keys: "Mobile,Cell".'
+)
+@transactional
+def set_consent(
+    company: str, environment: str, campaign: str, require: str | None, require_keys: str | None
+) -> str:
+    """Dial only the numbers with a consent in force: all the campaign's numbers, none, or
+    those under some phone keys (NO_CONSENT holds back the others)."""
+    if (require is None) == (require_keys is None):
+        raise click.ClickException("give either --require all|none or --require-keys")
+    found = get_campaign(tenant_of(company, environment), campaign)
+    keys = (require_keys or "").split(",")
+    consent.set_requirement(found, require, keys, actor=Actor.operator())
+    if found.consent_required == consent.NONE:
+        return f"Campaign '{found.name}' dials its numbers without asking for consent."
+    return (
+        f"Campaign '{found.name}' dials {consent.requirement_text(found)} only with a consent"
+        " in force."
+    )
 
 
 @campaign_group.command("set-dialing")

@@ -48,6 +48,7 @@ def group_create(company: str, environment: str, name: str, required: bool, mult
     "--delay-minutes", type=int, help="RESCHEDULE: the default delay (the agent may change it)."
 )
 @click.option("--adds-to-dnc", is_flag=True, help="Put the task's numbers on the DNC list.")
+@click.option("--revokes-consent", is_flag=True, help="Revoke the consent of the task's numbers.")
 @click.option("--order", type=int, default=0, show_default=True, help="Lower comes first.")
 @click.option(
     "--suggested-for",
@@ -66,6 +67,7 @@ def add(
     outcome: str | None,
     delay_minutes: int | None,
     adds_to_dnc: bool,
+    revokes_consent: bool,
     order: int,
     suggested_for: str | None,
     contact: bool,
@@ -79,6 +81,7 @@ def add(
         outcome=outcome,
         reschedule_minutes=delay_minutes,
         adds_to_dnc=adds_to_dnc,
+        revokes_consent=revokes_consent,
         suggested_for=suggested_for,
         contact=contact,
         success=success,
@@ -230,6 +233,8 @@ def _effect(code) -> str:
         effects.append(f"{code.outcome}{f' in {delay}' if delay else ''}")
     if code.adds_to_dnc:
         effects.append("adds to DNC")
+    if code.revokes_consent:
+        effects.append("revokes consent")
     if code.suggested_for:
         effects.append(f"suggested after {code.suggested_for}")
     if code.contact or code.success:

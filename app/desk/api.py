@@ -127,6 +127,7 @@ def offered_codes(task: Task) -> list[dict[str, Any]]:
                     "outcome": code.outcome,
                     "rescheduleMinutes": code.reschedule_minutes,
                     "addsToDnc": code.adds_to_dnc,
+                    "revokesConsent": code.revokes_consent,
                     "suggestedFor": code.suggested_for,
                 }
                 for code in group.codes

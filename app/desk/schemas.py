@@ -229,6 +229,9 @@ class OfferedWorkCode(Answer):
         description="RESCHEDULE: the default delay in minutes (the agent may send a time)."
     )
     addsToDnc: bool = Field(description="Closing with it puts the task's numbers on the DNC list.")
+    revokesConsent: bool = Field(
+        description="Closing with it revokes the consent of the task's numbers, tenant-wide."
+    )
 
     suggestedFor: ResultName | None = Field(
         description="The call result for which the desk preselects the code; null for none."

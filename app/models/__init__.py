@@ -12,6 +12,7 @@ from app.models.campaigns import (
     CampaignType,
     SkillQueue,
 )
+from app.models.consent import ConsentRecord
 from app.models.contact_limits import ContactLimit, ContactMark, ContactScope
 from app.models.dnc import DncNumber
 from app.models.history import AuditRecord, Event, WebhookDelivery, WebhookEndpoint
@@ -35,6 +36,7 @@ from app.models.users import LocalInstanceUser, PhoneType, User, UserTemplate
 from app.models.work_codes import WorkCodeChoice, WorkCodeGroup, queue_work_code_groups
 
 __all__ = [
+    "ConsentRecord",
     "IdentityProvider",
     "ProviderKind",
     "SeenAssertion",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Boolean, ForeignKey, Integer, String, UniqueConstraint, true
+from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, UniqueConstraint, true
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -97,6 +97,10 @@ class Campaign(db.Model):
     # The country whose national format intake files may write its numbers in (ISO 3166-1
     # alpha-2, `US`); none: the files' numbers are E.164 already.
     default_country: Mapped[str | None] = mapped_column(String(2))
+    # Whose numbers need a consent in force to be dialled: "none", "all" phone items, or
+    # "keys": the phone items named in `consent_keys` (comma-separated, as written).
+    consent_required: Mapped[str] = mapped_column(String(8), default="none", server_default="none")
+    consent_keys: Mapped[str] = mapped_column(Text, default="", server_default="")
     # Its life cycle (app/services/campaigns/life_cycle.py): who last changed the status, and when.
     status: Mapped[str] = mapped_column(
         String(16), default=CampaignStatus.ACTIVE.value, server_default=CampaignStatus.ACTIVE.value

@@ -78,6 +78,8 @@ class WorkCodeChoice(db.Model):
     reschedule_minutes: Mapped[int | None] = mapped_column(Integer)
     # Choosing it puts the task's phone numbers on the tenant's do-not-call list.
     adds_to_dnc: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Choosing it revokes the consent of the task's phone numbers, in every campaign.
+    revokes_consent: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # The call result (CallResult) after which the desk preselects this code, e.g. BUSY.
     suggested_for: Mapped[str | None] = mapped_column(String(16))
     # The reports: choosing it means a person was reached (`contact`), the campaign's goal

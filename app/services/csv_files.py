@@ -7,15 +7,23 @@ a spreadsheet would run as a formula (`=HYPERLINK(…)`, `+1+cmd|…`, `@SUM(…
 written with one `'` before it, which intake takes off again. Numbers are written as they
 are. A file written any other way could carry a formula into a supervisor's spreadsheet,
 so nothing else in the app makes a `csv.writer` (tests/admin/test_csv_downloads.py checks).
+
+The small files an operator imports whole (the do-not-call list, the consent ledger) are
+read here too (`decoded`, `rows`): UTF-8 text, the delimiter of the first line, each
+non-blank row with the line it starts on, its cells unguarded and stripped.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable
+import io
+from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
-from app.services.csv_cells import GUARDED
+from app.services.csv_cells import GUARDED, unguard
+from app.services.errors import InvalidInput
+
+DELIMITERS = ",;\t"
 
 # The first characters a guarded cell can start with: only those cells cost a regex match.
 _RISKY = frozenset("'=@+-\t\r")
@@ -41,3 +49,33 @@ class GuardedWriter:
 
     def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
         self._writer.writerows(map(guarded, rows))
+
+
+def decoded(data: bytes) -> str:
+    """The file as text; InvalidInput when it is not UTF-8 text (a BOM is dropped)."""
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise InvalidInput(f"the file is not UTF-8 text CSV: line {line} holds a NUL byte")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InvalidInput(f"the file is not UTF-8 text (byte {error.start})") from None
+
+
+def _delimiter(text: str) -> str:
+    """The first delimiter found in the first line; a comma for one-column files."""
+    first = text.lstrip("\r\n").split("\n", 1)[0]
+    return next((d for d in DELIMITERS if d in first), ",")
+
+
+def rows(text: str) -> Iterator[tuple[int, list[str]]]:
+    """Each non-blank row with the line it starts on, its cells unguarded and stripped."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text), strict=True)
+    line = 1
+    try:
+        for cells in reader:
+            if any(cell.strip() for cell in cells):
+                yield line, [unguard(cell).strip() for cell in cells]
+            line = reader.line_num + 1
+    except csv.Error as error:
+        raise InvalidInput(f"the file is not valid CSV at line {line}: {error}") from None

@@ -104,6 +104,7 @@ CALL_EVENT, CALL_RESULT = _fields("call", "event", "result")
     CAMPAIGN_CONTACT_FLOW_ID,
     CAMPAIGN_CALLER_ID,
     CAMPAIGN_DEFAULT_COUNTRY,
+    CAMPAIGN_CONSENT,
 ) = _fields(
     "campaign",
     "name",
@@ -120,6 +121,7 @@ CALL_EVENT, CALL_RESULT = _fields("call", "event", "result")
     "contact_flow_id",
     "caller_id",
     "default_country",
+    "consent",
 )
 
 (SKILL_QUEUE_NAME,) = _fields("skill_queue", "name")
@@ -179,6 +181,11 @@ SCHEDULE_NAME, SCHEDULE_TIME_ZONE, SCHEDULE_HOLIDAYS, SCHEDULE_HOURS, SCHEDULE_Q
 EXCEPTION_DAY, EXCEPTION_HOURS = _fields("schedule_exception", "day", "hours")
 
 DNC_NUMBERS, DNC_NOTE = _fields("dnc", "numbers", "note")
+
+# One consent given or revoked, in the tenant's consent ledger.
+CONSENT_NUMBERS, CONSENT_AT, CONSENT_SOURCE, CONSENT_CAMPAIGN, CONSENT_PURPOSE = _fields(
+    "consent", "numbers", "at", "source", "campaign", "purpose"
+)
 
 WEBHOOK_URL, WEBHOOK_DESCRIPTION, WEBHOOK_TYPES, WEBHOOK_REPLAY_SINCE = _fields(
     "webhook", "url", "description", "types", "replay_since"

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import User
 from app.services.campaigns import life_cycle
+from app.services.consent import requirements as consent_required
 from app.services.contact_limits.counts import CALL, mark
 from app.services.contact_rules import engine
 from app.services.delivery import closing, progress
@@ -73,6 +74,11 @@ def _listed(task, now):
     return None
 
 
+def _no_consent(task, now):
+    consent_required.set_requirement(task.campaign, "all", actor=SETUP)
+    return None
+
+
 def _wrong_number(task, now):
     """A call of this task to its Phone ended INVALID_NUMBER (then the agent skipped it)."""
     agent = db.session.scalar(select(User).where(User.login_user_id == "ann"))
@@ -106,24 +112,31 @@ RULES = [
     (engine.QUEUE_CLOSED, _queue_closed, FRIDAY_EVENING),
     (engine.CALLING_WINDOW, _outside_window, NY_MORNING),
     (engine.DO_NOT_CALL, _listed, NOON),
+    (engine.NO_CONSENT, _no_consent, NOON),
     (engine.INVALID_NUMBER, _wrong_number, NOON),
     (engine.CONTACT_LIMIT, _number_limited, NOON),
     (engine.ATTEMPT_LIMIT, _attempts_used, NOON),
 ]
-NUMBER_RULES = {engine.DO_NOT_CALL, engine.INVALID_NUMBER, engine.CONTACT_LIMIT}
+NUMBER_RULES = {
+    engine.DO_NOT_CALL,
+    engine.NO_CONSENT,
+    engine.INVALID_NUMBER,
+    engine.CONTACT_LIMIT,
+}
 # The rules the panel counts as kept back (the others are closed or waiting for their time).
 PANEL_KEYS = {
     engine.CAMPAIGN_PAUSED: "paused",
     engine.QUEUE_CLOSED: "hours",
     engine.CALLING_WINDOW: "window",
     engine.DO_NOT_CALL: "dnc",
+    engine.NO_CONSENT: "consent",
     engine.INVALID_NUMBER: "invalid",
     engine.CONTACT_LIMIT: "limits",
     engine.ATTEMPT_LIMIT: "attempts",
 }
 
 
-def test_the_nine_rules_have_stable_names():
+def test_every_rule_has_a_stable_name_in_the_engine_s_order():
     assert tuple(rule for rule, _change, _now in RULES) == engine.NAMES
 
 

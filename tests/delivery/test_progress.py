@@ -505,7 +505,7 @@ def test_every_group_the_panel_links_to_lists_exactly_the_tasks_it_counts(
         assert len(listed(name)) == getattr(counted, name), name
     assert listed("kept_back") == ["plain"]
     by_reason = {why.key: why for why in counted.kept_back_by}
-    assert [why.count for why in by_reason.values()] == [0, 0, 0, 0, 0, 0, 0, 1]
+    assert [why.count for why in by_reason.values()] == [0, 0, 0, 0, 0, 0, 0, 0, 1]
     [(key, why)] = [(key, why) for key, why in by_reason.items() if why.count]
     assert why.label == "Not the plain task"
     assert listed(f"kept_back.{key}") == ["plain"]

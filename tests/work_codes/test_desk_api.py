@@ -50,6 +50,7 @@ def test_next_task_lists_the_groups_and_enabled_codes_the_task_offers(desk, rene
         "outcome": "RESCHEDULE",
         "rescheduleMinutes": 60,
         "addsToDnc": False,
+        "revokesConsent": False,
         "suggestedFor": None,
     }
     assert result[5]["addsToDnc"] is True

@@ -29,6 +29,8 @@ from app.extensions import db
 from app.models import Campaign, Task, TaskItem
 from app.services.calls import ledger
 from app.services.campaigns import life_cycle
+from app.services.consent import ledger as consent
+from app.services.consent import requirements as consent_required
 from app.services.contact_limits import counts
 from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.dnc import numbers as dnc
@@ -44,6 +46,7 @@ CAMPAIGN_PAUSED = "CAMPAIGN_PAUSED"
 QUEUE_CLOSED = "QUEUE_CLOSED"
 CALLING_WINDOW = "CALLING_WINDOW"
 DO_NOT_CALL = "DO_NOT_CALL"
+NO_CONSENT = "NO_CONSENT"
 INVALID_NUMBER = "INVALID_NUMBER"
 CONTACT_LIMIT = "CONTACT_LIMIT"
 ATTEMPT_LIMIT = "ATTEMPT_LIMIT"
@@ -54,6 +57,7 @@ NAMES = (
     QUEUE_CLOSED,
     CALLING_WINDOW,
     DO_NOT_CALL,
+    NO_CONSENT,
     INVALID_NUMBER,
     CONTACT_LIMIT,
     ATTEMPT_LIMIT,
@@ -64,7 +68,9 @@ PHONE_KINDS = ("phone", "blocked")
 # How many kept-back tasks "nothing to do" explains to find when the first may be called.
 LOOK_PAST = 20
 CONTACT_LIMITS = "contact limits hold back the remaining tasks"
-NO_NUMBER = "no number of the remaining tasks may be called (do-not-call list, wrong numbers)"
+NO_NUMBER = (
+    "no number of the remaining tasks may be called (do-not-call list, consent, wrong numbers)"
+)
 
 
 @dataclass(frozen=True)
@@ -377,6 +383,34 @@ def _listed(_task: Task, _key: str, number: str, _seat: Seat) -> list[Reason]:
     return [Reason(DO_NOT_CALL, f"{number} is on the do-not-call list")]
 
 
+def no_consent(seat: Seat) -> ColumnElement[bool] | None:
+    """The item's campaign requires consent for its key and none is in force now."""
+    required = seat.remembered("consent", lambda: consent_required.requiring(seat.tenant_id))
+    needs = consent_required.required_condition(required)
+    if needs is None:
+        return None
+    tenant: ColumnElement[int] | int = seat.tenant_id
+    if not seat.tenant_id:
+        tenant = (
+            select(Campaign.tenant_id)
+            .where(Campaign.id == TaskItem.campaign_id)
+            .correlate(TaskItem)
+            .scalar_subquery()
+        )
+    in_force = consent.in_force_condition(tenant, TaskItem.value, TaskItem.campaign_id, seat.now)
+    return and_(needs, ~in_force)
+
+
+def _no_consent(task: Task, key: str, number: str, seat: Seat) -> list[Reason]:
+    revoked = consent.last_revocation(task.campaign.tenant_id, number, seat.now)
+    if revoked is not None:
+        how = f" ({revoked.source})" if revoked.source else ""
+        said = f"consent to call {number} was revoked at {seat.local(revoked.at)}{how}"
+    else:
+        said = f"no consent to call {number} is on record"
+    return [Reason(NO_CONSENT, f"{said}; the campaign requires consent for its {key}")]
+
+
 def invalid(_seat: Seat) -> ColumnElement[bool] | None:
     """The item's value is no number that exists, or a call to it ended INVALID_NUMBER."""
     return or_(TaskItem.valid_number.is_(False), ledger.invalid_number_condition())
@@ -408,6 +442,7 @@ TASK_RULES: list[TaskRule] = [
 ]
 NUMBER_RULES: list[NumberRule] = [
     NumberRule(DO_NOT_CALL, listed, _listed),
+    NumberRule(NO_CONSENT, no_consent, _no_consent),
     NumberRule(INVALID_NUMBER, invalid, _invalid),
     NumberRule(CONTACT_LIMIT, number_limited, _number_limits),
 ]

@@ -35,6 +35,7 @@ from app.models import EndedHow, Task, User, WorkCode, WorkCodeChoice, WorkedSta
 from app.models.types import stamped
 from app.services.actors import Actor
 from app.services.calls.ledger import call_summary, end_attempt
+from app.services.consent import ledger as consent
 from app.services.delivery import rules
 from app.services.delivery.ownership import held_task, task_to_close
 from app.services.dnc import numbers as dnc
@@ -259,6 +260,8 @@ def close_task(
     _store_work_codes(task, closing.work_codes)
     if any(code.adds_to_dnc for code in closing.chosen):
         dnc.add_task_numbers(task, actor=actor)
+    if any(code.revokes_consent for code in closing.chosen):
+        consent.revoke_task_numbers(task, actor=actor, now=now)
     attempt = end_attempt(
         task,
         EndedHow.CLOSED,

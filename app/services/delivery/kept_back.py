@@ -4,8 +4,8 @@ panel.
 A task is kept back when it is open, free, due and unheld, yet a contact rule that holds
 for any agent of its queue refuses it now: a paused campaign, the queue's hours of
 operation, the campaign's calling window, no number that may be called (the do-not-call
-list, a wrong number, a contact limit per number), a contact limit per person or task, the
-attempt limit. Each is counted with the very condition delivery applies
+list, no consent, a wrong number, a contact limit per number), a contact limit per person
+or task, the attempt limit. Each is counted with the very condition delivery applies
 (`contact_rules.engine.holding_back`), so the panel's reasons, the desk's deliveries and a
 task's explanation never disagree. A task refused by two rules is counted under both.
 """
@@ -30,6 +30,7 @@ COUNTED: tuple[tuple[str, str, str], ...] = (
     (engine.QUEUE_CLOSED, "hours", "queue closed (hours of operation)"),
     (engine.CALLING_WINDOW, "window", "outside the calling window"),
     (engine.DO_NOT_CALL, "dnc", "every number on the do-not-call list"),
+    (engine.NO_CONSENT, "consent", "no consent in force (NO_CONSENT)"),
     (engine.INVALID_NUMBER, "invalid", "a wrong number (INVALID_NUMBER)"),
     (engine.CONTACT_LIMIT, "limits", "contact limits"),
     (engine.ATTEMPT_LIMIT, "attempts", "attempt limit reached"),

@@ -14,7 +14,6 @@ export loads back as the same list.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,16 +23,14 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Tenant
 from app.models.dnc import DncNumber
+from app.services import csv_files
 from app.services.actors import Actor
 from app.services.audit.reading import wire_time
 from app.services.audit.trail import Change, record
-from app.services.csv_cells import unguard
 from app.services.csv_files import GuardedWriter
 from app.services.dnc.numbers import MAX_NOTE, check_note, insert_numbers
-from app.services.errors import InvalidInput
 from app.services.values import is_e164
 
-DELIMITERS = ",;\t"
 NOTE_IMPORT = "import"
 EXPORT_HEADER = ("number", "note", "added")
 EXPORT_CHUNK = 5000
@@ -67,35 +64,6 @@ class ImportReport:
         )
 
 
-def _text(data: bytes) -> str:
-    if b"\x00" in data:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise InvalidInput(f"the file is not UTF-8 text CSV: line {line} holds a NUL byte")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InvalidInput(f"the file is not UTF-8 text (byte {error.start})") from None
-
-
-def _delimiter(text: str) -> str:
-    """The first delimiter found in the first line; a comma for one-column files."""
-    first = text.lstrip("\r\n").split("\n", 1)[0]
-    return next((d for d in DELIMITERS if d in first), ",")
-
-
-def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
-    """Each non-blank row with the line it starts on."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text), strict=True)
-    line = 1
-    try:
-        for cells in reader:
-            if any(cell.strip() for cell in cells):
-                yield line, [unguard(cell).strip() for cell in cells]
-            line = reader.line_num + 1
-    except csv.Error as error:
-        raise InvalidInput(f"the file is not valid CSV at line {line}: {error}") from None
-
-
 def _is_header(cells: list[str]) -> bool:
     return not any(c.isdigit() for c in cells[0])
 
@@ -122,7 +90,7 @@ def import_numbers(
     report = ImportReport(file_name)
     first_row: dict[str, int] = {}
     rows: list[tuple[str, str]] = []
-    for index, (line, cells) in enumerate(_rows(_text(data))):
+    for index, (line, cells) in enumerate(csv_files.rows(csv_files.decoded(data))):
         if index == 0 and _is_header(cells):
             continue
         if (reason := _checked(cells)) is not None:

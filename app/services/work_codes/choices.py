@@ -31,6 +31,7 @@ class OfferedCode:
     adds_to_dnc: bool
     # The call result after which the desk preselects it (a CallResult), or none.
     suggested_for: str | None = None
+    revokes_consent: bool = False
 
     @property
     def delay(self) -> str | None:
@@ -73,6 +74,7 @@ def offered(queue: SkillQueue) -> list[OfferedGroup]:
             WorkCodeChoice.reschedule_minutes,
             WorkCodeChoice.adds_to_dnc,
             WorkCodeChoice.suggested_for,
+            WorkCodeChoice.revokes_consent,
         )
         .join(queue_work_code_groups)
         .join(WorkCodeChoice, WorkCodeChoice.group_id == WorkCodeGroup.id)

@@ -67,6 +67,7 @@ class CodeSettings:
     suggested_for: str | None = None  # a CallResult
     contact: bool = False  # the reports: choosing it means a person was reached
     success: bool = False  # the reports: choosing it means the campaign's goal was met
+    revokes_consent: bool = False  # revokes the consent of the task's numbers, tenant-wide
 
 
 def code_settings(code: WorkCodeChoice) -> CodeSettings:
@@ -80,6 +81,7 @@ def code_settings(code: WorkCodeChoice) -> CodeSettings:
         code.suggested_for,
         code.contact,
         code.success,
+        code.revokes_consent,
     )
 
 
@@ -166,6 +168,7 @@ def _code_fields(code: WorkCodeChoice) -> dict:
         "outcome": code.outcome,
         "rescheduleMinutes": code.reschedule_minutes,
         "addsToDnc": code.adds_to_dnc,
+        "revokesConsent": code.revokes_consent,
         "suggestedFor": code.suggested_for,
         "contact": code.contact,
         "success": code.success,
