@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from flask import Response, abort, render_template, request
+from flask import Response, abort, render_template, request, stream_with_context
 from sqlalchemy import select
 
 from app.admin.access import tenant_or_404
@@ -35,6 +35,7 @@ from app.services.fields import (
     REPORT_START,
     REPORT_ZONE,
 )
+from app.services.reports.call_evidence import evidence_csv
 from app.web.error_summary import ErrorSummary, FieldLink
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -374,6 +375,20 @@ def _csv(table: Table, filename: str) -> Response:
 def reports_page(tenant_id: int):
     """The report the filter form asks for (default: today, every campaign, queue and agent)."""
     return _report(tenant_or_404(tenant_id), None)
+
+
+@bp.get("/tenants/<int:tenant_id>/reports/call-evidence.csv")
+def call_evidence_csv(tenant_id: int):
+    """Every call of the filters' range with its evidence, as CSV."""
+    tenant = tenant_or_404(tenant_id)
+    chosen = _filters()
+    scope = report_scope_for(tenant, chosen, utcnow())
+    if scope is None or chosen.errors:
+        return Response(" ".join(chosen.errors.values()) + "\n", 422, mimetype="text/plain")
+    response = Response(stream_with_context(evidence_csv(scope)), mimetype="text/csv")
+    name = f"call-evidence-{chosen.start}-{chosen.end}.csv"
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
 
 
 @bp.get("/tenants/<int:tenant_id>/reports/<table>.csv")

@@ -249,6 +249,7 @@ def call_answer(call: Call) -> dict[str, Any]:
         "connectedAt": epoch_ms(call.connected_at),
         "endedAt": epoch_ms(call.ended_at),
         "result": call.result,
+        "evidence": call.evidence,
     }
 
 

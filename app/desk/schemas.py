@@ -6,7 +6,7 @@ document cannot drift from what the views accept and send.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, ConfigDict, Field, StringConstraints
 
@@ -324,6 +324,10 @@ class CallAnswer(Answer):
     connectedAt: int | None = Field(description="Epoch ms; null unless the call connected.")
     endedAt: int | None = Field(description="Epoch ms; null while the call goes on.")
     result: ResultName | None = Field(description="How it ended; null while it goes on.")
+    evidence: dict[str, Any] | None = Field(
+        description="Why the contact rules allowed the call, as they stood when it was placed "
+        "(docs/contact-rules.md, Evidence); null for calls placed before evidence was kept."
+    )
 
 
 class AttemptAnswer(Answer):

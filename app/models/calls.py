@@ -10,8 +10,9 @@ is what counts every call and what the task's numbers are rotated by.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy import JSON, ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
@@ -46,3 +47,6 @@ class Call(db.Model):
     connected_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     result: Mapped[str | None] = mapped_column(String(16))  # CallResult once it ends
+    # Why the contact rules allowed it, as they stood when it was placed (written once:
+    # app/services/dialer/evidence.py); NULL for calls placed before evidence was kept.
+    evidence: Mapped[dict[str, Any] | None] = mapped_column(JSON)

@@ -14,7 +14,8 @@ import pytest
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import BulkFailure, BulkJob, IntakeLoad
+from app.models import Attempt, BulkFailure, BulkJob, Call, IntakeLoad
+from app.models.types import utcnow
 from tests.admin.conftest import add_task, submit
 from tests.dnc.dnc_support import put
 from tests.intake.conftest import csv_text
@@ -98,7 +99,30 @@ def report_agents(client, acme, renewals) -> str:
     return download(client, f"/tenants/{acme.id}/reports/agents.csv?{days}")
 
 
+def call_evidence(client, acme, renewals) -> str:
+    """The calls with their evidence: each call's agent a formula, and its evidence's
+    consent source one (the rows as the ledger keeps them: this download's writer is what is
+    checked)."""
+    now = utcnow()
+    for number, formula in enumerate(FORMULAS):
+        task = add_task(renewals, f"c{number}")
+        attempt = Attempt(task_id=task.id, campaign_id=renewals.id, agent_id=1,
+                          agent_login=formula, delivered_at=now)  # fmt: skip
+        db.session.add(attempt)
+        db.session.flush()
+        evidence = {"consent": {"required": True, "recordId": 1, "givenAt": "", "source": formula}}
+        db.session.add(Call(attempt_id=attempt.id, task_id=task.id, call_id=f"call-{number}",
+                            phone_key="Phone", phone_number="+14155550100", started_at=now,
+                            evidence=evidence))  # fmt: skip
+    db.session.commit()
+    day = now.date()
+    return download(
+        client, f"/tenants/{acme.id}/reports/call-evidence.csv?from={day}&to={day}&zone=UTC"
+    )
+
+
 DOWNLOADS = {
+    "admin.call_evidence_csv": call_evidence,
     "admin.report_csv": report_agents,
     "admin.bulk_failures": bulk_failures,
     "admin.export_campaign": campaign_export,

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, and_, select, true
+from sqlalchemy import ColumnElement, Select, and_, func, select, true
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -144,10 +144,10 @@ def limits_for(tenant_id: int, campaign_id: int) -> list[ContactLimit]:
     ]
 
 
-def held_until(tenant_id: int, limit: ContactLimit, key: str, now: datetime) -> datetime | None:
-    """When the limit lets a call to this scope be placed, if not now."""
+def _in_window(tenant_id: int, limit: ContactLimit, key, now: datetime, *columns) -> Select:
+    """The scope's marks the limit counts at `now` (`key`: a scope key, or SQL of one)."""
     window = timedelta(minutes=limit.within_minutes)
-    query = select(ContactMark.at).where(
+    query = select(*columns).where(
         ContactMark.tenant_id == tenant_id,
         ContactMark.scope_key == key,
         ContactMark.kind == KIND_OF[limit.counting],
@@ -155,10 +155,39 @@ def held_until(tenant_id: int, limit: ContactLimit, key: str, now: datetime) -> 
     )
     if limit.campaign_id is not None:
         query = query.where(ContactMark.campaign_id == limit.campaign_id)
+    return query
+
+
+def held_until(tenant_id: int, limit: ContactLimit, key: str, now: datetime) -> datetime | None:
+    """When the limit lets a call to this scope be placed, if not now."""
+    query = _in_window(tenant_id, limit, key, now, ContactMark.at)
     oldest_kept = db.session.scalar(
         query.order_by(ContactMark.at.desc()).offset(limit.max_count - 1).limit(1)
     )
+    window = timedelta(minutes=limit.within_minutes)
     return None if oldest_kept is None else oldest_kept + window
+
+
+@dataclass(frozen=True)
+class Count:
+    """One limit as it stood for a call: the scope it counted and how many it counted."""
+
+    limit: ContactLimit
+    scope: str
+    count: int
+
+
+def counts_for(task: Task, number: str | None, now: datetime) -> list[Count]:
+    """Each limit that counts calls to `number` of `task`: how many it counts at `now`."""
+    tenant_id = task.campaign.tenant_id
+    scopes = _scopes(task, person_key_of(tenant_id), number)
+    found = []
+    for limit in limits_for(tenant_id, task.campaign_id):
+        key = scopes.get(limit.per)
+        if key is not None:
+            query = _in_window(tenant_id, limit, key, now, func.count())
+            found.append(Count(limit, _scope_words(limit.per, key), db.session.scalar(query)))
+    return found
 
 
 def held_condition(
@@ -167,15 +196,7 @@ def held_condition(
     """SQL: the limit holds calls to the scope `key` (an SQL expression of the task or its
     item, e.g. `'number:' || task_items.value`) back at `now`, for tasks it counts for (its
     campaign's, or any): `held_until`'s own query, asked in SQL."""
-    window = timedelta(minutes=limit.within_minutes)
-    query = select(ContactMark.at).where(
-        ContactMark.tenant_id == tenant_id,
-        ContactMark.scope_key == key,
-        ContactMark.kind == KIND_OF[limit.counting],
-        ContactMark.at > now - window,
-    )
-    if limit.campaign_id is not None:
-        query = query.where(ContactMark.campaign_id == limit.campaign_id)
+    query = _in_window(tenant_id, limit, key, now, ContactMark.at)
     kept = query.order_by(ContactMark.at.desc()).offset(limit.max_count - 1).limit(1)
     held = kept.scalar_subquery().is_not(None)
     applies = true() if limit.campaign_id is None else Task.campaign_id == limit.campaign_id

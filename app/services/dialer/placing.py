@@ -60,6 +60,7 @@ from app.services.contact_rules import engine as contact_rules
 from app.services.delivery.ownership import held_task
 from app.services.dialer import call_events
 from app.services.dialer import numbers as task_numbers
+from app.services.dialer.evidence import evidence_of
 from app.services.errors import InvalidInput, NotAvailable, TaskNotFound, TaskTaken
 from app.services.fields import TASK_PHONE_KEY
 from app.services.values import moment_text
@@ -183,6 +184,7 @@ def start_call(
     admit_call(task, number, now=now, zone=agent.time_zone or "UTC")  # every call counts
     placed_by = task.campaign.call_placement or CallPlacement.DESK.value
     call = ledger.begin_call(attempt, task, key, number, placed_by, now)
+    call.evidence = evidence_of(task, key, number, now)
     failure = None
     if call.placed_by == CallPlacement.CONTACT_FLOW.value:
         try:
