@@ -3,6 +3,7 @@
 from app.models.agents import AgentSession, AgentState, AwayReason
 from app.models.attempts import AgentStateSpan, Attempt, CallResult, EndedHow
 from app.models.bulk import BulkAction, BulkFailure, BulkJob, BulkState
+from app.models.calling_rules import CallingRule
 from app.models.calls import Call
 from app.models.campaigns import (
     AUTO_DIAL_SECONDS,
@@ -36,6 +37,7 @@ from app.models.users import LocalInstanceUser, PhoneType, User, UserTemplate
 from app.models.work_codes import WorkCodeChoice, WorkCodeGroup, queue_work_code_groups
 
 __all__ = [
+    "CallingRule",
     "ConsentRecord",
     "IdentityProvider",
     "ProviderKind",

@@ -35,6 +35,8 @@ class ContactLimit(db.Model):
     counting: Mapped[str] = mapped_column(String(16))
     # Only this campaign's calls (the limit goes with the campaign); NULL: every campaign.
     campaign_id: Mapped[int | None] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    # Only tasks in this region (ISO 3166-2, `US-FL`): a regional calling rule's limit.
+    region: Mapped[str | None] = mapped_column(String(8))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     campaign: Mapped[Campaign | None] = relationship()

@@ -10,7 +10,17 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, String, UniqueConstraint, text
+from sqlalchemy import (
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -93,6 +103,9 @@ class Task(db.Model):
         ForeignKey("skill_queues.id", deferrable=True, initially="DEFERRED")
     )
     time_zone: Mapped[str] = mapped_column(text_c(64))
+    # Where the customer is: the regions of its State item and numbers, `,US-FL,US-GA,`
+    # (app/services/regions.py); empty when none is known.
+    regions: Mapped[str] = mapped_column(Text, default="", server_default="")
     worked_state: Mapped[str] = mapped_column(text_c(16), default=WorkedState.NOTWORKED)
     work_attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_attempt_agent: Mapped[str | None] = mapped_column(String(255))

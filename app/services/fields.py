@@ -182,6 +182,17 @@ EXCEPTION_DAY, EXCEPTION_HOURS = _fields("schedule_exception", "day", "hours")
 
 DNC_NUMBERS, DNC_NOTE = _fields("dnc", "numbers", "note")
 
+# A regional calling rule of a tenant's contact rules.
+(
+    CALLING_RULE_ID,
+    CALLING_RULE_REGION,
+    CALLING_RULE_HOURS,
+    CALLING_RULE_DAYS,
+    CALLING_RULE_NO_CALLS_ON,
+    CALLING_RULE_PER,
+    CALLING_RULE_SOURCE,
+) = _fields("calling_rule", "id", "region", "hours", "days", "no_calls_on", "per", "source")
+
 # One consent given or revoked, in the tenant's consent ledger.
 CONSENT_NUMBERS, CONSENT_AT, CONSENT_SOURCE, CONSENT_CAMPAIGN, CONSENT_PURPOSE = _fields(
     "consent", "numbers", "at", "source", "campaign", "purpose"

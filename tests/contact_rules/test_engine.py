@@ -11,6 +11,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import User
+from app.services.calling_rules import rules as calling_rules
+from app.services.calling_rules.rules import NewRule
 from app.services.campaigns import life_cycle
 from app.services.consent import requirements as consent_required
 from app.services.contact_limits.counts import CALL, mark
@@ -38,6 +40,8 @@ MONDAY_OPENING = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 # 09:00:30 in New York (Renewals' zone): an 08:00-09:00 window has just closed.
 NY_MORNING = datetime(2026, 11, 30, 14, 0, 30, tzinfo=UTC)
 NY_OPENING = datetime(2026, 12, 1, 13, 0, tzinfo=UTC)
+# 10:00 in New York on Thanksgiving Day, a public holiday of every US state.
+THANKSGIVING = datetime(2026, 11, 26, 15, 0, tzinfo=UTC)
 # An ordinary moment for the rules the hours and windows leave alone.
 NOON = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
@@ -67,6 +71,23 @@ def _queue_closed(task, now):
 def _outside_window(task, now):
     calling_windows.set_calling_window(task.campaign, 8 * 60, 9 * 60, actor=SETUP)
     return NY_OPENING
+
+
+def _region_hours(task, now):
+    """The task's number is Californian (US-CA): 08:00-09:00 there, in the task's zone."""
+    calling_rules.add_rule(task.campaign.tenant, NewRule("US-CA", hours="08:00-09:00"), actor=SETUP)
+    return NY_OPENING
+
+
+def _region_day(task, now):
+    calling_rules.add_rule(task.campaign.tenant, NewRule("US-CA", no_calls_on="wed"), actor=SETUP)
+    return datetime(2026, 11, 26, 5, 0, tzinfo=UTC)  # Thursday's midnight in New York
+
+
+def _region_holiday(task, now):
+    calling_rules.add_rule(task.campaign.tenant, NewRule("US-CA", holidays=True), actor=SETUP)
+    # California keeps the day after Thanksgiving too: calls resume on the Saturday.
+    return datetime(2026, 11, 28, 5, 0, tzinfo=UTC)
 
 
 def _listed(task, now):
@@ -111,6 +132,9 @@ RULES = [
     (engine.CAMPAIGN_PAUSED, _paused, NOON),
     (engine.QUEUE_CLOSED, _queue_closed, FRIDAY_EVENING),
     (engine.CALLING_WINDOW, _outside_window, NY_MORNING),
+    (engine.REGION_HOURS, _region_hours, NY_MORNING),
+    (engine.REGION_DAY, _region_day, NOON),
+    (engine.REGION_HOLIDAY, _region_holiday, THANKSGIVING),
     (engine.DO_NOT_CALL, _listed, NOON),
     (engine.NO_CONSENT, _no_consent, NOON),
     (engine.INVALID_NUMBER, _wrong_number, NOON),
@@ -128,6 +152,9 @@ PANEL_KEYS = {
     engine.CAMPAIGN_PAUSED: "paused",
     engine.QUEUE_CLOSED: "hours",
     engine.CALLING_WINDOW: "window",
+    engine.REGION_HOURS: "region-hours",
+    engine.REGION_DAY: "region-day",
+    engine.REGION_HOLIDAY: "region-holiday",
     engine.DO_NOT_CALL: "dnc",
     engine.NO_CONSENT: "consent",
     engine.INVALID_NUMBER: "invalid",

@@ -39,6 +39,7 @@ from app.services.contact_limits.limits import MAX_MINUTES, limit_words
 from app.services.contactability.seat import local_text
 from app.services.dnc.numbers import task_numbers
 from app.services.errors import NotAvailable
+from app.services.regions import in_region, listed
 
 CALL, CONTACT = "call", "contact"
 KIND_OF = {"calls": CALL, "contacts": CONTACT}
@@ -131,8 +132,8 @@ def _scopes(task: Task, person_key: str | None, number: str | None) -> dict[str,
 # --- counting -----------------------------------------------------------------------------
 
 
-def limits_for(tenant_id: int, campaign_id: int) -> list[ContactLimit]:
-    """The tenant's limits that count calls of this campaign."""
+def campaign_limits(tenant_id: int, campaign_id: int) -> list[ContactLimit]:
+    """The tenant's limits that count calls of this campaign, regional ones included."""
     return [
         limit
         for limit in db.session.scalars(
@@ -142,6 +143,18 @@ def limits_for(tenant_id: int, campaign_id: int) -> list[ContactLimit]:
         )
         if limit.campaign_id in (None, campaign_id)
     ]
+
+
+def applying(limits: Iterable[ContactLimit], task: Task | None) -> list[ContactLimit]:
+    """Of a campaign's limits, those counting calls of `task`: a regional limit only when
+    the task is in its region (without a task, none)."""
+    regions = set(listed(task.regions)) if task is not None else set()
+    return [limit for limit in limits if limit.region is None or limit.region in regions]
+
+
+def limits_for(tenant_id: int, campaign_id: int, task: Task | None = None) -> list[ContactLimit]:
+    """The tenant's limits that count calls of this campaign (of `task`, in its regions)."""
+    return applying(campaign_limits(tenant_id, campaign_id), task)
 
 
 def _in_window(tenant_id: int, limit: ContactLimit, key, now: datetime, *columns) -> Select:
@@ -182,7 +195,7 @@ def counts_for(task: Task, number: str | None, now: datetime) -> list[Count]:
     tenant_id = task.campaign.tenant_id
     scopes = _scopes(task, person_key_of(tenant_id), number)
     found = []
-    for limit in limits_for(tenant_id, task.campaign_id):
+    for limit in limits_for(tenant_id, task.campaign_id, task):
         key = scopes.get(limit.per)
         if key is not None:
             query = _in_window(tenant_id, limit, key, now, func.count())
@@ -200,6 +213,8 @@ def held_condition(
     kept = query.order_by(ContactMark.at.desc()).offset(limit.max_count - 1).limit(1)
     held = kept.scalar_subquery().is_not(None)
     applies = true() if limit.campaign_id is None else Task.campaign_id == limit.campaign_id
+    if limit.region is not None:
+        applies = and_(applies, in_region(limit.region))
     return and_(applies, held)
 
 
@@ -224,7 +239,7 @@ def holds_for(task: Task, number: str | None, now: datetime) -> list[Hold]:
     the person and task limits only), without taking any lock."""
     tenant_id = task.campaign.tenant_id
     scopes = _scopes(task, person_key_of(tenant_id), number)
-    return _holds(tenant_id, limits_for(tenant_id, task.campaign_id), scopes, now)
+    return _holds(tenant_id, limits_for(tenant_id, task.campaign_id, task), scopes, now)
 
 
 def _holds(
@@ -284,7 +299,7 @@ def admit_call(task: Task, number: str | None, *, now: datetime, zone: str = "UT
     tenant_id = campaign.tenant_id
     tenant = db.session.get(Tenant, tenant_id)
     scopes = _scopes(task, tenant.person_key if tenant else None, number)
-    limits = limits_for(tenant_id, campaign.id)
+    limits = limits_for(tenant_id, campaign.id, task)
     if limits:
         _lock(db.session, tenant_id, (scopes[lim.per] for lim in limits if lim.per in scopes), now)
         holds = _holds(tenant_id, limits, scopes, now)
@@ -308,14 +323,14 @@ def verdicts(tasks: Sequence[Task], now: datetime) -> list[Verdict]:
             tenant = db.session.get(Tenant, tenant_id)
             person_keys[tenant_id] = tenant.person_key if tenant else None
         if task.campaign_id not in limits:
-            limits[task.campaign_id] = limits_for(tenant_id, task.campaign_id)
-        applying = limits[task.campaign_id]
-        if not applying:
+            limits[task.campaign_id] = campaign_limits(tenant_id, task.campaign_id)
+        applying_now = applying(limits[task.campaign_id], task)
+        if not applying_now:
             answers.append(Verdict(task.id))
             continue
         scopes = _scopes(task, person_keys[tenant_id], None)
-        whole = [lim for lim in applying if lim.per != "number"]
-        per_number = [lim for lim in applying if lim.per == "number"]
+        whole = [lim for lim in applying_now if lim.per != "number"]
+        per_number = [lim for lim in applying_now if lim.per == "number"]
         numbers = {
             number: _holds(tenant_id, per_number, {"number": scope_key("number", number)}, now)
             for number in task_numbers(task.items)

@@ -51,6 +51,8 @@ class NewLimit:
     per: str | None
     counting: str | None = "calls"
     campaign: str | None = None
+    # Only tasks in this region (a regional calling rule's limit), checked by its door.
+    region: str | None = None
 
 
 def parse_count(value: str | int | None) -> int:
@@ -123,9 +125,10 @@ def limit_words(limit: ContactLimit) -> str:
         f"in campaign {limit.campaign.name}" if limit.campaign is not None
         else "across every campaign"
     )  # fmt: skip
+    region = f" for tasks in {limit.region}" if limit.region else ""
     return (
         f"at most {limit.max_count} {what} within {duration_words(limit.within_minutes)} "
-        f"per {limit.per}, {where}"
+        f"per {limit.per}, {where}{region}"
     )
 
 
@@ -137,6 +140,7 @@ def _facts(limit: ContactLimit) -> dict[str, Any]:
         "per": limit.per,
         "counting": limit.counting,
         "campaignName": limit.campaign.name if limit.campaign is not None else None,
+        "region": limit.region,
         "words": limit_words(limit),
     }
 
@@ -162,6 +166,7 @@ def add_limit(tenant: Tenant, new: NewLimit, *, actor: Actor) -> ContactLimit:
         counting=_choice(
             new.counting or "calls", COUNTINGS, CONTACT_LIMIT_COUNTING.said_as("counting")
         ),
+        region=new.region,
     )
     limit.campaign = _campaign(tenant, new.campaign)
     same = next((old for old in list_limits(tenant) if _same(old, limit)), None)
@@ -175,7 +180,7 @@ def add_limit(tenant: Tenant, new: NewLimit, *, actor: Actor) -> ContactLimit:
 
 
 def _same(old: ContactLimit, new: ContactLimit) -> bool:
-    fields = ("max_count", "within_minutes", "per", "counting")
+    fields = ("max_count", "within_minutes", "per", "counting", "region")
     return all(getattr(old, f) == getattr(new, f) for f in fields) and old.campaign_id == (
         new.campaign.id if new.campaign is not None else None
     )

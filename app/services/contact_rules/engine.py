@@ -21,12 +21,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, String, and_, case, cast, exists, func, literal, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    String,
+    and_,
+    bindparam,
+    case,
+    cast,
+    exists,
+    func,
+    literal,
+    or_,
+    select,
+)
 from sqlalchemy import true as sql_true
 
 from app.extensions import db
-from app.models import Campaign, Task, TaskItem
+from app.models import CallingRule, Campaign, Task, TaskItem
+from app.services import regions
+from app.services.calling_rules import clock as calling_clock
+from app.services.calling_rules import rules as calling_rules
 from app.services.calls import ledger
 from app.services.campaigns import life_cycle
 from app.services.consent import ledger as consent
@@ -45,6 +61,9 @@ NEXT_EARLIEST_TIME = "NEXT_EARLIEST_TIME"
 CAMPAIGN_PAUSED = "CAMPAIGN_PAUSED"
 QUEUE_CLOSED = "QUEUE_CLOSED"
 CALLING_WINDOW = "CALLING_WINDOW"
+REGION_HOURS = "REGION_HOURS"
+REGION_DAY = "REGION_DAY"
+REGION_HOLIDAY = "REGION_HOLIDAY"
 DO_NOT_CALL = "DO_NOT_CALL"
 NO_CONSENT = "NO_CONSENT"
 INVALID_NUMBER = "INVALID_NUMBER"
@@ -56,6 +75,9 @@ NAMES = (
     CAMPAIGN_PAUSED,
     QUEUE_CLOSED,
     CALLING_WINDOW,
+    REGION_HOURS,
+    REGION_DAY,
+    REGION_HOLIDAY,
     DO_NOT_CALL,
     NO_CONSENT,
     INVALID_NUMBER,
@@ -256,6 +278,80 @@ def _outside_window(task: Task, seat: Seat) -> list[Reason]:
     ]
 
 
+# Regional calling rules: each kind (hours, days without calls, holidays) a task rule of
+# its own. A rule holds back the tasks in its region whose zone its clock holds back now.
+
+
+def _calling_rules(seat: Seat) -> list[tuple[int, calling_clock.Rule, CallingRule]]:
+    """The seat's tenant's calling rules (every tenant's for none), read once per seat."""
+
+    def read() -> list[tuple[int, calling_clock.Rule, CallingRule]]:
+        query = select(CallingRule).order_by(CallingRule.id)
+        if seat.tenant_id:
+            query = query.where(CallingRule.tenant_id == seat.tenant_id)
+        return [(r.tenant_id, calling_rules.clock_rule(r), r) for r in db.session.scalars(query)]
+
+    return seat.remembered("calling rules", read)
+
+
+def _zones_in(zones: tuple[str, ...]) -> ColumnElement[bool]:
+    listed_zones = bindparam(None, list(zones), type_=Task.time_zone.type, expanding=True,
+                             literal_execute=True)  # fmt: skip
+    return Task.time_zone.in_(listed_zones)
+
+
+def _regional_condition(kind: str) -> Callable[[Seat], ColumnElement[bool]]:
+    def condition(seat: Seat) -> ColumnElement[bool]:
+        held = []
+        for tenant_id, rule, _row in _calling_rules(seat):
+            zones = calling_clock.held_zones(rule, kind, seat.now)
+            if not zones:
+                continue
+            part = and_(regions.in_region(rule.region), _zones_in(zones))
+            if not seat.tenant_id:
+                tenants = select(Campaign.id).where(Campaign.tenant_id == tenant_id)
+                part = and_(part, Task.campaign_id.in_(tenants))
+            held.append(part)
+        return ~or_(*held) if held else sql_true()
+
+    condition.__doc__ = f"No regional calling rule of the task's regions holds it back ({kind})."
+    return condition
+
+
+region_hours_allow = _regional_condition(calling_clock.HOURS)
+region_day_allows = _regional_condition(calling_clock.DAY)
+region_holiday_allows = _regional_condition(calling_clock.HOLIDAY)
+
+
+def _held_words(kind: str, rule: calling_clock.Rule, row: CallingRule, local: datetime) -> str:
+    said = f"{local:%a %H:%M} in {local.tzinfo}"
+    if kind == calling_clock.HOURS:
+        on = f" on {row.days}" if row.days else ""
+        return f"{row.region} allows calls {rule.window}{on} in the customer's time ({said})"
+    if kind == calling_clock.DAY:
+        return f"{row.region} allows no calls on {row.no_calls_on} ({said})"
+    return f"{row.region} allows no calls on {rule.holiday(local.date())} ({local:%Y-%m-%d})"
+
+
+def _regional_reasons(kind: str, name: str) -> TaskExplainer:
+    def explain(task: Task, seat: Seat) -> list[Reason]:
+        mine = [
+            (r, row)
+            for _t, r, row in _calling_rules(seat)
+            if r.region in regions.listed(task.regions)
+        ]
+        local = seat.now.astimezone(ZoneInfo(task.time_zone))
+        until = calling_clock.next_allowed([r for r, _row in mine], task.time_zone, seat.now)
+        when = f"the call may be placed from {seat.local(until)}" if until else "no call soon"
+        return [
+            Reason(name, f"{_held_words(kind, rule, row, local)}: {when}", until)
+            for rule, row in mine
+            if rule.holds_back(kind, local)
+        ]
+
+    return explain
+
+
 def _attempt_limits(seat: Seat) -> dict[int, int]:
     """The seat's tenant's campaigns with an attempt limit: id → limit, read once."""
 
@@ -437,6 +533,15 @@ TASK_RULES: list[TaskRule] = [
     TaskRule(CAMPAIGN_PAUSED, life_cycle.campaign_delivers, _paused),
     TaskRule(QUEUE_CLOSED, queue_hours.queue_is_open, _queue_closed),
     TaskRule(CALLING_WINDOW, calling_windows.in_calling_window, _outside_window),
+    TaskRule(
+        REGION_HOURS, region_hours_allow, _regional_reasons(calling_clock.HOURS, REGION_HOURS)
+    ),
+    TaskRule(REGION_DAY, region_day_allows, _regional_reasons(calling_clock.DAY, REGION_DAY)),
+    TaskRule(
+        REGION_HOLIDAY,
+        region_holiday_allows,
+        _regional_reasons(calling_clock.HOLIDAY, REGION_HOLIDAY),
+    ),
     TaskRule(CONTACT_LIMIT, limits_allow, _task_limits),
     TaskRule(ATTEMPT_LIMIT, attempts_left, _attempts),
 ]
@@ -506,6 +611,9 @@ WORK_RULES: list[Callable[[Seat], ColumnElement[bool]]] = [
     life_cycle.campaign_delivers,
     queue_hours.queue_is_open,
     calling_windows.in_calling_window,
+    region_hours_allow,
+    region_day_allows,
+    region_holiday_allows,
     has_callable_number,
     limits_allow,
     attempts_left,
@@ -642,6 +750,35 @@ def no_callable_number(
     if CONTACT_LIMIT in held:
         return _limits_said(seat, _first_callable(found))
     return Blocked(NO_NUMBER)
+
+
+def _regional_blocker(rule: Callable[[Seat], ColumnElement[bool]], words: str):
+    def blocker(seat: Seat, ready: ColumnElement[bool], others: OtherRules) -> Blocked | None:
+        """Ready tasks kept back only by a regional calling rule: until the first may be
+        called."""
+        condition = rule(seat)
+        if condition.compare(sql_true()):
+            return None
+        found = _explained(seat, ready, others, refuses(condition))
+        if not found:
+            return None
+        until = _first_callable(found)
+        if until is None:
+            return Blocked(words)
+        return Blocked(f"{words}: the first may be called from {seat.local(until)}", until)
+
+    return blocker
+
+
+region_hours_block = _regional_blocker(
+    region_hours_allow, "the regions' calling hours hold back the remaining tasks"
+)
+region_day_block = _regional_blocker(
+    region_day_allows, "the regions' days without calls hold back the remaining tasks"
+)
+region_holiday_block = _regional_blocker(
+    region_holiday_allows, "the regions' public holidays hold back the remaining tasks"
+)
 
 
 def attempts_used(seat: Seat, ready: ColumnElement[bool], others: OtherRules) -> Blocked | None:

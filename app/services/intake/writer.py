@@ -176,7 +176,8 @@ def as_updates(
 
 TASK_COLUMNS = (
     "campaign_id", "record_id", "client_id", "client_id_field", "preferred_agent",
-    "skill_queue_id", "time_zone", "worked_state", "work_attempts", "next_earliest_work_at",
+    "skill_queue_id", "time_zone", "regions", "worked_state", "work_attempts",
+    "next_earliest_work_at",
     "hold_until", "version", "created_at", "updated_at",
 )  # fmt: skip
 _values_in_order = itemgetter(*TASK_COLUMNS[1:-2])  # those new_task_values gives

@@ -19,6 +19,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from app.db.plain_reads import PlainRead
 from app.models import Campaign, Task, WorkedState
 from app.models.types import UTCDateTime, utcnow
+from app.services import regions
 from app.services.record_ids import new_record_id
 from app.services.tasks.validation import ItemInput, TaskPlan, check_client_id_key
 from app.services.values import LATEST
@@ -88,6 +89,7 @@ def new_task_values(
         "preferred_agent": plan.preferred_agent or None,
         "skill_queue_id": queue_id or defaults.skill_queue_id,
         "time_zone": plan.time_zone or defaults.time_zone,
+        "regions": regions.stored(regions.regions_of(plan.items)),
         "worked_state": WorkedState.NOTWORKED.value,
         "work_attempts": 0,
         "next_earliest_work_at": plan.next_work,
@@ -101,13 +103,17 @@ def update_values(
 ) -> dict[str, Any]:
     """The columns an update changes (its data items are replaced besides).
 
-    The clientId's key always; queue, zone and next earliest time only when the plan sets
-    them; the preferred agent when the plan names one, "" clearing it. State, attempts and
+    The clientId's key and the regions (of the items that replace the old) always; queue,
+    zone and next earliest time only when the plan sets them; the preferred agent when the
+    plan names one, "" clearing it. State, attempts and
     everything else stay as they are. A new preferred agent or next earliest time starts
     the preferred agent's hold again (from the plan's time: a bulk update does not read the
     stored one; the API's update corrects it from the task, `tasks.restart_hold`).
     """
-    values: dict[str, Any] = {"client_id_field": plan.field_name}
+    values: dict[str, Any] = {
+        "client_id_field": plan.field_name,
+        "regions": regions.stored(regions.regions_of(plan.items)),
+    }
     if queue_id:
         values["skill_queue_id"] = queue_id
     if plan.time_zone:
@@ -139,7 +145,7 @@ def touched_in_sql() -> dict[str, Any]:
 
 # The columns a new task is inserted with: `new_task_values`' and its campaign and times.
 NEW_TASK_COLUMNS = ("record_id", "client_id", "client_id_field", "preferred_agent",
-                    "skill_queue_id", "time_zone", "worked_state", "work_attempts",
+                    "skill_queue_id", "time_zone", "regions", "worked_state", "work_attempts",
                     "next_earliest_work_at", "hold_until", "version", "campaign_id",
                     "created_at", "updated_at")  # fmt: skip
 

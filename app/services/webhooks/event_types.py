@@ -42,6 +42,8 @@ EVENT_TYPES: dict[str, str] = {
     "bulk.finished": "A bulk action on a search result finished (its counts).",
     "contact_limit.added": "A contact limit was added to the tenant's contact rules.",
     "contact_limit.removed": "A contact limit was removed from the tenant's contact rules.",
+    "calling_rule.added": "A regional calling rule was added to the tenant's contact rules.",
+    "calling_rule.removed": "A regional calling rule was removed from the tenant's contact rules.",
     "consent.given": "A consent to call a number was recorded in the tenant's consent ledger.",
     "consent.revoked": "A number's consent was revoked: in force at once in every campaign.",
     "tenant.person_key_set": "The data item that names a person across campaigns changed.",
