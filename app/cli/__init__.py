@@ -10,6 +10,7 @@ from flask import Flask
 from app.cli.agents import agent_group
 from app.cli.audit import audit_group
 from app.cli.away_reasons import away_reason_group
+from app.cli.calling_rules import calling_rules_group
 from app.cli.campaigns import campaign_group
 from app.cli.common import ends_full_storage_in_one_line
 from app.cli.consent import consent_group
@@ -43,6 +44,7 @@ COMMANDS = (
     consent_group,
     dnc_group,
     contact_limit_group,
+    calling_rules_group,
     intake_group,
     audit_group,
     webhook_group,

@@ -165,6 +165,7 @@ SAMPLE = {
     "action": "status",
     "reason_id": 1,
     "limit_id": 1,
+    "rule_id": 1,
     "queue_id": 1,
 }
 

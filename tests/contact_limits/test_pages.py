@@ -99,10 +99,12 @@ def test_every_form_carries_its_csrf_token_and_a_post_without_it_is_refused(sign
     url = f"/tenants/{acme.id}/contact-rules"
     shown = page(signed_in, url)
     forms = shown.select("main form[method=post]")
-    assert len(forms) == 3  # add, remove, person key
+    assert len(forms) == 5  # add, remove, person key; load the US pack, add a calling rule
     for form in forms:
         names = [i.get("name", "") for i in form.find_all("input", type="hidden")]
         assert any(n.endswith("csrf_token") for n in names), form.get("action")
     assert signed_in.post(url + "/limits", data=FLORIDA).status_code == 400
     assert signed_in.post(f"{url}/limits/{limit.id}/remove").status_code == 400
+    assert signed_in.post(url + "/calling-rules", data={"rule-region": "US-FL"}).status_code == 400
+    assert signed_in.post(url + "/calling-rules/us-pack").status_code == 400
     assert len(stored_limits()) == 1

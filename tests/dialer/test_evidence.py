@@ -15,6 +15,8 @@ import pytest
 from app.desk.api import call_answer
 from app.extensions import db
 from app.models import Call
+from app.services.calling_rules import rules as calling_rules
+from app.services.calling_rules.rules import NewRule
 from app.services.consent import ledger as consent
 from app.services.consent import requirements as consent_required
 from app.services.contact_limits import limits as contact_limits
@@ -56,6 +58,8 @@ def _ruled(renewals, acme):
 )
 def test_a_call_keeps_why_it_was_allowed(renewals, ann, acme, now, local):
     limit = _ruled(renewals, acme)
+    rule = calling_rules.add_rule(acme, NewRule("US-CA", hours="06:00-22:00", source="test"),
+                                  actor=SETUP)  # fmt: skip
     given = consent.give(acme, [PHONE], actor=SETUP, at=now - timedelta(days=30),
                          source="web form", now=now - timedelta(days=1))[0]  # fmt: skip
     db.session.commit()
@@ -65,12 +69,17 @@ def test_a_call_keeps_why_it_was_allowed(renewals, ann, acme, now, local):
         "checkedAt": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "rules": [
             "STATE", "NEXT_EARLIEST_TIME", "CAMPAIGN_PAUSED", "QUEUE_CLOSED", "CALLING_WINDOW",
+            "REGION_HOURS", "REGION_DAY", "REGION_HOLIDAY",
             "DO_NOT_CALL", "NO_CONSENT", "INVALID_NUMBER", "CONTACT_LIMIT", "ATTEMPT_LIMIT",
         ],
         "phoneKey": "Phone",
         "phoneNumber": PHONE,
         "zones": [{"zone": "America/New_York", "localTime": local}],
+        "regions": ["US-CA"],
         "callingWindow": "06:00-21:00",
+        "regionalRules": [
+            {"ruleId": rule.id, "rule": "US-CA: calls 06:00-22:00", "source": "test"}
+        ],
         "queueHours": None,
         "doNotCall": False,
         "limits": [

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import CallingRule, Tenant
+from app.models import CallingRule, Campaign, Task, Tenant
 from app.services import regions
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
@@ -103,16 +105,43 @@ def check_region(text: str) -> str:
     return region
 
 
-def add_rule(tenant: Tenant, new: NewRule, *, actor: Actor) -> CallingRule:
-    """Add the rule (checked whole: a refusal adds nothing), with its limit if it has one."""
+@dataclass(frozen=True)
+class Checked:
+    """A new rule checked whole: what it will store."""
+
+    region: str
+    window: Window | None
+    days: str
+    no_calls_on: str
+    holidays: bool
+    limit: tuple[int, int, str] | None  # (max, within minutes, per)
+    source: str
+
+    @property
+    def key(self) -> tuple:
+        """What makes two rules the same rule (the source aside)."""
+        opens, closes = (self.window.opens, self.window.closes) if self.window else (None, None)
+        return (self.region, opens, closes, self.days, self.no_calls_on, self.holidays,
+                self.limit)  # fmt: skip
+
+
+def check_rule(new: NewRule) -> Checked:
+    """The rule as it will be stored; InvalidInput naming the field at fault."""
     region = check_region(new.region)
     window = _hours(new.hours) if new.hours else None
     days = parse_days(new.days, CALLING_RULE_DAYS)
     if days and window is None:
         raise InvalidInput("days say when the hours hold: give the hours", field=CALLING_RULE_DAYS)
     no_calls = parse_days(new.no_calls_on, CALLING_RULE_NO_CALLS_ON)
-    limited = any(v not in (None, "") for v in (new.max, new.within, new.per))
-    if window is None and not no_calls and not new.holidays and not limited:
+    limit = None
+    if any(v not in (None, "") for v in (new.max, new.within, new.per)):
+        if (new.per or "") not in REGIONAL_PERS:
+            raise InvalidInput(
+                f"per '{new.per or ''}' is not person or number", field=CALLING_RULE_PER
+            )
+        limit = (contact_limits.parse_count(new.max), contact_limits.parse_duration(new.within),
+                 new.per)  # fmt: skip
+    if window is None and not no_calls and not new.holidays and limit is None:
         raise InvalidInput(
             "say what the rule allows: hours, days without calls, holidays or a limit",
             field=CALLING_RULE_HOURS,
@@ -122,22 +151,35 @@ def add_rule(tenant: Tenant, new: NewRule, *, actor: Actor) -> CallingRule:
         raise InvalidInput(
             f"source is longer than {MAX_SOURCE} characters", field=CALLING_RULE_SOURCE
         )
+    return Checked(region, window, days_text(days), days_text(no_calls), bool(new.holidays),
+                   limit, source)  # fmt: skip
+
+
+def key_of(rule: CallingRule) -> tuple:
+    """A stored rule's `Checked.key`."""
+    limit = rule.limit
+    limited = (limit.max_count, limit.within_minutes, limit.per) if limit is not None else None
+    return (rule.region, rule.opens_at, rule.closes_at, rule.days, rule.no_calls_on,
+            rule.holidays, limited)  # fmt: skip
+
+
+def add_rule(tenant: Tenant, new: NewRule | Checked, *, actor: Actor) -> CallingRule:
+    """Add the rule (checked whole: a refusal adds nothing), with its limit if it has one."""
+    checked = new if isinstance(new, Checked) else check_rule(new)
+    window = checked.window
     rule = CallingRule(
         tenant_id=tenant.id,
-        region=region,
+        region=checked.region,
         opens_at=window.opens if window else None,
         closes_at=window.closes if window else None,
-        days=days_text(days),
-        no_calls_on=days_text(no_calls),
-        holidays=bool(new.holidays),
-        source=source,
+        days=checked.days,
+        no_calls_on=checked.no_calls_on,
+        holidays=checked.holidays,
+        source=checked.source,
     )
-    if limited:
-        if (new.per or "") not in REGIONAL_PERS:
-            raise InvalidInput(
-                f"per '{new.per or ''}' is not person or number", field=CALLING_RULE_PER
-            )
-        limit = contact_limits.NewLimit(new.max, new.within, new.per, region=region)
+    if checked.limit is not None:
+        count, minutes, per = checked.limit
+        limit = contact_limits.NewLimit(count, f"{minutes}m", per, region=checked.region)
         rule.limit = contact_limits.add_limit(tenant, limit, actor=actor)
     db.session.add(rule)
     db.session.flush()
@@ -220,3 +262,40 @@ def _change(action: str, tenant: Tenant, rule: CallingRule, **sides) -> Change:
     facts_ = sides.get("after") or sides.get("before")
     return Change(action, "calling_rule", str(rule.id), tenant.id, event_type=action,
                   event_data={"rule": facts_}, **sides)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What a rule does now: the zones of the tenant's open tasks in its region, and those
+    in which it holds calls back."""
+
+    zones: list[str]
+    holding: list[str]
+
+    def words(self) -> str:
+        if not self.zones:
+            return "no open task in its region"
+        if not self.holding:
+            return "allows calls now"
+        return "holds calls back now in " + ", ".join(self.holding)
+
+
+def standing(tenant: Tenant, rule: CallingRule, now: datetime) -> Standing:
+    """Whether the rule holds calls back now, in the zones its region's open tasks are in."""
+    zones = list(
+        db.session.scalars(
+            select(Task.time_zone)
+            .join(Campaign, Campaign.id == Task.campaign_id)
+            .where(
+                Campaign.tenant_id == tenant.id,
+                Task.worked_state.in_(("NOTWORKED", "WORKED")),
+                regions.in_region(rule.region),
+            )
+            .distinct()
+            .order_by(Task.time_zone)
+            .limit(20)
+        )
+    )
+    clocked = clock_rule(rule)
+    held = [z for z in zones if not clocked.allows(now.astimezone(ZoneInfo(z)))]
+    return Standing(zones, held)

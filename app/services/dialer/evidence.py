@@ -8,6 +8,8 @@ record, kept as a JSON document in the form `taskAttempts` and the evidence CSV 
 - `checkedAt`: the moment (ISO 8601, UTC); `rules`: every contact rule checked, by name.
 - `zones`: each zone the task is called in, with the local time there (ISO 8601 with its
   offset); the calling window (`callingWindow`, `any time` without one) held in each.
+- `regions`: the task's regions; `regionalRules`: the tenant's calling rules of those
+  regions, each allowing the call in every zone (its id, its words, its source).
 - `queueHours`: the task's queue's schedule, open at that moment (null: no schedule).
 - `doNotCall`: the number was checked against the tenant's list (false: not on it).
 - `limits`: each contact limit counting the call: its id and words, the scope counted, how
@@ -24,6 +26,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from app.models import Task
+from app.services import regions
+from app.services.calling_rules import rules as calling_rules
 from app.services.consent import ledger as consent
 from app.services.consent import requirements as consent_required
 from app.services.contact_limits.counts import counts_for
@@ -54,6 +58,16 @@ def _consent(task: Task, key: str, number: str, now: datetime) -> dict[str, Any]
     }
 
 
+def _regional_rules(task: Task) -> list[dict[str, Any]]:
+    """The tenant's calling rules of the task's regions (each held in the task's zone)."""
+    where = set(regions.listed(task.regions))
+    return [
+        {"ruleId": rule.id, "rule": calling_rules.rule_words(rule), "source": rule.source}
+        for rule in calling_rules.list_rules(task.campaign.tenant)
+        if rule.region in where
+    ]
+
+
 def evidence_of(task: Task, key: str, number: str, now: datetime) -> dict[str, Any]:
     """The evidence of a call to `number` (phone item `key`) of `task` allowed at `now`."""
     campaign = task.campaign
@@ -74,7 +88,9 @@ def evidence_of(task: Task, key: str, number: str, now: datetime) -> dict[str, A
         "phoneKey": key,
         "phoneNumber": number,
         "zones": [{"zone": task.time_zone, "localTime": _iso(now, task.time_zone)}],
+        "regions": regions.listed(task.regions),
         "callingWindow": calling_windows.window_text(campaign),
+        "regionalRules": _regional_rules(task),
         "queueHours": None if schedule is None else {"schedule": schedule.name, "open": True},
         "doNotCall": False,
         "limits": limits,

@@ -33,6 +33,7 @@ HEADER = (
     "phoneNumber",
     "result",
     "zones",
+    "regions",
     "callingWindow",
     "queueHours",
     "limits",
@@ -82,9 +83,10 @@ def _row(call: Call, campaign: str, record_id: str | None, agent: str) -> tuple:
     )
     evidence = call.evidence
     if evidence is None:
-        return (*head, "", "", "", "", "", NOT_KEPT)
+        return (*head, "", "", "", "", "", "", NOT_KEPT)
     facts = (
         _zones(evidence),
+        " ".join(evidence.get("regions", [])),
         evidence.get("callingWindow", ""),
         _hours(evidence),
         _limits(evidence),
