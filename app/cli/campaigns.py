@@ -61,6 +61,11 @@ _move_command("restore", "Bring an archived campaign back, paused.")
 @click.option(
     "--type", "campaign_type", type=click.Choice([t.value for t in CampaignType]), default=None
 )
+@click.option(
+    "--zone-from",
+    type=click.Choice(campaigns.ZONE_FROM),
+    help="A task whose data names no zone: the default zone, or every zone of its numbers.",
+)
 @transactional
 def edit(
     company: str,
@@ -69,17 +74,19 @@ def edit(
     skill_queue: str | None,
     time_zone: str | None,
     campaign_type: str | None,
+    zone_from: str | None,
 ) -> str:
-    """Change the campaign's default skill queue, default time zone or type; tasks already
-    in it keep their queue and zone."""
-    if skill_queue is None and time_zone is None and campaign_type is None:
-        raise click.ClickException("give --skill-queue, --time-zone or --type")
+    """Change the campaign's default skill queue, default time zone, type or where tasks'
+    zones come from; tasks already in it keep their queue and zone."""
+    if skill_queue is None and time_zone is None and campaign_type is None and zone_from is None:
+        raise click.ClickException("give --skill-queue, --time-zone, --type or --zone-from")
     campaign = campaigns.get_campaign(tenant_of(company, environment), name)
     changed = campaigns.update_campaign(
         campaign,
         skill_queue=skill_queue,
         time_zone=time_zone,
         campaign_type=campaign_type,
+        zone_from=zone_from,
         actor=Actor.operator(),
     )
     if not changed:
@@ -90,7 +97,8 @@ def edit(
 def describe(campaign) -> str:
     return (
         f"{campaign.type}, default queue {campaign.default_skill_queue.name}, "
-        f"default zone {campaign.default_time_zone}, {campaign.status}; "
+        f"default zone {campaign.default_time_zone}"
+        f"{', zones from numbers' if campaign.zone_from == 'number' else ''}, {campaign.status}; "
         f"dialling: {dialing.summary(campaign)}"
     )
 

@@ -99,6 +99,9 @@ class Campaign(db.Model):
     default_country: Mapped[str | None] = mapped_column(String(2))
     # Whose numbers need a consent in force to be dialled: "none", "all" phone items, or
     # "keys": the phone items named in `consent_keys` (comma-separated, as written).
+    # Where a task's zones come from when its data names none: "default" (the campaign's
+    # default zone) or "number" (every zone its numbers may be in).
+    zone_from: Mapped[str] = mapped_column(String(8), default="default", server_default="default")
     consent_required: Mapped[str] = mapped_column(String(8), default="none", server_default="none")
     consent_keys: Mapped[str] = mapped_column(Text, default="", server_default="")
     # Its life cycle (app/services/campaigns/life_cycle.py): who last changed the status, and when.

@@ -89,6 +89,13 @@ class Task(db.Model):
             "time_zone",
             **_where("worked_state IN ('NOTWORKED', 'WORKED')"),
         ),
+        # The sets of zones a campaign's open tasks spanning several are in, one probe each.
+        Index(
+            "ix_tasks_campaign_zones",
+            "campaign_id",
+            "zones",
+            **_where("worked_state IN ('NOTWORKED', 'WORKED') AND zones != ''"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -106,6 +113,9 @@ class Task(db.Model):
     # Where the customer is: the regions of its State item and numbers, `,US-FL,US-GA,`
     # (app/services/regions.py); empty when none is known.
     regions: Mapped[str] = mapped_column(Text, default="", server_default="")
+    # Every zone the task is in when its numbers span several (`,America/Boise,America/
+    # Los_Angeles,`; `time_zone` is the first of them); empty: `time_zone` alone.
+    zones: Mapped[str] = mapped_column(Text, default="", server_default="")
     worked_state: Mapped[str] = mapped_column(text_c(16), default=WorkedState.NOTWORKED)
     work_attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_attempt_agent: Mapped[str | None] = mapped_column(String(255))

@@ -105,6 +105,7 @@ CALL_EVENT, CALL_RESULT = _fields("call", "event", "result")
     CAMPAIGN_CALLER_ID,
     CAMPAIGN_DEFAULT_COUNTRY,
     CAMPAIGN_CONSENT,
+    CAMPAIGN_ZONE_FROM,
 ) = _fields(
     "campaign",
     "name",
@@ -122,6 +123,7 @@ CALL_EVENT, CALL_RESULT = _fields("call", "event", "result")
     "caller_id",
     "default_country",
     "consent",
+    "zone_from",
 )
 
 (SKILL_QUEUE_NAME,) = _fields("skill_queue", "name")

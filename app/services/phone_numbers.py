@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import phonenumbers
 from phonenumbers import NumberParseException, PhoneNumberFormat
+from phonenumbers import timezone as number_zones
 
 
 def _parsed(text: str, country: str | None) -> phonenumbers.PhoneNumber | None:
@@ -43,3 +44,17 @@ def in_e164(value: str, country: str | None) -> str | None:
 def is_country(code: str) -> bool:
     """Whether `code` is a region libphonenumber numbers (ISO 3166-1 alpha-2, `US`)."""
     return code.upper() in phonenumbers.SUPPORTED_REGIONS
+
+
+UNKNOWN_ZONE = "Etc/Unknown"
+
+
+@lru_cache(maxsize=65536)
+def zones_of(value: str) -> tuple[str, ...]:
+    """The IANA zones a valid number may be in, as libphonenumber's data says (a Boise
+    number: America/Boise and America/Los_Angeles); none for a number it cannot place."""
+    number = _parsed(value, None)
+    if number is None:
+        return ()
+    found = number_zones.time_zones_for_number(number)
+    return tuple(sorted(zone for zone in found if zone != UNKNOWN_ZONE))

@@ -124,7 +124,7 @@ def test_the_cli_moves_a_campaign_through_its_life(runner, renewals, steps, said
     [
         (["pause", "Acme", "prod", "Nope"], ["campaign 'Nope'"]),
         (["pause", "Acme", "test", "Renewals"], ["test"]),
-        (["edit", "Acme", "prod", "Renewals"], ["--skill-queue, --time-zone or --type"]),
+        (["edit", "Acme", "prod", "Renewals"], ["--time-zone, --type or --zone-from"]),
         (["edit", "Acme", "prod", "Renewals", "--skill-queue", "Nope"], ["skill queue 'Nope'"]),
         (["edit", "Acme", "prod", "Renewals", "--time-zone", "Mars/Base"], ["time zone"]),
     ],

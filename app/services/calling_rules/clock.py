@@ -99,11 +99,14 @@ def _candidates(rules: list[Rule], zone: ZoneInfo, after: datetime) -> list[date
     return sorted(moment.astimezone(UTC) for moment in found)
 
 
-def next_allowed(rules: list[Rule], zone_name: str, after: datetime) -> datetime | None:
-    """The first moment after `after` at which every rule allows a call in the zone; None
-    when none does within HORIZON_DAYS."""
-    zone = ZoneInfo(zone_name)
-    for moment in _candidates(rules, zone, after):
-        if moment > after and all(rule.allows(moment.astimezone(zone)) for rule in rules):
+def next_allowed(rules: list[Rule], zone_names: list[str], after: datetime) -> datetime | None:
+    """The first moment after `after` at which every rule allows a call in every one of the
+    zones; None when none does within HORIZON_DAYS."""
+    zones = [ZoneInfo(name) for name in zone_names]
+    candidates = sorted({m for zone in zones for m in _candidates(rules, zone, after)})
+    for moment in candidates:
+        if moment > after and all(
+            rule.allows(moment.astimezone(zone)) for rule in rules for zone in zones
+        ):
             return moment
     return None

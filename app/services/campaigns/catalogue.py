@@ -18,6 +18,7 @@ from app.services.fields import (
     CAMPAIGN_SKILL_QUEUE,
     CAMPAIGN_TIME_ZONE,
     CAMPAIGN_TYPE,
+    CAMPAIGN_ZONE_FROM,
 )
 from app.services.tenants.setup import get_skill_queue
 from app.services.values import require_time_zone
@@ -147,11 +148,12 @@ def create_campaign(
 
 
 # What an edit may change, by the names the trail and the events use.
-SETTINGS = ("type", "skillQueue", "timeZone")
+SETTINGS = ("type", "skillQueue", "timeZone", "zoneFrom")
+ZONE_FROM = ("default", "number")
 
 
 def _settings(campaign: Campaign) -> dict[str, str]:
-    wire = campaign_wire(campaign)
+    wire = {**campaign_wire(campaign), "zoneFrom": campaign.zone_from}
     return {name: wire[name] for name in SETTINGS}
 
 
@@ -161,6 +163,7 @@ def update_campaign(
     skill_queue: str | None = None,
     time_zone: str | None = None,
     campaign_type: str | None = None,
+    zone_from: str | None = None,
     actor: Actor,
 ) -> list[str]:
     """Change the campaign's default skill queue, default time zone or type (None leaves
@@ -178,6 +181,10 @@ def update_campaign(
     )
     if time_zone is not None:
         require_time_zone(time_zone, ZONE)
+    if zone_from is not None and zone_from not in ZONE_FROM:
+        raise InvalidInput(
+            f"zone from '{zone_from}' is not default or number", field=CAMPAIGN_ZONE_FROM
+        )
     before = _settings(campaign)
     if queue is not None:
         campaign.default_skill_queue = queue
@@ -185,6 +192,8 @@ def update_campaign(
         campaign.default_time_zone = time_zone
     if campaign_type is not None:
         campaign.type = campaign_type
+    if zone_from is not None:
+        campaign.zone_from = zone_from
     after = _settings(campaign)
     changed = [name for name in SETTINGS if before[name] != after[name]]
     if changed:

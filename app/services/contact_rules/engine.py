@@ -267,11 +267,12 @@ def _queue_closed(task: Task, seat: Seat) -> list[Reason]:
 def _outside_window(task: Task, seat: Seat) -> list[Reason]:
     campaign = task.campaign
     window = calling_windows.window_of(campaign)
-    opens = calling_windows.next_window_opening(campaign, task.time_zone, seat.now)
+    zones = calling_windows.zones_of(task)
+    opens = calling_windows.next_opening_in_all(campaign, zones, seat.now)
     return [
         Reason(
             CALLING_WINDOW,
-            f"outside the campaign's calling window ({window} {task.time_zone}): "
+            f"outside the campaign's calling window ({window} {' and '.join(zones)}): "
             f"the task can be called from {seat.local(opens)}",
             opens,
         )
@@ -294,10 +295,33 @@ def _calling_rules(seat: Seat) -> list[tuple[int, calling_clock.Rule, CallingRul
     return seat.remembered("calling rules", read)
 
 
-def _zones_in(zones: tuple[str, ...]) -> ColumnElement[bool]:
-    listed_zones = bindparam(None, list(zones), type_=Task.time_zone.type, expanding=True,
-                             literal_execute=True)  # fmt: skip
-    return Task.time_zone.in_(listed_zones)
+def _written_in(column, values: list[str]) -> ColumnElement[bool]:
+    written = bindparam(None, values, type_=column.type, expanding=True, literal_execute=True)
+    return column.in_(written)
+
+
+def _spanning_sets(seat: Seat) -> list[str]:
+    """The zone sets of the open tasks spanning several zones, in the seat's tenant's
+    campaigns (every tenant's for none), read once per seat."""
+
+    def read() -> list[str]:
+        query = select(Campaign.id)
+        if seat.tenant_id:
+            query = query.where(Campaign.tenant_id == seat.tenant_id)
+        campaigns = db.session.scalars(query).all()
+        return sorted({s for c in campaigns for s in calling_windows.zone_sets_present(c)})
+
+    return seat.remembered("spanning zone sets", read)
+
+
+def _zones_in(zones: tuple[str, ...], seat: Seat) -> ColumnElement[bool]:
+    """SQL: one of the task's zones is among `zones`."""
+    single = _written_in(Task.time_zone, list(zones))
+    held = set(zones)
+    touched = [s for s in _spanning_sets(seat) if held & set(s.strip(",").split(","))]
+    if not touched:
+        return single
+    return or_(and_(Task.zones == "", single), _written_in(Task.zones, touched))
 
 
 def _regional_condition(kind: str) -> Callable[[Seat], ColumnElement[bool]]:
@@ -307,7 +331,7 @@ def _regional_condition(kind: str) -> Callable[[Seat], ColumnElement[bool]]:
             zones = calling_clock.held_zones(rule, kind, seat.now)
             if not zones:
                 continue
-            part = and_(regions.in_region(rule.region), _zones_in(zones))
+            part = and_(regions.in_region(rule.region), _zones_in(zones, seat))
             if not seat.tenant_id:
                 tenants = select(Campaign.id).where(Campaign.tenant_id == tenant_id)
                 part = and_(part, Task.campaign_id.in_(tenants))
@@ -335,19 +359,19 @@ def _held_words(kind: str, rule: calling_clock.Rule, row: CallingRule, local: da
 
 def _regional_reasons(kind: str, name: str) -> TaskExplainer:
     def explain(task: Task, seat: Seat) -> list[Reason]:
-        mine = [
-            (r, row)
-            for _t, r, row in _calling_rules(seat)
-            if r.region in regions.listed(task.regions)
-        ]
-        local = seat.now.astimezone(ZoneInfo(task.time_zone))
-        until = calling_clock.next_allowed([r for r, _row in mine], task.time_zone, seat.now)
+        where = regions.listed(task.regions)
+        mine = [(r, row) for _t, r, row in _calling_rules(seat) if r.region in where]
+        zones = calling_windows.zones_of(task)
+        until = calling_clock.next_allowed([r for r, _row in mine], zones, seat.now)
         when = f"the call may be placed from {seat.local(until)}" if until else "no call soon"
-        return [
-            Reason(name, f"{_held_words(kind, rule, row, local)}: {when}", until)
-            for rule, row in mine
-            if rule.holds_back(kind, local)
-        ]
+        locals_ = [seat.now.astimezone(ZoneInfo(zone)) for zone in zones]
+        reasons = []
+        for rule, row in mine:
+            held = next((local for local in locals_ if rule.holds_back(kind, local)), None)
+            if held is not None:
+                said = _held_words(kind, rule, row, held)
+                reasons.append(Reason(name, f"{said}: {when}", until))
+        return reasons
 
     return explain
 

@@ -87,7 +87,9 @@ def evidence_of(task: Task, key: str, number: str, now: datetime) -> dict[str, A
         "rules": list(engine.NAMES),
         "phoneKey": key,
         "phoneNumber": number,
-        "zones": [{"zone": task.time_zone, "localTime": _iso(now, task.time_zone)}],
+        "zones": [
+            {"zone": zone, "localTime": _iso(now, zone)} for zone in calling_windows.zones_of(task)
+        ],
         "regions": regions.listed(task.regions),
         "callingWindow": calling_windows.window_text(campaign),
         "regionalRules": _regional_rules(task),

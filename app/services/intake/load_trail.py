@@ -19,7 +19,7 @@ from app.services.audit import trail as history
 from app.services.snapshots import TaskSnapshot, task_snapshot_of
 from app.services.tasks.snapshots import queue_names, stored_tasks
 from app.services.tasks.validation import TaskPlan
-from app.services.tasks.writes import update_values
+from app.services.tasks.writes import Defaults, update_values
 
 
 def record_starter(load: IntakeLoad, actor: Actor) -> None:
@@ -74,6 +74,7 @@ class BatchTrail:
 
     def __init__(self, campaign: Campaign, now: datetime) -> None:
         self.campaign_name, self.tenant_id = campaign.name, campaign.tenant_id
+        self.defaults = Defaults.of(campaign)
         self.queues = queue_names(campaign.tenant_id)
         self.now = now
         self.changes: list[history.Change] = []
@@ -104,7 +105,7 @@ class BatchTrail:
             plan, one = plans[stored.task.id]
             changed = {
                 **stored.task._asdict(),
-                **update_values(plan, one.queue_id),
+                **update_values(plan, one.queue_id, defaults=self.defaults),
                 "updated_at": self.now,
             }
             before = self._shown(stored.task, stored.items, stored.work_codes)

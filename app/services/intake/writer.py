@@ -144,7 +144,7 @@ def write_batch(campaign: Campaign, batch: list[Planned], *, actor: Actor) -> Wr
         trail.adding(_insert(campaign, new, now))
         ids.update((cid, task.id) for cid, task in existing_tasks(campaign, list(plans)).items())
     if updates:
-        _update(updates, now)
+        _update(updates, now, Defaults.of(campaign))
         db.session.execute(delete(ITEMS).where(ITEMS.c.task_id.in_([t.id for t, _, _ in updates])))
         plans.update((plan.client_id, plan) for _, plan, _ in updates)
     campaign_id = campaign.id  # read once: an ORM attribute costs a call per access
@@ -176,7 +176,7 @@ def as_updates(
 
 TASK_COLUMNS = (
     "campaign_id", "record_id", "client_id", "client_id_field", "preferred_agent",
-    "skill_queue_id", "time_zone", "regions", "worked_state", "work_attempts",
+    "skill_queue_id", "time_zone", "zones", "regions", "worked_state", "work_attempts",
     "next_earliest_work_at",
     "hold_until", "version", "created_at", "updated_at",
 )  # fmt: skip
@@ -219,11 +219,11 @@ def _bulk_insert(table, columns: tuple[str, ...], rows: list[tuple]) -> None:
             copy.write_row(row)
 
 
-def _update(updates: list[Update], now) -> None:
+def _update(updates: list[Update], now, defaults: Defaults) -> None:
     """One executemany per set of changed columns (most files have a single set)."""
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for task, plan, one in updates:
-        values = update_values(plan, one.queue_id, now)
+        values = update_values(plan, one.queue_id, now, defaults)
         params = {f"new_{name}": value for name, value in values.items()}
         params["task_id"], params["now"] = task.id, now
         groups.setdefault(tuple(values), []).append(params)

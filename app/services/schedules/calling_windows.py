@@ -12,6 +12,10 @@ inside a window now, worked out once a minute) and SQL gets a plain `time_zone I
 per windowed campaign, its values written into the statement (a constant list PostgreSQL
 looks up by hash, where a list of parameters is compared one by one); or no condition at
 all when no campaign of the tenant has a window.
+
+A task whose numbers span several zones (`Task.zones`, when its campaign takes zones from
+numbers) is inside only while every one of its zones is: its campaign's condition then lists
+the sets of zones present among its open tasks that are wholly inside now.
 """
 
 from __future__ import annotations
@@ -67,6 +71,32 @@ def next_window_opening(campaign: Campaign, zone: str, after: datetime) -> datet
     itself when the campaign has no window or its window is open there then."""
     window = window_of(campaign)
     return after if window is None else opening_in(window, zone, after)
+
+
+# Rounds of "the latest opening of the zones still outside" before giving up: two zones'
+# windows always meet within a day or two.
+ALL_INSIDE_ROUNDS = 8
+
+
+def next_opening_in_all(campaign: Campaign, zones: list[str], after: datetime) -> datetime:
+    """When the campaign's window is open in every one of the zones at once, at or after
+    `after` (`after` itself when it has no window)."""
+    window = window_of(campaign)
+    if window is None:
+        return after
+    moment = after
+    for _ in range(ALL_INSIDE_ROUNDS):
+        inside = set(zones_inside(window, moment))
+        outside = [zone for zone in zones if zone not in inside]
+        if not outside:
+            return moment
+        moment = max(opening_in(window, zone, moment) for zone in outside)
+    return moment
+
+
+def zones_of(task: Task) -> list[str]:
+    """Every zone the task is in: its zones when its numbers span several, else its zone."""
+    return [zone for zone in (task.zones or "").split(",") if zone] or [task.time_zone]
 
 
 # --- settings --------------------------------------------------------------------------
@@ -151,17 +181,28 @@ def _listed(column, values: Iterable, negate: bool = False) -> ColumnElement[boo
 
 
 def in_calling_window(seat: Seat) -> ColumnElement[bool]:
-    """Eligibility: now is inside the task's campaign's window, read in the task's zone."""
+    """Eligibility: now is inside the task's campaign's window, read in the task's zone (in
+    every one of its zones, when it spans several)."""
     windows = _windows(seat)
     if not windows:
         return true()
     return or_(
         _listed(Task.campaign_id, windows, negate=True),
-        *(
-            and_(Task.campaign_id == campaign, _listed(Task.time_zone, zones_inside(w, seat.now)))
-            for campaign, w in windows.items()
-        ),
+        *(_inside(campaign, w, seat.now) for campaign, w in windows.items()),
     )
+
+
+def _inside(campaign: int, window: Window, now: datetime) -> ColumnElement[bool]:
+    inside = zones_inside(window, now)
+    single = _listed(Task.time_zone, inside)
+    spanning = zone_sets_present(campaign)
+    if not spanning:
+        return and_(Task.campaign_id == campaign, single)
+    wholly = [s for s in spanning if set(s.strip(",").split(",")) <= set(inside)]
+    within = [and_(Task.zones == "", single)]
+    if wholly:
+        within.append(_listed(Task.zones, wholly))
+    return and_(Task.campaign_id == campaign, or_(*within))
 
 
 # The zones of a campaign's open tasks, one index probe per zone (a loose index scan): fast
@@ -182,6 +223,26 @@ ZONES_PRESENT = text(
 def zones_present(campaign_id: int) -> list[str]:
     """The time zones the campaign's open tasks are in, sorted."""
     return list(db.session.scalars(ZONES_PRESENT, {"campaign": campaign_id}))
+
+
+# The sets of zones of a campaign's open tasks spanning several, one probe of the partial
+# index `ix_tasks_campaign_zones` per set (none at all for a campaign without such tasks).
+ZONE_SETS_PRESENT = text(
+    "WITH RECURSIVE present(zones) AS ("
+    " SELECT (SELECT zones FROM tasks WHERE campaign_id = :campaign"
+    "  AND worked_state IN ('NOTWORKED', 'WORKED') AND zones != '' ORDER BY zones LIMIT 1)"
+    " UNION ALL"
+    " SELECT (SELECT zones FROM tasks WHERE campaign_id = :campaign"
+    "  AND worked_state IN ('NOTWORKED', 'WORKED') AND zones != '' AND zones > present.zones"
+    "  ORDER BY zones LIMIT 1)"
+    " FROM present WHERE present.zones IS NOT NULL"
+    ") SELECT zones FROM present WHERE zones IS NOT NULL"
+)
+
+
+def zone_sets_present(campaign_id: int) -> list[str]:
+    """The stored zone sets (`,A,B,`) of the campaign's open tasks spanning several zones."""
+    return list(db.session.scalars(ZONE_SETS_PRESENT, {"campaign": campaign_id}))
 
 
 def closed_campaigns(seat: Seat) -> frozenset[int]:

@@ -86,6 +86,7 @@ class CampaignRow(NamedTuple):
     client_id_field_name: str
     default_skill_queue_id: int
     default_time_zone: str
+    zone_from: str
     default_queue_name: str
 
 

@@ -80,7 +80,7 @@ def update_planned(task: Task, plan: TaskPlan, now, actor: Actor) -> None:
     stored = task_data(task)
     before = snapshot(stored)
     _rename(task, plan.client_id)
-    values = update_values(plan, _queue_id(plan), now)
+    values = update_values(plan, _queue_id(plan), now, Defaults.of(task.campaign))
     _apply(task, values)
     if "hold_until" in values:  # from the stored time and agent, not only the plan's
         restart_hold(task, now)

@@ -19,12 +19,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from app.db.plain_reads import PlainRead
 from app.models import Campaign, Task, WorkedState
 from app.models.types import UTCDateTime, utcnow
-from app.services import regions
+from app.services import phone_numbers, regions
 from app.services.record_ids import new_record_id
 from app.services.tasks.validation import ItemInput, TaskPlan, check_client_id_key
-from app.services.values import LATEST
+from app.services.values import LATEST, is_phone_key
 
 TASKS = Task.__table__
+ZONE_FROM_DEFAULT, ZONE_FROM_NUMBER = "default", "number"
+ZONE_FROM = (ZONE_FROM_DEFAULT, ZONE_FROM_NUMBER)
 FIRST_VERSION = 1
 
 
@@ -34,10 +36,33 @@ class Defaults:
 
     skill_queue_id: int
     time_zone: str
+    # "number": a task whose data names no zone is in every zone its numbers may be in.
+    zone_from: str = ZONE_FROM_DEFAULT
 
     @classmethod
     def of(cls, campaign: Campaign) -> Defaults:
-        return cls(campaign.default_skill_queue_id, campaign.default_time_zone)
+        return cls(
+            campaign.default_skill_queue_id,
+            campaign.default_time_zone,
+            campaign.zone_from or ZONE_FROM_DEFAULT,
+        )
+
+
+def task_zones(plan: TaskPlan, defaults: Defaults) -> dict[str, str]:
+    """`time_zone` and `zones` of a task: its ItemTimeZone when it has one; else, when the
+    campaign takes zones from numbers, every zone its numbers may be in (the first as
+    `time_zone`, all of them as `zones` when there are several); else the default zone."""
+    if plan.time_zone:
+        return {"time_zone": plan.time_zone, "zones": ""}
+    found: list[str] = []
+    if defaults.zone_from == ZONE_FROM_NUMBER:
+        for item in plan.items:
+            if is_phone_key(item.key) and item.value:
+                found += [z for z in phone_numbers.zones_of(item.value) if z not in found]
+    if not found:
+        return {"time_zone": defaults.time_zone, "zones": ""}
+    found.sort()
+    return {"time_zone": found[0], "zones": regions.stored(found) if len(found) > 1 else ""}
 
 
 def client_id_key(asked: str | None, stored: str | None, campaign_key: str) -> str:
@@ -88,7 +113,7 @@ def new_task_values(
         "client_id_field": plan.field_name,
         "preferred_agent": plan.preferred_agent or None,
         "skill_queue_id": queue_id or defaults.skill_queue_id,
-        "time_zone": plan.time_zone or defaults.time_zone,
+        **task_zones(plan, defaults),
         "regions": regions.stored(regions.regions_of(plan.items)),
         "worked_state": WorkedState.NOTWORKED.value,
         "work_attempts": 0,
@@ -99,12 +124,16 @@ def new_task_values(
 
 
 def update_values(
-    plan: TaskPlan, queue_id: int | None, now: datetime | None = None
+    plan: TaskPlan,
+    queue_id: int | None,
+    now: datetime | None = None,
+    defaults: Defaults | None = None,
 ) -> dict[str, Any]:
     """The columns an update changes (its data items are replaced besides).
 
     The clientId's key and the regions (of the items that replace the old) always; queue,
-    zone and next earliest time only when the plan sets them; the preferred agent when the
+    zone and next earliest time only when the plan sets them (the zones from the new
+    numbers too, when the campaign `defaults` take zones from numbers); the preferred agent when the
     plan names one, "" clearing it. State, attempts and
     everything else stay as they are. A new preferred agent or next earliest time starts
     the preferred agent's hold again (from the plan's time: a bulk update does not read the
@@ -117,7 +146,9 @@ def update_values(
     if queue_id:
         values["skill_queue_id"] = queue_id
     if plan.time_zone:
-        values["time_zone"] = plan.time_zone
+        values.update(time_zone=plan.time_zone, zones="")
+    elif defaults is not None and defaults.zone_from == ZONE_FROM_NUMBER:
+        values.update(task_zones(plan, defaults))
     if plan.preferred_agent is not None:
         values["preferred_agent"] = plan.preferred_agent or None
     if plan.next_work is not None:
@@ -145,9 +176,9 @@ def touched_in_sql() -> dict[str, Any]:
 
 # The columns a new task is inserted with: `new_task_values`' and its campaign and times.
 NEW_TASK_COLUMNS = ("record_id", "client_id", "client_id_field", "preferred_agent",
-                    "skill_queue_id", "time_zone", "regions", "worked_state", "work_attempts",
-                    "next_earliest_work_at", "hold_until", "version", "campaign_id",
-                    "created_at", "updated_at")  # fmt: skip
+                    "skill_queue_id", "time_zone", "zones", "regions", "worked_state",
+                    "work_attempts", "next_earliest_work_at", "hold_until", "version",
+                    "campaign_id", "created_at", "updated_at")  # fmt: skip
 
 # INSERT … ON CONFLICT DO NOTHING RETURNING id, by dialect, run on the driver: a clientId
 # added meanwhile by another request (PostgreSQL; SQLite's write lock rules it out) inserts
