@@ -13,7 +13,9 @@ per number (at most 3 calls in 24 hours), across every campaign.
 
 Agent `ann` works tasks: nextTask is timed with the two limits on and with none, in
 alternating blocks (drift falls on both alike), each task then closed or released; then
-startCall and its callEvents with the limits on, as the desk sends them (each startCall
+nextTask likewise with the US pack of calling rules loaded and without (its conditions
+cost what they cost whatever the tasks' regions); then startCall and its callEvents with
+the limits on, as the desk sends them (each startCall
 takes the scopes' locks, counts both limits and writes the call's three marks). On
 PostgreSQL too when TEST_DATABASE_URL is set (a database named after it with
 `_limits_bench` appended; it is emptied).
@@ -31,6 +33,8 @@ from app import create_app
 from app.config import test_settings
 from app.extensions import db
 from app.models.types import utcnow
+from app.services.calling_rules import pack as calling_pack
+from app.services.calling_rules import rules as calling_rules
 from app.services.contact_limits import limits
 from bench import calls, delivery
 from bench.databases import on_both
@@ -43,6 +47,7 @@ LIMITS = (limits.NewLimit(7, "7d", "person"), limits.NewLimit(3, "24h", "number"
 NEXT_TASK_CEILING = 1.2
 START_CALL_CEILING_MS = 20.0
 SETUP = delivery.SETUP
+PACK = "pack"
 
 
 def _hours_ago(dialect: str) -> str:
@@ -93,25 +98,29 @@ def _load_calls(campaign) -> float:
     return time.perf_counter() - started
 
 
-def _switch(tenant, on: bool) -> None:
-    """The two limits on, or none."""
+def _switch(tenant, on: bool | str) -> None:
+    """The two limits on (True), the US pack of calling rules ("pack"), or neither."""
+    for rule in calling_rules.list_rules(tenant):
+        calling_rules.remove_rule(tenant, rule.id, actor=SETUP)
     for limit in limits.list_limits(tenant):
         limits.remove_limit(tenant, limit.id, actor=SETUP)
-    if on:
+    if on == PACK:
+        calling_pack.load_us(tenant, actor=SETUP)
+    elif on:
         for new in LIMITS:
             limits.add_limit(tenant, new, actor=SETUP)
     db.session.commit()
 
 
-def _next_task(call, tenant, rounds: int) -> tuple[list, list]:
-    """nextTask's (seconds, this thread's CPU seconds) with the limits on and without, in
-    alternating blocks."""
+def _next_task(call, tenant, rounds: int, rules: bool | str = True) -> tuple[list, list]:
+    """nextTask's (seconds, this thread's CPU seconds) with the `rules` on (the limits, or
+    the US pack) and without, in alternating blocks."""
     with_limits: list[tuple[float, float]] = []
     without: list[tuple[float, float]] = []
     block = max(1, rounds // 8)
     for n in range(8):
         on = n % 2 == 0
-        _switch(tenant, on)
+        _switch(tenant, rules if on else False)
         kept = with_limits if on else without
         kept += [delivery._work_one(call, k) for k in range(block)]
     return with_limits, without
@@ -133,6 +142,7 @@ def _measure(url: str) -> dict:
         _switch(tenant, True)
         calls._work_calls(call, 3)  # the first calls fill the caches
         next_on, next_off = _next_task(call, tenant, ROUNDS)
+        pack_on, pack_off = _next_task(call, tenant, ROUNDS, PACK)
         _switch(tenant, True)
         times = calls._work_calls(call, ROUNDS)
         db.session.remove()
@@ -140,13 +150,25 @@ def _measure(url: str) -> dict:
             engine.dispose()
     return {
         "load": loaded + ledger, "calls": counted, "marks": marks,
-        "on": next_on, "off": next_off, "times": times,
+        "on": next_on, "off": next_off, "times": times, "pack": (pack_on, pack_off),
     }  # fmt: skip
 
 
 def _ms(seconds: list[float]) -> tuple[float, float]:
     ordered = sorted(seconds)
     return statistics.median(ordered) * 1000, ordered[round(0.95 * (len(ordered) - 1))] * 1000
+
+
+def _compare(what_on: str, with_rules: list, without: list) -> None:
+    for index, what in ((0, "time"), (1, "CPU")):
+        on, on_p95 = _ms([pair[index] for pair in with_rules])
+        off, off_p95 = _ms([pair[index] for pair in without])
+        ratio = on / off
+        verdict = "within" if ratio <= NEXT_TASK_CEILING else "OVER"
+        print(
+            f"{what:>10} with {what_on} {on:.1f} ({on_p95:.1f}), without {off:.1f}"
+            f" ({off_p95:.1f}): {ratio:.2f}x, {verdict} the {NEXT_TASK_CEILING:.1f}x ceiling"
+        )
 
 
 def _report(name: str, url: str) -> None:
@@ -161,15 +183,10 @@ def _report(name: str, url: str) -> None:
         f"nextTask, {len(found['on'])} calls with the limits and {len(found['off'])} without:"
         " median (p95) ms, and this thread's CPU (what an idle machine would take on SQLite)"
     )
-    for index, what in ((0, "time"), (1, "CPU")):
-        on, on_p95 = _ms([pair[index] for pair in found["on"]])
-        off, off_p95 = _ms([pair[index] for pair in found["off"]])
-        ratio = on / off
-        verdict = "within" if ratio <= NEXT_TASK_CEILING else "OVER"
-        print(
-            f"{what:>10} with the limits {on:.1f} ({on_p95:.1f}), without {off:.1f}"
-            f" ({off_p95:.1f}): {ratio:.2f}x, {verdict} the {NEXT_TASK_CEILING:.1f}x ceiling"
-        )
+    _compare("the limits", found["on"], found["off"])
+    pack_on, pack_off = found["pack"]
+    print(f"nextTask with the US pack of calling rules ({len(pack_on)} calls) and without:")
+    _compare("the pack", pack_on, pack_off)
     for event in ("startCall", "CONNECTED", "ENDED"):
         median, p95 = _ms(found["times"][event])
         print(f"{event:>10} median {median:.1f} ms, p95 {p95:.1f} ms", end="")

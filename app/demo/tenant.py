@@ -23,9 +23,13 @@ from app.extensions import db
 from app.models import ApiKey, Campaign, Supervisor, Task, Tenant
 from app.models.types import utcnow
 from app.services.actors import Actor
+from app.services.calling_rules import pack as calling_pack
+from app.services.calling_rules import rules as calling_rules
 from app.services.campaigns import catalogue as campaigns
 from app.services.campaigns import dialing
 from app.services.campaigns import life_cycle as campaign_status
+from app.services.consent import ledger as consent
+from app.services.consent import requirements as consent_required
 from app.services.contact_limits import limits as contact_limits
 from app.services.contact_limits.limits import NewLimit
 from app.services.delivery import away_reasons
@@ -349,6 +353,40 @@ def _paused_campaign(tenant: Tenant, rng: random.Random, actor: Actor) -> None:
     campaign_status.pause(campaign, actor=actor)
 
 
+# Where the customer is, and consent: a campaign that takes its tasks' zones from their
+# numbers and requires consent for every number, with a customer in Florida (the US pack's
+# 08:00-20:00 and 3 calls a day), one whose Boise number spans Mountain and Pacific time,
+# and one in Arizona who never gave consent (held back: NO_CONSENT). Its queue, Support, is
+# no demo agent's: the Progress panel, the task pages and taskContactability show the rules.
+CONSENT_CAMPAIGN = ("Consent Outreach", "Support", "America/Denver", "preview")
+CONSENT_CUSTOMERS = (
+    ("CON-0001", "Frances Allen", (("State", "FL"), ("Mobile Phone", "+13055550142")), True),
+    ("CON-0002", "Ken Thompson", (("Mobile Phone", "+12085550143"),), True),
+    ("CON-0003", "Radia Perlman", (("Mobile Phone", "+16025550144"),), False),
+)
+CONSENT_SOURCE = "demo: web form, March 2026"
+
+
+def _regions_and_consent(tenant: Tenant, actor: Actor, now: datetime) -> None:
+    """The US pack and the consent campaign, once: a supervisor's later changes stand."""
+    if not calling_rules.list_rules(tenant):
+        calling_pack.load_us(tenant, actor=actor)
+    name, queue, zone, kind = CONSENT_CAMPAIGN
+    if campaigns.find_campaign(tenant, name) is not None:
+        return
+    campaign = campaigns.create_campaign(tenant, name, queue, zone, kind, actor=actor)
+    campaigns.update_campaign(campaign, zone_from="number", actor=actor)
+    consent_required.set_requirement(campaign, "all", actor=actor)
+    db.session.flush()
+    for client_id, person, phones, given in CONSENT_CUSTOMERS:
+        items = [ItemInput("Name", person), *(ItemInput(k, v) for k, v in phones)]
+        add_or_update_task(campaign, client_id, items, actor=actor)
+        if given:
+            numbers = [value for key, value in phones if key.endswith("Phone")]
+            consent.give(tenant, numbers, actor=actor, at=now - timedelta(days=270),
+                         source=CONSENT_SOURCE, now=now)  # fmt: skip
+
+
 # The reasons the demo's agents choose from when they go Away, in the desk's order.
 AWAY_REASONS = ("Break", "Lunch", "Training", "Meeting")
 
@@ -384,6 +422,7 @@ def seed(platform: str, instance_path: str, *, actor: Actor, now: datetime | Non
     _progressive_campaign(tenant, random.Random(2028), actor)  # noqa: S311 - demo content
     _when_worked(tenant, actor)
     _contact_rules(tenant, actor)
+    _regions_and_consent(tenant, actor, now)
     _work_codes(tenant, actor)
     _away_reasons(tenant, actor)
     passwords = {agent.login: _agent(tenant, agent, instance_path, actor) for agent in AGENTS}

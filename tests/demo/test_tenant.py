@@ -396,7 +396,7 @@ def test_the_demo_counts_calls_per_account_and_its_three_number_task_rotates(app
     db.session.commit()
     tenant = tenants.get_tenant(PLATFORM, demo.COMPANY, demo.ENVIRONMENT)
     assert tenant.person_key == "Account"
-    assert [limit_words(limit) for limit in list_limits(tenant)] == [
+    assert [limit_words(lim) for lim in list_limits(tenant) if lim.region is None] == [
         "at most 7 calls within 7 days per person, across every campaign",
         "at most 3 calls within 24 hours per person, across every campaign",
     ]
@@ -433,3 +433,33 @@ def test_the_demo_counts_calls_per_account_and_its_three_number_task_rotates(app
         placing.start_call(jane, task.record_id, actor=actor, now=later)
     assert refused.value.rule == "CONTACT_LIMIT"  # ... but the account has had its three
     assert "person ACC-0025" in str(refused.value)
+
+
+def test_the_demo_loads_the_us_pack_and_requires_consent_on_a_campaign_of_regions(app, tmp_path):
+    from app.services.calling_rules import pack
+    from app.services.calling_rules.rules import list_rules
+    from app.services.contact_rules import engine
+
+    demo.seed(PLATFORM, str(tmp_path), actor=Actor.operator())
+    db.session.commit()
+    tenant = tenants.find_tenant(PLATFORM, demo.COMPANY, demo.ENVIRONMENT)
+    assert len(list_rules(tenant)) == len(pack.pack_rules())
+    outreach = campaigns.get_campaign(tenant, demo.CONSENT_CAMPAIGN[0])
+    assert (outreach.zone_from, outreach.consent_required) == ("number", "all")
+    tasks = {
+        t.client_id: t
+        for t in db.session.scalars(select(Task).where(Task.campaign_id == outreach.id))
+    }
+    florida, boise, arizona = (tasks[c] for c in ("CON-0001", "CON-0002", "CON-0003"))
+    assert florida.regions == ",US-FL," and florida.time_zone == "America/New_York"
+    assert boise.zones == ",America/Boise,America/Los_Angeles,"
+    assert arizona.time_zone == "America/Phoenix"
+    # 21:00 in New York: Florida's pack rule (08:00-20:00) holds its customer back.
+    evening = utcnow().replace(hour=2, minute=0, second=0, microsecond=0)
+    assert engine.REGION_HOURS in engine.explain(florida, evening).rules
+    noon_mountain = evening.replace(hour=19)
+    assert engine.explain(arizona, noon_mountain).rules == [engine.NO_CONSENT]
+    assert engine.explain(boise, noon_mountain).callable_now
+    demo.seed(PLATFORM, str(tmp_path), actor=Actor.operator())  # again: nothing twice
+    db.session.commit()
+    assert len(list_rules(tenant)) == len(pack.pack_rules())

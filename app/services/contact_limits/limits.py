@@ -125,7 +125,7 @@ def limit_words(limit: ContactLimit) -> str:
         f"in campaign {limit.campaign.name}" if limit.campaign is not None
         else "across every campaign"
     )  # fmt: skip
-    region = f" for tasks in {limit.region}" if limit.region else ""
+    region = f", for tasks in {limit.region}" if limit.region else ""
     return (
         f"at most {limit.max_count} {what} within {duration_words(limit.within_minutes)} "
         f"per {limit.per}, {where}{region}"

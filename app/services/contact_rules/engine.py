@@ -300,18 +300,37 @@ def _written_in(column, values: list[str]) -> ColumnElement[bool]:
     return column.in_(written)
 
 
+def _campaign_ids(seat: Seat) -> list[int]:
+    def read() -> list[int]:
+        query = select(Campaign.id)
+        if seat.tenant_id:
+            query = query.where(Campaign.tenant_id == seat.tenant_id)
+        return list(db.session.scalars(query))
+
+    return seat.remembered("campaign ids", read)
+
+
 def _spanning_sets(seat: Seat) -> list[str]:
     """The zone sets of the open tasks spanning several zones, in the seat's tenant's
     campaigns (every tenant's for none), read once per seat."""
 
     def read() -> list[str]:
-        query = select(Campaign.id)
-        if seat.tenant_id:
-            query = query.where(Campaign.tenant_id == seat.tenant_id)
-        campaigns = db.session.scalars(query).all()
-        return sorted({s for c in campaigns for s in calling_windows.zone_sets_present(c)})
+        found = {s for c in _campaign_ids(seat) for s in calling_windows.zone_sets_present(c)}
+        return sorted(found)
 
     return seat.remembered("spanning zone sets", read)
+
+
+def _present_zones(seat: Seat) -> frozenset[str]:
+    """Every zone an open task of the seat's tenant is in (one index probe per zone and
+    campaign): a regional rule lists only those it holds back, not every zone on Earth."""
+
+    def read() -> frozenset[str]:
+        found = {z for c in _campaign_ids(seat) for z in calling_windows.zones_present(c)}
+        found |= {z for s in _spanning_sets(seat) for z in s.strip(",").split(",")}
+        return frozenset(found)
+
+    return seat.remembered("present zones", read)
 
 
 def _zones_in(zones: tuple[str, ...], seat: Seat) -> ColumnElement[bool]:
@@ -328,7 +347,8 @@ def _regional_condition(kind: str) -> Callable[[Seat], ColumnElement[bool]]:
     def condition(seat: Seat) -> ColumnElement[bool]:
         held = []
         for tenant_id, rule, _row in _calling_rules(seat):
-            zones = calling_clock.held_zones(rule, kind, seat.now)
+            present = _present_zones(seat)
+            zones = tuple(z for z in calling_clock.held_zones(rule, kind, seat.now) if z in present)
             if not zones:
                 continue
             part = and_(regions.in_region(rule.region), _zones_in(zones, seat))
