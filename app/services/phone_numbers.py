@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import phonenumbers
-from phonenumbers import NumberParseException, PhoneNumberFormat
+from phonenumbers import NumberParseException, PhoneNumberFormat, geocoder
 from phonenumbers import timezone as number_zones
 
 
@@ -52,9 +52,11 @@ UNKNOWN_ZONE = "Etc/Unknown"
 @lru_cache(maxsize=65536)
 def zones_of(value: str) -> tuple[str, ...]:
     """The IANA zones a valid number may be in, as libphonenumber's data says (a Boise
-    number: America/Boise and America/Los_Angeles); none for a number it cannot place."""
+    number: America/Boise and America/Los_Angeles); none for a number it cannot place on
+    the map (a toll-free or other non-geographic number, whose "zones" span a continent:
+    the task keeps its campaign's default zone)."""
     number = _parsed(value, None)
-    if number is None:
+    if number is None or not geocoder.description_for_number(number, "en"):
         return ()
     found = number_zones.time_zones_for_number(number)
     return tuple(sorted(zone for zone in found if zone != UNKNOWN_ZONE))

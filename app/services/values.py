@@ -61,6 +61,18 @@ def require_time_zone(name: str, field: Field) -> str:
     return name
 
 
+def require_e164(value: str, field: Field) -> str:
+    """The number without surrounding blanks when it is E.164; a refusal about `field`
+    (named "number" in its message) otherwise."""
+    number = value.strip()
+    if not is_e164(number):
+        raise InvalidInput(
+            f"number '{value}' is not an E.164 number (+ then 2 to 15 digits, e.g. +14155550123)",
+            field=field.said_as("number"),
+        )
+    return number
+
+
 def parse_number(value: str) -> float | None:
     """The value as a finite number when it is written as one, else None."""
     if not value or value[0] not in "+-.0123456789" or not _NUMBER.fullmatch(value):

@@ -109,3 +109,15 @@ def test_the_us_pack_loads_once_and_every_row_is_a_rule_with_its_source(runner, 
     assert _count(CallingRule) == len(rows)
     florida = [r for r in db.session.scalars(select(CallingRule)) if r.region == "US-FL"]
     assert [(r.opens_at, r.closes_at, r.limit.max_count) for r in florida] == [(480, 1200, 3)]
+
+
+def test_a_rule_with_the_limit_another_rule_of_its_region_has_shares_it(runner, acme):
+    limit = ["--max", "3", "--within", "24h", "--per", "person"]
+    ok(run(runner, "add", *TENANT, "--region", "US-FL", "--hours", "08:00-20:00", *limit))
+    ok(run(runner, "add", *TENANT, "--region", "US-FL", "--no-calls-on", "sun", *limit))
+    first, second = db.session.scalars(select(CallingRule).order_by(CallingRule.id)).all()
+    assert first.limit_id == second.limit_id and _count(ContactLimit) == 1
+    ok(run(runner, "remove", *TENANT, str(first.id)))
+    assert _count(ContactLimit) == 1  # the other rule keeps it
+    ok(run(runner, "remove", *TENANT, str(second.id)))
+    assert _count(ContactLimit) == 0

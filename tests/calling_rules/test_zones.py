@@ -114,3 +114,22 @@ def test_a_regional_rule_holds_in_every_zone_of_the_task(by_number, acme):
     assert found.rules == [engine.REGION_HOURS]
     assert "America/Los_Angeles" in found.reasons[0].message
     assert found.next_callable_at == datetime(2026, 11, 24, 17, 0, tzinfo=UTC)
+
+
+def test_a_toll_free_number_keeps_the_campaign_s_zone(by_number):
+    """A toll-free number is no place on the map: libphonenumber's 42 zones for it would
+    leave no hour inside every window."""
+    task = add_phones(by_number, "c1", Phone="+18005550100")
+    assert (task.time_zone, task.zones) == ("America/New_York", "")
+
+
+def test_a_zone_a_supervisor_sets_ends_the_zones_from_numbers(by_number, ann):
+    from app.services.tasks import batches
+
+    task = add_phones(by_number, "c1", Phone=IDAHO)
+    changes = batches.check_changes(
+        by_number.tenant, batches.TaskChanges(time_zone="America/Chicago")
+    )
+    batches.apply_checked([task], changes, datetime(2026, 11, 24, tzinfo=UTC))
+    db.session.commit()
+    assert (task.time_zone, task.zones) == ("America/Chicago", "")

@@ -178,13 +178,33 @@ def add_rule(tenant: Tenant, new: NewRule | Checked, *, actor: Actor) -> Calling
         source=checked.source,
     )
     if checked.limit is not None:
-        count, minutes, per = checked.limit
-        limit = contact_limits.NewLimit(count, f"{minutes}m", per, region=checked.region)
-        rule.limit = contact_limits.add_limit(tenant, limit, actor=actor)
+        rule.limit = _same_limit(tenant, checked) or _new_limit(tenant, checked, actor)
     db.session.add(rule)
     db.session.flush()
     record(actor, _change("calling_rule.added", tenant, rule, after=facts(rule)))
     return rule
+
+
+def _same_limit(tenant: Tenant, checked: Checked):
+    """The tenant's regional limit that is this rule's limit already (another rule of the
+    region has it): shared, not refused as a duplicate."""
+    return next(
+        (
+            limit
+            for limit in contact_limits.list_limits(tenant)
+            if limit.region == checked.region
+            and limit.campaign_id is None
+            and limit.counting == "calls"
+            and (limit.max_count, limit.within_minutes, limit.per) == checked.limit
+        ),
+        None,
+    )
+
+
+def _new_limit(tenant: Tenant, checked: Checked, actor: Actor):
+    count, minutes, per = checked.limit
+    new = contact_limits.NewLimit(count, f"{minutes}m", per, region=checked.region)
+    return contact_limits.add_limit(tenant, new, actor=actor)
 
 
 def list_rules(tenant: Tenant) -> list[CallingRule]:
@@ -207,11 +227,16 @@ def find_rule(tenant: Tenant, rule_id: int | str) -> CallingRule:
 
 
 def remove_rule(tenant: Tenant, rule_id: int | str, *, actor: Actor) -> CallingRule:
-    """Remove the rule and its limit: calls it held back may be placed at once."""
+    """Remove the rule and its limit (unless another rule shares it): calls it held back
+    may be placed at once."""
     rule = find_rule(tenant, rule_id)
     before = facts(rule)
-    if rule.limit is not None:
-        contact_limits.remove_limit(tenant, rule.limit.id, actor=actor)
+    limit = rule.limit
+    shared = limit is not None and any(
+        other.limit_id == limit.id for other in list_rules(tenant) if other.id != rule.id
+    )
+    if limit is not None and not shared:
+        contact_limits.remove_limit(tenant, limit.id, actor=actor)
     db.session.delete(rule)
     db.session.flush()
     record(actor, _change("calling_rule.removed", tenant, rule, before=before))

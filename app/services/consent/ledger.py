@@ -28,7 +28,7 @@ from app.services.actors import Actor
 from app.services.audit.trail import Change, record_all
 from app.services.errors import InvalidInput
 from app.services.fields import CONSENT_AT, CONSENT_NUMBERS, CONSENT_PURPOSE, CONSENT_SOURCE
-from app.services.values import is_e164, is_phone_key
+from app.services.values import is_e164, is_phone_key, require_e164
 
 MAX_TEXT = 255
 # How a revocation by a work code at the desk is recorded.
@@ -37,13 +37,7 @@ BY_WORK_CODE = "work code at the desk"
 
 def check_number(value: str) -> str:
     """The number without surrounding blanks when it is E.164; InvalidInput otherwise."""
-    number = value.strip()
-    if not is_e164(number):
-        raise InvalidInput(
-            f"number '{value}' is not an E.164 number (+ then 2 to 15 digits, e.g. +14155550123)",
-            field=CONSENT_NUMBERS.said_as("number"),
-        )
-    return number
+    return require_e164(value, CONSENT_NUMBERS)
 
 
 def check_numbers(numbers: Iterable[str]) -> list[str]:

@@ -39,7 +39,7 @@ from sqlalchemy import (
 from sqlalchemy import true as sql_true
 
 from app.extensions import db
-from app.models import CallingRule, Campaign, Task, TaskItem
+from app.models import CallingRule, Campaign, CampaignStatus, Task, TaskItem
 from app.services import regions
 from app.services.calling_rules import clock as calling_clock
 from app.services.calling_rules import rules as calling_rules
@@ -269,11 +269,15 @@ def _outside_window(task: Task, seat: Seat) -> list[Reason]:
     window = calling_windows.window_of(campaign)
     zones = calling_windows.zones_of(task)
     opens = calling_windows.next_opening_in_all(campaign, zones, seat.now)
+    when = (
+        f"the task can be called from {seat.local(opens)}"
+        if opens is not None
+        else "its zones' windows never meet"
+    )
     return [
         Reason(
             CALLING_WINDOW,
-            f"outside the campaign's calling window ({window} {' and '.join(zones)}): "
-            f"the task can be called from {seat.local(opens)}",
+            f"outside the campaign's calling window ({window} {' and '.join(zones)}): {when}",
             opens,
         )
     ]
@@ -301,8 +305,11 @@ def _written_in(column, values: list[str]) -> ColumnElement[bool]:
 
 
 def _campaign_ids(seat: Seat) -> list[int]:
+    """The seat's tenant's campaigns that are not archived (an archived one has no task to
+    deliver or to count)."""
+
     def read() -> list[int]:
-        query = select(Campaign.id)
+        query = select(Campaign.id).where(Campaign.status != CampaignStatus.ARCHIVED)
         if seat.tenant_id:
             query = query.where(Campaign.tenant_id == seat.tenant_id)
         return list(db.session.scalars(query))
@@ -315,7 +322,7 @@ def _spanning_sets(seat: Seat) -> list[str]:
     campaigns (every tenant's for none), read once per seat."""
 
     def read() -> list[str]:
-        found = {s for c in _campaign_ids(seat) for s in calling_windows.zone_sets_present(c)}
+        found = {s for c in _campaign_ids(seat) for s in calling_windows.zone_sets_of(seat, c)}
         return sorted(found)
 
     return seat.remembered("spanning zone sets", read)
@@ -380,7 +387,10 @@ def _held_words(kind: str, rule: calling_clock.Rule, row: CallingRule, local: da
 def _regional_reasons(kind: str, name: str) -> TaskExplainer:
     def explain(task: Task, seat: Seat) -> list[Reason]:
         where = regions.listed(task.regions)
-        mine = [(r, row) for _t, r, row in _calling_rules(seat) if r.region in where]
+        tenant_id = task.campaign.tenant_id
+        mine = [
+            (r, row) for t, r, row in _calling_rules(seat) if t == tenant_id and r.region in where
+        ]
         zones = calling_windows.zones_of(task)
         until = calling_clock.next_allowed([r for r, _row in mine], zones, seat.now)
         when = f"the call may be placed from {seat.local(until)}" if until else "no call soon"

@@ -33,7 +33,7 @@ from app.services.audit.trail import Change, record_all
 from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.errors import InvalidInput
 from app.services.fields import DNC_NOTE, DNC_NUMBERS
-from app.services.values import is_e164, is_phone_key
+from app.services.values import is_e164, is_phone_key, require_e164
 
 MAX_NOTE = 255
 # Rows per INSERT: under both databases' limits on bound parameters.
@@ -50,13 +50,7 @@ AFTER_DIGITS = ":"
 
 def check_number(value: str) -> str:
     """The number without surrounding blanks when it is E.164; InvalidInput otherwise."""
-    number = value.strip()
-    if not is_e164(number):
-        raise InvalidInput(
-            f"number '{value}' is not an E.164 number (+ then 2 to 15 digits, e.g. +14155550123)",
-            field=DNC_NUMBERS.said_as("number"),
-        )
-    return number
+    return require_e164(value, DNC_NUMBERS)
 
 
 def check_note(note: str) -> str:

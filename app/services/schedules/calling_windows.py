@@ -78,9 +78,9 @@ def next_window_opening(campaign: Campaign, zone: str, after: datetime) -> datet
 ALL_INSIDE_ROUNDS = 8
 
 
-def next_opening_in_all(campaign: Campaign, zones: list[str], after: datetime) -> datetime:
+def next_opening_in_all(campaign: Campaign, zones: list[str], after: datetime) -> datetime | None:
     """When the campaign's window is open in every one of the zones at once, at or after
-    `after` (`after` itself when it has no window)."""
+    `after` (`after` itself when it has no window); None when their windows never meet."""
     window = window_of(campaign)
     if window is None:
         return after
@@ -91,7 +91,7 @@ def next_opening_in_all(campaign: Campaign, zones: list[str], after: datetime) -
         if not outside:
             return moment
         moment = max(opening_in(window, zone, moment) for zone in outside)
-    return moment
+    return None
 
 
 def zones_of(task: Task) -> list[str]:
@@ -188,14 +188,14 @@ def in_calling_window(seat: Seat) -> ColumnElement[bool]:
         return true()
     return or_(
         _listed(Task.campaign_id, windows, negate=True),
-        *(_inside(campaign, w, seat.now) for campaign, w in windows.items()),
+        *(_inside(seat, campaign, w) for campaign, w in windows.items()),
     )
 
 
-def _inside(campaign: int, window: Window, now: datetime) -> ColumnElement[bool]:
-    inside = zones_inside(window, now)
+def _inside(seat: Seat, campaign: int, window: Window) -> ColumnElement[bool]:
+    inside = zones_inside(window, seat.now)
     single = _listed(Task.time_zone, inside)
-    spanning = zone_sets_present(campaign)
+    spanning = zone_sets_of(seat, campaign)
     if not spanning:
         return and_(Task.campaign_id == campaign, single)
     wholly = [s for s in spanning if set(s.strip(",").split(",")) <= set(inside)]
@@ -243,6 +243,11 @@ ZONE_SETS_PRESENT = text(
 def zone_sets_present(campaign_id: int) -> list[str]:
     """The stored zone sets (`,A,B,`) of the campaign's open tasks spanning several zones."""
     return list(db.session.scalars(ZONE_SETS_PRESENT, {"campaign": campaign_id}))
+
+
+def zone_sets_of(seat: Seat, campaign_id: int) -> list[str]:
+    """`zone_sets_present`, read once per seat."""
+    return seat.remembered(f"zone sets {campaign_id}", lambda: zone_sets_present(campaign_id))
 
 
 def closed_campaigns(seat: Seat) -> frozenset[int]:

@@ -91,7 +91,7 @@ def apply_checked(tasks: list[Task], changes: CheckedChanges, now: datetime) -> 
         if changes.skill_queue:
             task.skill_queue = changes.skill_queue
         if changes.time_zone is not None:
-            task.time_zone = changes.time_zone
+            task.time_zone, task.zones = changes.time_zone, ""  # an ItemTimeZone now
         if changes.preferred_agent is not None:
             task.preferred_agent = changes.preferred_agent or None
         if changes.next_work is not None:
