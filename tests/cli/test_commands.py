@@ -290,6 +290,6 @@ def test_demo_seed_is_idempotent(app, runner, tmp_path):
         runs.append((last_line(result), *map(count, (Tenant, ApiKey, Campaign, Task))))
     assert runs[0] == runs[1]
     key, tenant_count, key_count, campaign_count, task_count = runs[0]
-    assert (tenant_count, key_count, campaign_count) == (1, 1, 4) and task_count > 0
+    assert (tenant_count, key_count, campaign_count) == (1, 1, 5) and task_count > 0
     assert (tmp_path / "demo-api-key").read_text().strip() == key
     assert keys.key_matches(tenants.get_tenant(PLATFORM, "DemoCo", "demo"), key)
