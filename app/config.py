@@ -254,6 +254,7 @@ def defaults() -> dict[str, Any]:
         # The desk warns this long before either lapse (at most half the shorter timeout).
         "DESK_WARN_SECONDS": int(env.get("DESK_WARN_SECONDS", 60)),
         "PREFERRED_AGENT_HOLD_SECONDS": int(env.get("PREFERRED_AGENT_HOLD_SECONDS", 1800)),
+        "CALLBACK_HOLD_MINUTES": int(env.get("CALLBACK_HOLD_MINUTES", 30)),
         # How long Amazon Connect rings a customer on a call its contact flow places (15-60).
         "CONNECT_RING_TIMEOUT_SECONDS": min(
             60, max(15, int(env.get("CONNECT_RING_TIMEOUT_SECONDS", 30)))

@@ -211,6 +211,7 @@ def close_task():
             next_earliest=sent_time(request.nextEarliestWorkTimeUTC, NEXT_EARLIEST),
             work_codes=codes,
             note=request.note,
+            personal_callback=request.personalCallback,
             actor=actor,
         )
         outcome = CLOSED_BY_STATE.get(task.worked_state)
@@ -224,7 +225,14 @@ def close_task():
             "closeReason": task.close_reason,
         }
 
-    return _run(CloseTaskRequest, action, **CLOSED_NOTHING)
+    return _run(CloseTaskRequest, action, _callback_time, **CLOSED_NOTHING, nextCallableAt=None)
+
+
+def _callback_time(refused: ServiceError) -> dict[str, Any]:
+    """A personal callback at a time the customer may not be called: the first allowed."""
+    if isinstance(refused, closing.CallbackNotCallable) and refused.until is not None:
+        return {"nextCallableAt": to_epoch_ms(refused.until)}
+    return {}
 
 
 @api_bp.post("/releaseTask", provide_automatic_options=False)

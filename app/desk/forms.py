@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask_wtf import FlaskForm
 from wtforms import (
+    BooleanField,
     DateTimeLocalField,
     PasswordField,
     RadioField,
@@ -76,6 +77,8 @@ class CloseForm(FlaskForm):
 
     outcome = RadioField("Outcome", choices=OUTCOMES, validators=[Optional()])
     next_time = DateTimeLocalField("Next attempt (customer's time)", validators=[Optional()])
+    # A personal callback: kept for this agent from that time (closing.check_callback).
+    personal_callback = BooleanField("I call back myself at this time")
     # The note kept with the attempt: its length is the service's rule (closing.NOTE_LIMIT).
     note = TextAreaField("Note on this attempt", validators=[Optional()])
 

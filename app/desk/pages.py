@@ -329,7 +329,13 @@ def close(record_id: str):
         ):
             return ASKS_FIRST  # nothing written: Remove asks first
         return closing.close_task(
-            agent, record_id, outcome, note=form.note.data, actor=actor(agent), **chosen
+            agent,
+            record_id,
+            outcome,
+            note=form.note.data,
+            personal_callback=form.personal_callback.data,
+            actor=actor(agent),
+            **chosen,
         )
 
     closed, error = in_one_transaction(db.session, close_or_ask_first, refusals=ServiceError)

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from app.models import Task, User
 from app.services.errors import (
+    NOT_CALLABLE,
     OUT_OF_RANGE,
     PAST,
     REQUIRED,
@@ -93,6 +94,15 @@ def close_refusal(
 
 
 def _time_words(error: ServiceError, task: Task, agent: User, now: datetime, choice: Choice) -> str:
+    if error.kind == NOT_CALLABLE:
+        first = getattr(error, "until", None)
+        if first is None:
+            return "The customer may not be called back then, nor soon after: choose another day."
+        local = first.astimezone(ZoneInfo(task.time_zone))
+        return (
+            "The customer may not be called at that time. The first time they may is "
+            f"{local:%Y-%m-%d %H:%M} ({task.time_zone}): choose it or a later one."
+        )
     if error.kind == REQUIRED:
         if choice.codes:
             return "Choose a time for the next attempt: the codes you ticked set no delay."

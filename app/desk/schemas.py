@@ -83,6 +83,13 @@ class CloseTaskRequest(DeskRequest):
         description=EPOCH_MS + " For RESCHEDULE, in the future; may be left out when a "
         "RESCHEDULE work code chosen has a default delay (now + the longest such delay).",
     )
+    personalCallback: bool = Field(
+        False,
+        description="With RESCHEDULE and nextEarliestWorkTimeUTC: the agent calls back "
+        "themselves; the task is kept for them from that time for CALLBACK_HOLD_MINUTES "
+        "(then any agent of the queue gets it). A time at which the customer may not be "
+        "called is refused INVALID_ARGUMENTS with nextCallableAt, the first allowed time.",
+    )
     workCodes: list[DeskWorkCode] | None = Field(
         None,
         max_length=50,
@@ -284,6 +291,11 @@ class TaskResponse(DeskResponse):
     closeReason: str | None = Field(
         description="closeTask: why the outcome applied is not the one chosen, e.g. "
         "`attempt limit reached (5 attempts)`; otherwise null."
+    )
+    nextCallableAt: int | None = Field(
+        None,
+        description="closeTask with personalCallback refused: the first time after the one "
+        "asked at which the customer may be called (epoch ms); otherwise null.",
     )
 
 

@@ -8,6 +8,8 @@ from app.services.fields import TASK_WORK_CODES, Field
 # value outside the range allowed.
 REQUIRED = "required"
 PAST = "past"
+# A time at which the contact rules would not let the customer be called.
+NOT_CALLABLE = "not_callable"
 OUT_OF_RANGE = "out_of_range"
 
 

@@ -183,6 +183,7 @@ SCHEDULE_NAME, SCHEDULE_TIME_ZONE, SCHEDULE_HOLIDAYS, SCHEDULE_HOURS, SCHEDULE_Q
 EXCEPTION_DAY, EXCEPTION_HOURS = _fields("schedule_exception", "day", "hours")
 
 DNC_NUMBERS, DNC_NOTE = _fields("dnc", "numbers", "note")
+(TASK_PERSONAL_CALLBACK,) = _fields("task", "personal_callback")
 
 # A regional calling rule of a tenant's contact rules.
 (

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from flask import current_app
 from sqlalchemy import select
 
 from app.extensions import db
@@ -36,11 +37,18 @@ from app.models.types import stamped
 from app.services.actors import Actor
 from app.services.calls.ledger import call_summary, end_attempt
 from app.services.consent import ledger as consent
+from app.services.contact_rules import engine
+from app.services.contactability.seat import local_text
 from app.services.delivery import rules
 from app.services.delivery.ownership import held_task, task_to_close
 from app.services.dnc import numbers as dnc
-from app.services.errors import PAST, REQUIRED, InvalidInput, NotAvailable
-from app.services.fields import TASK_NOTE, TASK_OUTCOME
+from app.services.errors import NOT_CALLABLE, PAST, REQUIRED, InvalidInput, NotAvailable
+from app.services.fields import (
+    TASK_NEXT_EARLIEST,
+    TASK_NOTE,
+    TASK_OUTCOME,
+    TASK_PERSONAL_CALLBACK,
+)
 from app.services.snapshots import with_fields
 from app.services.tasks.snapshots import task_snapshot
 from app.services.tasks.tracing import trace_change
@@ -238,6 +246,46 @@ def outcome_of(
     return closing.outcome
 
 
+class CallbackNotCallable(InvalidInput):
+    """A personal callback at a time the customer may not be called; `until`: the first
+    allowed time after it (None: no rule of the clock frees it)."""
+
+    def __init__(self, message: str, *, until: datetime | None) -> None:
+        super().__init__(message, field=TASK_NEXT_EARLIEST, kind=NOT_CALLABLE)
+        self.until = until
+
+
+# What a callback's time is not checked against: the task's own state and time (the
+# closing sets them), the attempt limit (it completes the task instead) and a pause (a
+# supervisor's, which a resume ends).
+NOT_CHECKED_FOR_CALLBACKS = frozenset(
+    {engine.STATE, engine.NEXT_EARLIEST_TIME, engine.ATTEMPT_LIMIT, engine.CAMPAIGN_PAUSED}
+)
+
+
+def check_callback(task: Task, agent: User, closing: Closing) -> None:
+    """A personal callback is a RESCHEDULE at a time the contact rules let the customer be
+    called (the window, the queue's hours, the regional rules, the limits, the numbers),
+    as they stand now; CallbackNotCallable with the first allowed time otherwise."""
+    if closing.outcome != Outcome.RESCHEDULE or closing.next_work is None:
+        raise InvalidInput(
+            "a personal callback is a RESCHEDULE at a time", field=TASK_PERSONAL_CALLBACK
+        )
+    at, zone = closing.next_work, agent.time_zone or "UTC"
+    found = engine.explain(task, at, zone)
+    reasons = [r for r in found.reasons if r.rule not in NOT_CHECKED_FOR_CALLBACKS]
+    wanted = engine.Explanation(task, at, reasons, found.numbers)
+    if wanted.callable_now:
+        return
+    until = wanted.next_callable_at
+    first = f"; the first allowed time is {local_text(until, zone)}" if until else ""
+    raise CallbackNotCallable(
+        f"the customer may not be called at {local_text(at, zone)} "
+        f"({', '.join(wanted.rules)}: {wanted.message(zone)}){first}",
+        until=until,
+    )
+
+
 def close_task(
     agent: User,
     record_id: str,
@@ -246,6 +294,7 @@ def close_task(
     next_earliest: SentTime | None = None,
     work_codes: Sequence[tuple[str, str]] = (),
     note: str | None = None,
+    personal_callback: bool = False,
     actor: Actor,
     now: datetime | None = None,
 ) -> Task:
@@ -254,9 +303,15 @@ def close_task(
     note = checked_note(note)
     task, closing, now = _checked(agent, record_id, outcome, next_earliest, work_codes, now)
     before = task_snapshot(task)
+    if personal_callback:
+        check_callback(task, agent, closing)
     task.work_attempts = (task.work_attempts or 0) + 1
     closing = attempt_limit(task, closing)
     _apply(task, closing)
+    if personal_callback and closing.outcome == Outcome.RESCHEDULE:
+        # Kept for this agent from its time (the first tier of delivery), then the queue's.
+        hold = timedelta(minutes=current_app.config["CALLBACK_HOLD_MINUTES"])
+        task.preferred_agent, task.hold_until = agent.login_user_id, closing.next_work + hold
     _store_work_codes(task, closing.work_codes)
     if any(code.adds_to_dnc for code in closing.chosen):
         dnc.add_task_numbers(task, actor=actor)
