@@ -25,6 +25,7 @@ from bench import (
     delivery,
     document,
     export,
+    forecast,
     intake,
     limits,
     pages,
@@ -36,8 +37,8 @@ from bench import (
 )
 
 PARTS = {part.__name__.rsplit(".", 1)[1]: part for part in (
-    api, search, intake, bulk, export, webhooks, delivery, calls, limits, reports, wallboard,
-    pages, soak,
+    api, search, intake, bulk, export, webhooks, delivery, calls, limits, forecast, reports,
+    wallboard, pages, soak,
 )}  # fmt: skip
 
 

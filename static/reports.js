@@ -1,9 +1,10 @@
-// The Reports page's charts: each draws the table below it (the table stays, the no-script view
-// and the accessible one). Chart.js (static/vendor/chartjs) draws on a canvas.
+// The report charts (the Reports page, a campaign's dry run): each draws the table below it
+// (the table stays, the no-script view and the accessible one). Chart.js
+// (static/vendor/chartjs) draws on a canvas. A campaign page asks for its dry run once shown
+// (it reads every open task) and draws it when it comes.
 "use strict";
 
-document.addEventListener("DOMContentLoaded", () => {
-  if (typeof window.Chart === "undefined") return;
+(() => {
   const number = (text) => {
     const value = parseFloat(text);
     return Number.isFinite(value) ? value : 0;
@@ -30,17 +31,30 @@ document.addEventListener("DOMContentLoaded", () => {
     intervals: (data) => ({ type: "bar", datasets: datasets(data, [1, 2, 3]) }),
     // Agents: attempts, contacts and successes per agent.
     agents: (data) => ({ type: "bar", datasets: datasets(data, [1, 2, 3]) }),
+    // A dry run: callable, and held back by each rule, per interval.
+    forecast: (data) => ({
+      type: "line", datasets: datasets(data, data.headers.map((_, n) => n).slice(1)),
+    }),
   };
 
-  for (const box of document.querySelectorAll("[data-chart]")) {
+  function draw(root) {
+    if (typeof window.Chart === "undefined") return;
+    for (const box of root.querySelectorAll("[data-chart]")) {
+      if (box.dataset.drawn) continue;
+      drawOne(box);
+    }
+  }
+
+  function drawOne(box) {
     const table = document.getElementById(box.dataset.table);
     const make = CHARTS[box.dataset.chart];
-    if (!table || !make) continue;
+    if (!table || !make) return;
     const data = read(table);
     const spec = make(data);
     const canvas = document.createElement("canvas");
     canvas.setAttribute("role", "img");
-    canvas.setAttribute("aria-label", `${box.parentElement.querySelector("h2").textContent}: chart of the table below`);
+    const title = box.closest("section")?.querySelector("h2") || document.querySelector("h1");
+    canvas.setAttribute("aria-label", `${title ? title.textContent : "Chart"}: chart of the table below`);
     box.appendChild(canvas);
     new window.Chart(canvas, {
       type: spec.type,
@@ -54,4 +68,25 @@ document.addEventListener("DOMContentLoaded", () => {
     });
     box.dataset.drawn = "true";
   }
-});
+
+  async function loadForecast(section) {
+    try {
+      const response = await fetch(section.dataset.forecastUrl, {
+        credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" },
+      });
+      if (!response.ok) return; // the link to the dry run's page stays
+      const panel = document.createElement("div");
+      panel.innerHTML = await response.text();
+      section.querySelector("[data-forecast-link]")?.after(...panel.childNodes);
+      section.dataset.loaded = "true";
+      draw(section);
+    } catch (error) {
+      // No answer: the link to the dry run's page stays.
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    draw(document);
+    for (const section of document.querySelectorAll("[data-forecast-url]")) loadForecast(section);
+  });
+})();

@@ -193,6 +193,16 @@ def reports_api() -> Api:
                 "whole task, each number's reasons that number. An unknown campaignName or "
                 "previewRecordID answers NOT_FOUND.",
             ),
+            operation(
+                "campaignForecast",
+                "A dry run: per interval, the open tasks the rules let be called, and held back",
+                reports.ForecastRequest,
+                reports.ForecastResponse,
+                "At each interval's start (ignoring agents and calls still to come): how many "
+                "of the campaign's open tasks every contact rule lets be called, and how many "
+                "each rule holds back. intervalMinutes is 60 or 1440; `to` at most "
+                "744 intervals after `from`. An unknown campaignName answers INVALID_ARGUMENTS.",
+            ),
         ),
     )
 

@@ -21,6 +21,7 @@ from app.models.types import utcnow
 from app.services import reports
 from app.services.contact_rules import engine as contact_rules
 from app.services.errors import InvalidInput, NotFound, ServiceError, TaskNotFound
+from app.services.reports import forecast
 from app.services.values import require_time_zone
 from app.web.answers import Answer
 from app.web.api_keys import Caller
@@ -105,6 +106,30 @@ class TaskContactabilityRequest(Strict):
         validation_alias=AliasChoices("previewRecordID", "previewRecordId"),
         description="The task. `previewRecordId` is accepted too.",
     )
+
+
+class ForecastRequest(Strict):
+    """One campaign of the tenant and the range to forecast."""
+
+    model_config = ConfigDict(
+        json_schema_extra=published(
+            **TIMES,
+            campaignName={"minLength": 1},
+            intervalMinutes={"enum": list(forecast.INTERVAL_MINUTES)},
+        ),
+        populate_by_name=True,
+    )
+
+    campaignName: Given = Field(description="The campaign.")
+    start: int = Field(
+        alias="from", description=EPOCH_MS + " The first interval's start (to the second)."
+    )
+    end: int = Field(
+        alias="to",
+        description=EPOCH_MS + f" The range's end (exclusive): at most "
+        f"{forecast.MAX_INTERVALS} intervals after `from`.",
+    )
+    intervalMinutes: int = Field(60, description="60 (hours) or 1440 (days).")
 
 
 # --- answers -------------------------------------------------------------------------------
@@ -209,11 +234,36 @@ RuleName = Literal[
     "CAMPAIGN_PAUSED",
     "QUEUE_CLOSED",
     "CALLING_WINDOW",
+    "REGION_HOURS",
+    "REGION_DAY",
+    "REGION_HOLIDAY",
     "DO_NOT_CALL",
+    "NO_CONSENT",
     "INVALID_NUMBER",
     "CONTACT_LIMIT",
     "ATTEMPT_LIMIT",
 ]
+
+
+class RuleCount(Answer):
+    rule: RuleName = Field(description="The contact rule's stable name.")
+    count: int = Field(description="How many of the open tasks it holds back.")
+
+
+class ForecastInterval(Answer):
+    start: int = Field(description=EPOCH_MS + " The interval's start.")
+    callable: int = Field(description="Open tasks the rules let be called at its start.")
+    heldBack: list[RuleCount] = Field(
+        description="Each rule holding tasks back at its start, in the rules' order; a task "
+        "held back by two rules counts under both."
+    )
+
+
+class ForecastResponse(ReportResponse):
+    tasks: int | None = Field(description="The campaign's open tasks; null when refused.")
+    intervals: list[ForecastInterval] | None = Field(
+        description="Every interval, oldest first; null when refused."
+    )
 
 
 class RuleReason(Answer):
@@ -406,3 +456,39 @@ def task_contactability():
 
     empty = {"callableNow": None, "nextCallableAt": None, "reasons": None, "numbers": None}
     return json_action(act, CONTACTABILITY_RESULTS, "FAIL", empty, said=refusal_message)
+
+
+@bp.post("/campaignForecast", provide_automatic_options=False)
+@read_only
+def campaign_forecast():
+    """A dry run: per interval, how many open tasks the rules let be called at its start."""
+
+    def act(caller: Caller, body: dict[str, Any]) -> dict:
+        request = ForecastRequest.model_validate(body)
+        start = from_epoch_ms(request.start, REPORT_START)
+        end = from_epoch_ms(request.end, REPORT_END)
+        found = forecast.campaign_forecast(
+            caller.tenant, request.campaignName, start, end, request.intervalMinutes
+        )
+        return forecast_answer(found)
+
+    empty = {"tasks": None, "intervals": None}
+    return json_action(act, RESULT_OF, "FAIL", empty, said=refusal_message)
+
+
+def forecast_answer(found: forecast.Forecast) -> dict[str, Any]:
+    """The forecast as campaignForecast answers it."""
+    last = found.intervals[-1].start
+    return {
+        "message": f"campaign '{found.campaign.name}': {len(found.intervals)} intervals of "
+        f"{found.minutes} minutes from {found.start:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC",
+        "tasks": found.tasks,
+        "intervals": [
+            {
+                "start": to_epoch_ms(i.start),
+                "callable": i.callable,
+                "heldBack": [{"rule": rule, "count": count} for rule, count in i.held_back],
+            }
+            for i in found.intervals
+        ],
+    }

@@ -1,16 +1,21 @@
 """Operator commands for campaigns: `flask --app wsgi campaign create|edit|list`, their
 life (`pause|resume|archive|restore`) and when their tasks may be worked
 (`set-window|set-max-attempts`), how they read intake files' numbers (`set-country`) and
-how they are dialled (`set-dialing`), whose numbers need consent (`set-consent`)."""
+how they are dialled (`set-dialing`), whose numbers need consent (`set-consent`), and a dry
+run of what the contact rules would let be called (`forecast`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import click
 
-from app.cli.common import tenant_of, transactional
+from app.cli.audit import Instant
+from app.cli.common import read_only, tenant_of, transactional
 from app.models import AUTO_DIAL_SECONDS, CallPlacement, Campaign, CampaignType
+from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.campaigns import catalogue as campaigns
 from app.services.campaigns import countries, dialing
@@ -18,6 +23,7 @@ from app.services.campaigns import life_cycle as campaign_status
 from app.services.campaigns.catalogue import get_campaign
 from app.services.consent import requirements as consent
 from app.services.errors import InvalidInput
+from app.services.reports import forecast
 from app.services.schedules import calling_windows
 
 campaign_group = click.Group("campaign", help="Campaigns of a tenant.")
@@ -313,3 +319,36 @@ def set_dialing(
     if not changed:
         return f"Campaign '{found.name}' already dials so ({said}); nothing changed."
     return f"Campaign '{found.name}' dialling: {said}."
+
+
+@campaign_group.command("forecast")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("campaign")
+@click.option("--from", "start", type=Instant(), help="The first interval's start (default: now).")
+@click.option("--days", type=click.IntRange(1, 31), default=7, show_default=True)
+@click.option(
+    "--interval",
+    type=click.Choice(["hour", "day"]),
+    default="hour",
+    show_default=True,
+    help="Intervals of an hour or of a day.",
+)
+@read_only
+def forecast_command(company: str, environment: str, campaign: str, start, days: int, interval):
+    """A dry run: at each interval's start, how many of the campaign's open tasks the
+    contact rules let be called and how many each rule holds back (ignoring agents and
+    calls still to come); starts in the campaign's zone."""
+    tenant = tenant_of(company, environment)
+    start = start or utcnow().replace(minute=0, second=0, microsecond=0)
+    minutes = 60 if interval == "hour" else 1440
+    found = forecast.campaign_forecast(
+        tenant, campaign, start, start + timedelta(days=days), minutes
+    )
+    zone = ZoneInfo(found.campaign.default_time_zone)
+    tasks = f"{found.tasks} open task" + ("" if found.tasks == 1 else "s")
+    click.echo(f"Campaign '{found.campaign.name}': {tasks}; starts in {zone.key}.")
+    for row in found.intervals:
+        held = ", ".join(f"{rule} {count}" for rule, count in row.held_back) or "nothing"
+        local = row.start.astimezone(zone)
+        click.echo(f"{local:%Y-%m-%d %H:%M %Z}  callable {row.callable:>7}  held back: {held}")

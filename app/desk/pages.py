@@ -40,7 +40,15 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.calls import ledger
 from app.services.campaigns.dialing import dial_settings
-from app.services.delivery import agent_state, away_reasons, closing, offers, rules, wrap_up
+from app.services.delivery import (
+    agent_state,
+    away_reasons,
+    callbacks,
+    closing,
+    offers,
+    rules,
+    wrap_up,
+)
 from app.services.delivery.ownership import fate_of, newest_record_id
 from app.services.delivery.presence import Presence, presence
 from app.services.dialer import numbers as task_numbers
@@ -154,6 +162,8 @@ def _desk_page(agent: User, kept: Kept | None = None):
         **work_code_choices(task),
         due=messages.due_text(offer.next_due, agent) if offer else None,
         refresh=REFRESH_SECONDS if offer is not None and task is None else None,
+        callbacks=callbacks.callbacks(agent.tenant, now, agent.login_user_id),
+        now=now,
         presence=presence_json(where, now),
         heartbeat_every=heartbeat_seconds(),
         state_form=StateForm(),

@@ -58,7 +58,7 @@ def test_the_document_lists_every_route_under_an_api_prefix(app, document):
     }
     published = {(path, method) for path, item in document["paths"].items() for method in item}
     assert routes == published
-    assert len(published) == 19  # five Preview actions, three user, seven desk, four reports
+    assert len(published) == 20  # five Preview actions, three user, seven desk, five reports
 
 
 def test_every_operation_describes_the_headers_and_http_errors(document):

@@ -5,7 +5,9 @@ zone; a time they allow keeps the task for the agent."""
 from __future__ import annotations
 
 from app.extensions import db
+from app.services.people import agents
 from app.services.schedules import calling_windows
+from tests.admin.conftest import page
 from tests.conftest import SETUP
 from tests.desk.refusal_support import assert_refused
 from tests.desk.test_close_forms import (  # noqa: F401 - fixtures
@@ -41,3 +43,23 @@ def test_a_callback_the_window_refuses_says_the_first_allowed_time(desk, agent, 
     assert close(desk, record_id, *fine).status_code == 302
     task = stored(record_id)
     assert (task.worked_state, task.preferred_agent) == ("WORKED", agent.login_user_id)
+
+
+def test_the_desk_lists_the_agent_s_callbacks_in_both_zones(desk, agent, winback, clock):  # noqa: F811
+    agents.set_agent_zone(agent, "America/New_York", actor=SETUP)
+    db.session.commit()
+    record_id = held(desk, winback)
+    assert page(desk, "/desk").find("section", class_="desk-callbacks") is None
+    kept = ("outcome", "RESCHEDULE"), ("next_time", "2031-03-05T09:00"), ("personal_callback", "y")
+    assert close(desk, record_id, *kept).status_code == 302
+    section = page(desk, "/desk").find("section", class_="desk-callbacks")
+    [row] = [[td.get_text(" ", strip=True) for td in tr.find_all("td")]
+             for tr in section.find("tbody").find_all("tr")]  # fmt: skip
+    # The time field reads in the customer's zone (Winback's: London); the list says the
+    # agent's own (New York) beside the customer's.
+    assert row == [
+        "2031-03-05 04:00 EST",
+        "Carla Diaz (Winback)",
+        "2031-03-05 09:00 GMT",
+        "2031-03-05 04:30 EST",
+    ]

@@ -158,14 +158,16 @@ def limits_for(tenant_id: int, campaign_id: int, task: Task | None = None) -> li
 
 
 def _in_window(tenant_id: int, limit: ContactLimit, key, now: datetime, *columns) -> Select:
-    """The scope's marks the limit counts at `now` (`key`: a scope key, or SQL of one)."""
+    """The scope's marks the limit counts at `now` (`key`: a scope key, or SQL of one;
+    None: every scope's)."""
     window = timedelta(minutes=limit.within_minutes)
     query = select(*columns).where(
         ContactMark.tenant_id == tenant_id,
-        ContactMark.scope_key == key,
         ContactMark.kind == KIND_OF[limit.counting],
         ContactMark.at > now - window,
     )
+    if key is not None:
+        query = query.where(ContactMark.scope_key == key)
     if limit.campaign_id is not None:
         query = query.where(ContactMark.campaign_id == limit.campaign_id)
     return query
@@ -179,6 +181,12 @@ def held_until(tenant_id: int, limit: ContactLimit, key: str, now: datetime) -> 
     )
     window = timedelta(minutes=limit.within_minutes)
     return None if oldest_kept is None else oldest_kept + window
+
+
+def counted_marks(tenant_id: int, limit: ContactLimit, now: datetime, *columns) -> Select:
+    """Every mark the limit counts at `now`, whatever its scope: the calls that leave its
+    window later are the only moments it can let a held call go."""
+    return _in_window(tenant_id, limit, None, now, *columns)
 
 
 @dataclass(frozen=True)

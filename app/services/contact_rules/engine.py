@@ -607,9 +607,16 @@ NUMBER_RULES: list[NumberRule] = [
 ]
 
 
-def _phone_items() -> ColumnElement[bool]:
+def phone_items() -> ColumnElement[bool]:
     """The task's items that hold a number (delivery's phone items)."""
     return and_(TaskItem.task_id == Task.id, TaskItem.key.ilike("%phone%"), TaskItem.value != "")
+
+
+def number_holds(seat: Seat) -> list[tuple[str, ColumnElement[bool]]]:
+    """Each number rule holding any number back at the seat, with its SQL condition on a
+    phone item (`task_items` with its task). A task none of whose numbers may be called is
+    held back by every rule holding one of them, as `holding_back` asks."""
+    return [(rule.name, c) for rule in NUMBER_RULES if (c := rule.blocked(seat)) is not None]
 
 
 def _number_blocked(seat: Seat, rules: list[NumberRule]) -> ColumnElement[bool] | None:
@@ -629,7 +636,7 @@ def has_callable_number(seat: Seat) -> ColumnElement[bool]:
     best = (
         select(func.max(case((blocked, 0), else_=1)))
         .select_from(TaskItem)
-        .where(_phone_items())
+        .where(phone_items())
         .scalar_subquery()
     )
     return func.coalesce(best, 1) == 1
@@ -652,7 +659,7 @@ def holding_back(name: str, seat: Seat) -> ColumnElement[bool] | None:
     numbered = [rule for rule in NUMBER_RULES if rule.name == name]
     blocked = _number_blocked(seat, numbered) if numbered else None
     if blocked is not None:
-        one = exists(select(TaskItem.task_id).where(_phone_items(), blocked))
+        one = exists(select(TaskItem.task_id).where(phone_items(), blocked))
         parts.append(and_(~has_callable_number(seat), one))
     if not parts:
         return None

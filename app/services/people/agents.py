@@ -20,6 +20,7 @@ from app.models import Tenant, User
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
+from app.services.delivery import callbacks
 from app.services.errors import InvalidInput
 from app.services.fields import USER_QUEUES, USER_TIME_ZONE
 from app.services.people import sessions
@@ -54,6 +55,8 @@ def set_agent_queues(agent: User, names: Iterable[str], *, actor: Actor) -> list
     agent.skill_queues = queues
     db.session.flush()
     _record(actor, agent, "agent.queues_set", {"skillQueues": before}, {"skillQueues": wanted})
+    # The callbacks of a queue it no longer works are that queue's at once.
+    callbacks.hand_back(agent, actor=actor, now=utcnow(), reason=callbacks.OFF_QUEUE)
     return wanted
 
 

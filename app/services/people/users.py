@@ -25,6 +25,7 @@ from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.contact_centre import InstanceError, InstanceUser, instance_for
+from app.services.delivery import callbacks
 from app.services.delivery.agent_state import end_span, hold_agent
 from app.services.delivery.closing import release_all
 from app.services.errors import Conflict, InvalidInput, NotFound, ServiceError
@@ -313,6 +314,8 @@ def delete_user(tenant: Tenant, login_user_id: str, *, actor: Actor) -> None:
     # A task the agent holds goes back to its queue now, not when the offer times out.
     now = utcnow()
     release_all(user, actor=actor, now=now, how=EndedHow.TAKEN_BACK)
+    # Its callbacks are the queue's at once, not when their hold runs out.
+    callbacks.hand_back(user, actor=actor, now=now, reason=callbacks.DELETED)
     # The agent's time so far stays in the reports; it ends with the agent.
     end_span(user, now)
     record(actor, _change(tenant, "user.deleted", user_fields(user), added=False))

@@ -1,8 +1,9 @@
-"""Portable SQL pieces of the reports: a UTC instant as whole epoch seconds."""
+"""Portable SQL pieces of the reports: a UTC instant as whole epoch seconds, a group's ids
+as one text."""
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger
+from sqlalchemy import BigInteger, String
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
@@ -37,3 +38,21 @@ def _epoch_postgresql(element, compiler, **kw):
 def bucket(column):
     """The 15-minute UTC bucket (epoch seconds // 900) of an instant."""
     return epoch(column) // BUCKET_SECONDS
+
+
+class id_list(FunctionElement):  # noqa: N801 - reads as an SQL function
+    """An aggregate: the group's non-NULL integers as one comma-separated text."""
+
+    type = String()
+    inherit_cache = True
+    name = "id_list"
+
+
+@compiles(id_list, "sqlite")
+def _id_list_sqlite(element, compiler, **kw):
+    return f"group_concat({compiler.process(element.clauses, **kw)}, ',')"
+
+
+@compiles(id_list, "postgresql")
+def _id_list_postgresql(element, compiler, **kw):
+    return f"string_agg(CAST({compiler.process(element.clauses, **kw)} AS VARCHAR), ',')"

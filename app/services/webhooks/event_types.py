@@ -26,6 +26,7 @@ EVENT_TYPES: dict[str, str] = {
     "call.connected": "A call of a task connected: the customer answered.",
     "call.ended": "A call of a task ended: its result, how long it rang and talked.",
     "task.preferred_agent_cleared": "A task's preferred-agent hold ended.",
+    "task.callback_handed_over": "A supervisor kept a task's callback for another agent.",
     "task.released": "A task went back unworked: its agent or a supervisor released it.",
     "task.reservation_lapsed": "A delivered task went back to its queue (no activity, agent gone).",
     "agent.state_changed": "An agent's state changed (AWAY's reason too: `fromReason`, `reason`).",
