@@ -99,7 +99,9 @@ def hand_over(
         raise InvalidInput(
             f"{AGENT} '{to_login}' does not work the task's queue {queue.name}", field=AGENT
         )
-    if task.reserved_by_id is not None and _reserved_now(task, now):
+    if task.reserved_by_id is not None and task.reserved_at > now - rules.seconds(
+        "OFFER_TIMEOUT_SECONDS"
+    ):  # reserved, not lapsed (rules.reservation_lapsed)
         raise Conflict(f"task {record_id} is with an agent now: hand it over once closed")
     before, from_login = task_snapshot(task), task.preferred_agent
     if from_login == to_login:
@@ -115,13 +117,6 @@ def hand_over(
         **{"from": from_login, "to": to_login},
     )
     return task
-
-
-def _reserved_now(task: Task, now: datetime) -> bool:
-    found = db.session.scalar(
-        select(Task.id).where(Task.id == task.id, ~rules.reservation_lapsed(now))
-    )
-    return found is not None
 
 
 def hand_back(agent: User, *, actor: Actor, now: datetime, reason: str) -> int:
