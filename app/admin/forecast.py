@@ -41,17 +41,13 @@ def _table(found: forecast.Forecast) -> dict:
 def _context(tenant_id: int, campaign_id: int) -> dict:
     tenant = tenant_or_404(tenant_id)
     campaign = campaign_or_404(tenant, campaign_id)
-    interval = request.args.get("interval", "hour")
-    minutes = INTERVALS.get(interval, 60)
+    interval = request.args.get("interval")
+    interval = interval if interval in INTERVALS else "hour"
     start = utcnow().replace(minute=0, second=0, microsecond=0)
-    context = {
-        "tenant": tenant,
-        "campaign": campaign,
-        "interval": interval if interval in INTERVALS else "hour",
-    }
+    context = {"tenant": tenant, "campaign": campaign, "interval": interval}
     try:
         found = forecast.campaign_forecast(
-            tenant, campaign.name, start, start + timedelta(days=DAYS), minutes
+            tenant, campaign.name, start, start + timedelta(days=DAYS), INTERVALS[interval]
         )
     except ServiceError as refused:
         return {**context, "refused": refused.message}
