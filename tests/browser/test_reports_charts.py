@@ -42,14 +42,20 @@ def report_path(app) -> str:
     return path
 
 
-@pytest.mark.parametrize("size", SIZES, ids=["1280", "390"])
-def test_the_charts_draw_at_each_width_without_sideways_scroll(tab: Tab, report_path, size):
+def _signed_in_at(tab: Tab, path: str, size: dict):
+    """The page at `path`, at this window size, after the sign-in it asks for."""
     page = tab.page
     page.set_viewport_size(size)
-    tab.goto(report_path)
+    tab.goto(path)
     page.locator("#email").fill(EMAIL)
     page.locator("#password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
+    return page
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["1280", "390"])
+def test_the_charts_draw_at_each_width_without_sideways_scroll(tab: Tab, report_path, size):
+    page = _signed_in_at(tab, report_path, size)
     expect(page.get_by_role("heading", name="Reports", exact=True)).to_be_visible()
     charts = page.locator("[data-chart]")
     expect(charts).to_have_count(3)
@@ -79,12 +85,7 @@ def campaign_path(app) -> str:
 
 @pytest.mark.parametrize("size", SIZES, ids=["1280", "390"])
 def test_the_campaign_page_fetches_and_draws_its_dry_run(tab: Tab, campaign_path, size):
-    page = tab.page
-    page.set_viewport_size(size)
-    tab.goto(campaign_path)
-    page.locator("#email").fill(EMAIL)
-    page.locator("#password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    page = _signed_in_at(tab, campaign_path, size)
     section = page.locator("section.forecast")
     expect(section).to_have_attribute("data-loaded", "true")
     box = section.locator("[data-chart=forecast]")
