@@ -10,6 +10,7 @@ from flask import Flask
 from app.cli.agents import agent_group
 from app.cli.audit import audit_group
 from app.cli.away_reasons import away_reason_group
+from app.cli.callbacks import callback_group
 from app.cli.calling_rules import calling_rules_group
 from app.cli.campaigns import campaign_group
 from app.cli.common import ends_full_storage_in_one_line
@@ -41,6 +42,7 @@ COMMANDS = (
     away_reason_group,
     hours_group,
     work_codes_group,
+    callback_group,
     consent_group,
     dnc_group,
     contact_limit_group,

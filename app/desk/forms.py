@@ -79,6 +79,9 @@ class CloseForm(FlaskForm):
     next_time = DateTimeLocalField("Next attempt (customer's time)", validators=[Optional()])
     # A personal callback: kept for this agent from that time (closing.check_callback).
     personal_callback = BooleanField("I call back myself at this time")
+    # The button a refused callback time offers: the first time the rules allow, sent in
+    # place of the time typed (refusals.Refused.offer).
+    offered_time = DateTimeLocalField(validators=[Optional()])
     # The note kept with the attempt: its length is the service's rule (closing.NOTE_LIMIT).
     note = TextAreaField("Note on this attempt", validators=[Optional()])
 

@@ -333,7 +333,8 @@ def close(record_id: str):
     chosen = {"next_earliest": None, "work_codes": codes, "now": now}
 
     def close_or_ask_first():
-        chosen["next_earliest"] = next_time(form.next_time.data, task.time_zone)
+        typed = form.offered_time.data or form.next_time.data
+        chosen["next_earliest"] = next_time(typed, task.time_zone)
         if confirmed != "yes" and closing.outcome_of(agent, record_id, outcome, **chosen) == (
             closing.Outcome.REMOVE
         ):

@@ -12,7 +12,7 @@ message, and no API field name reaches the page.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from app.models import Task, User
@@ -40,10 +40,12 @@ CHOOSE_OUTCOME = "Choose Complete, Reschedule or Remove."
 
 @dataclass(frozen=True)
 class Refused:
-    """What the page says (`words`) and beside which field (`place`)."""
+    """What the page says (`words`) and beside which field (`place`); a callback time the
+    rules refuse offers the first one they allow (`offer`, as the picker writes it)."""
 
     words: str
     place: str
+    offer: str | None = None
 
     def at(self, place: str) -> bool:
         return self.place == place
@@ -79,7 +81,7 @@ def close_refusal(
         return _code_refusal(error, groups)
     field = error.field
     if field == TASK_NEXT_EARLIEST:
-        return Refused(_time_words(error, task, agent, now, choice), NEXT_TIME)
+        return Refused(_time_words(error, task, agent, now, choice), NEXT_TIME, _offer(error, task))
     if field == TASK_OUTCOME:
         if error.kind == REQUIRED and choice.codes:
             return Refused(
@@ -113,6 +115,16 @@ def _time_words(error: ServiceError, task: Task, agent: User, now: datetime, cho
     if past:
         return f"Choose a time after {_now_words(now, task, agent, choice.typed)}."
     return "Choose an earlier date: the year 9999 at the latest."
+
+
+def _offer(error: ServiceError, task: Task) -> str | None:
+    """The first time the rules allow, in the picker's shape and the task's zone."""
+    first = getattr(error, "until", None) if error.kind == NOT_CALLABLE else None
+    if first is None:
+        return None
+    if first.second or first.microsecond:  # the picker has minutes: the next whole one
+        first = first.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    return f"{first.astimezone(ZoneInfo(task.time_zone)):%Y-%m-%dT%H:%M}"
 
 
 def _now_words(now: datetime, task: Task, agent: User, typed: datetime | None) -> str:

@@ -45,6 +45,30 @@ def test_a_callback_the_window_refuses_says_the_first_allowed_time(desk, agent, 
     assert (task.worked_state, task.preferred_agent) == ("WORKED", agent.login_user_id)
 
 
+def test_the_refused_callback_offers_the_first_allowed_time_and_keeps_the_choice(
+    desk,
+    agent,
+    winback,
+    clock,  # noqa: F811
+):
+    calling_windows.set_calling_window(winback, 8 * 60, 21 * 60, actor=SETUP)
+    db.session.commit()
+    record_id = held(desk, winback)
+    late = ("outcome", "RESCHEDULE"), ("next_time", "2031-03-04T22:00"), ("personal_callback", "y")
+    offer = soup(close(desk, record_id, *late)).find("button", attrs={"name": "offered_time"})
+    assert (offer["value"], offer.get_text(strip=True)) == (
+        "2031-03-05T08:00", "Call back at 2031-03-05 08:00",
+    )  # fmt: skip
+    # The button sends the form as it was (time typed, callback ticked) with the offer.
+    taken = ("next_time", "2031-03-04T22:00"), ("personal_callback", "y")
+    taken += (("offered_time", offer["value"]),)
+    assert close(desk, record_id, *taken).status_code == 302
+    task = stored(record_id)
+    assert (task.worked_state, task.preferred_agent) == ("WORKED", agent.login_user_id)
+    at = task.next_earliest_work_at.replace(tzinfo=None)
+    assert at.isoformat() == "2031-03-05T08:00:00"  # London is on GMT in March
+
+
 def test_the_desk_lists_the_agent_s_callbacks_in_both_zones(desk, agent, winback, clock):  # noqa: F811
     agents.set_agent_zone(agent, "America/New_York", actor=SETUP)
     db.session.commit()
