@@ -1,5 +1,6 @@
-"""A campaign's delivery settings: its calling window, its limit on attempts and how its
-tasks are dialled."""
+"""A campaign's delivery settings: its calling window, its limit on attempts, how its
+tasks are dialled, and how their numbers are read (default country, zones from the
+number, consent required)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ from app.admin.blueprint import bp
 from app.admin.prg import form_post
 from app.models import AUTO_DIAL_SECONDS, CallPlacement, Campaign, InstanceKind, Tenant
 from app.models.types import utcnow
-from app.services.campaigns import dialing
+from app.services.campaigns import catalogue, countries, dialing
+from app.services.consent import requirements as consent
 from app.services.contactability.seat import local_text
-from app.services.fields import CAMPAIGN_COUNTDOWN_SECONDS
+from app.services.fields import CAMPAIGN_CONSENT, CAMPAIGN_COUNTDOWN_SECONDS
 from app.services.schedules import calling_windows
 
 ANY_TIME, WINDOW = "any", "window"
@@ -113,6 +115,66 @@ class DialingForm(FlaskForm):
         return self.seconds.data if self.countdown.data == COUNTDOWN else None
 
 
+class NumbersForm(FlaskForm):
+    """How the campaign reads its numbers: the country of national-format numbers, whether
+    a task without ItemTimeZone takes its numbers' zones, and whose consent it requires."""
+
+    refusal_subject: ClassVar = "campaign"
+    # The radios send only a choice offered; what the service can refuse is the keys.
+    refusal_fields: ClassVar = {CAMPAIGN_CONSENT: "consent_keys"}
+    default_country = StringField(
+        "Default country", validators=[Length(max=2)], render_kw={"maxlength": 2}
+    )
+    zone_from = RadioField(
+        "Time zones of a task without ItemTimeZone",
+        choices=[
+            SelectChoice("default", "The campaign's default zone"),
+            SelectChoice("number", "Every zone its numbers may be in"),
+        ],
+        default="default",
+    )
+    consent = RadioField(
+        "Consent required",
+        choices=[
+            SelectChoice(consent.NONE, "For no number"),
+            SelectChoice(consent.ALL, "For every number"),
+            SelectChoice(consent.KEYS, "For the numbers under these phone keys"),
+        ],
+        default=consent.NONE,
+    )
+    consent_keys = StringField("Phone keys (comma-separated)", validators=[Length(max=2000)])
+
+
+def _numbers_form(campaign: Campaign) -> NumbersForm:
+    form = NumbersForm(prefix="numbers")
+    if not form.is_submitted():
+        form.default_country.data = campaign.default_country or ""
+        form.zone_from.data = campaign.zone_from
+        form.consent.data = campaign.consent_required
+        form.consent_keys.data = campaign.consent_keys
+    return form
+
+
+def _set_numbers(campaign: Campaign, form: NumbersForm) -> None:
+    actor = supervisor()
+    countries.set_default_country(campaign, form.default_country.data, actor=actor)
+    catalogue.update_campaign(campaign, zone_from=form.zone_from.data, actor=actor)
+    if form.consent.data == consent.KEYS:
+        keys = (form.consent_keys.data or "").split(",")
+        consent.set_requirement(campaign, keys=keys, actor=actor)
+    else:
+        consent.set_requirement(campaign, form.consent.data, actor=actor)
+
+
+def _numbers_text(campaign: Campaign) -> str:
+    country = campaign.default_country or "none (numbers in E.164)"
+    zones = "its numbers' zones" if campaign.zone_from == "number" else "the campaign's zone"
+    return (
+        f"default country {country}; a task without ItemTimeZone is called in {zones}; "
+        f"consent required for {consent.requirement_text(campaign)}"
+    )
+
+
 def _dialing_form(campaign: Campaign) -> DialingForm:
     form = DialingForm(prefix="dialing")
     if not form.is_submitted():
@@ -187,6 +249,7 @@ def _page(
     window_form=None,
     attempts_form=None,
     dialing_form=None,
+    numbers_form=None,
 ):
     return render_template(
         "admin/campaign_delivery.html",
@@ -199,6 +262,8 @@ def _page(
         max_attempts=calling_windows.MAX_ATTEMPTS,
         dialing_form=dialing_form or _dialing_form(campaign),
         dialing_summary=dialing.summary(campaign),
+        numbers_form=numbers_form or _numbers_form(campaign),
+        numbers_text=_numbers_text(campaign),
         on_connect=_on_connect(tenant),
         auto_dial_seconds=AUTO_DIAL_SECONDS,
         error=error,
@@ -284,4 +349,22 @@ def set_campaign_dialing(tenant_id: int, campaign_id: int):
             else f"Campaign '{campaign.name}' already dials so; nothing changed."
         ),
         _target(tenant, campaign),
+    )
+
+
+@form_post(
+    "/tenants/<int:tenant_id>/campaigns/<int:campaign_id>/delivery/numbers",
+    "admin.campaign_delivery",
+)
+def set_campaign_numbers(tenant_id: int, campaign_id: int):
+    """Set the default country, where the zones come from and the consent required."""
+    tenant = tenant_or_404(tenant_id)
+    campaign = campaign_or_404(tenant, campaign_id)
+    form = _numbers_form(campaign)
+    return submit(
+        form,
+        lambda: _set_numbers(campaign, form),
+        lambda error: _page(tenant, campaign, error, numbers_form=form),
+        lambda _: f"Campaign '{campaign.name}': {_numbers_text(campaign)}.",
+        _target(tenant, campaign) + "#numbers",
     )

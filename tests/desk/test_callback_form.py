@@ -45,12 +45,7 @@ def test_a_callback_the_window_refuses_says_the_first_allowed_time(desk, agent, 
     assert (task.worked_state, task.preferred_agent) == ("WORKED", agent.login_user_id)
 
 
-def test_the_refused_callback_offers_the_first_allowed_time_and_keeps_the_choice(
-    desk,
-    agent,
-    winback,
-    clock,  # noqa: F811
-):
+def test_a_refused_callback_offers_the_first_allowed_time(desk, agent, winback, clock):  # noqa: F811
     calling_windows.set_calling_window(winback, 8 * 60, 21 * 60, actor=SETUP)
     db.session.commit()
     record_id = held(desk, winback)
