@@ -9,6 +9,7 @@ from app.admin import (  # noqa: F401 - the views register themselves on bp
     calling,
     campaign_life,
     campaigns,
+    consent,
     contact_rules,
     dnc,
     forecast,

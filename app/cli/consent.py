@@ -101,27 +101,15 @@ def show(company: str, environment: str, number: str):
             _time(entry.at),
             entry.action,
             entry.source or "—",
-            _scope(entry),
+            ledger.scope_text(entry),
             entry.purpose or "—",
             entry.recorded_by,
             f"recorded {_time(entry.recorded_at)}",
         )
         click.echo("\t".join(cells))  # fmt: skip
-    click.echo(f"{number.strip()}: {len(entries)} records; {_standing(entries)}", err=True)
+    said = ledger.standing_text(entries)
+    click.echo(f"{number.strip()}: {len(entries)} records; {said}", err=True)
 
 
 def _time(moment: datetime) -> str:
     return f"{moment:%Y-%m-%d %H:%M:%S} UTC"
-
-
-def _scope(entry) -> str:
-    return f"campaign {entry.campaign.name}" if entry.campaign else "every campaign"
-
-
-def _standing(entries) -> str:
-    if not entries:
-        return "no consent on record"
-    in_force = ledger.standing(entries)
-    if not in_force:
-        return "no consent in force"
-    return "consent in force for " + ", ".join(dict.fromkeys(_scope(e) for e in in_force))

@@ -176,6 +176,21 @@ def standing(entries: list[ConsentRecord]) -> list[ConsentRecord]:
     return found
 
 
+def scope_text(entry: ConsentRecord) -> str:
+    """`every campaign`, or `campaign Renewals` for a consent given for one."""
+    return f"campaign {entry.campaign.name}" if entry.campaign else "every campaign"
+
+
+def standing_text(entries: list[ConsentRecord]) -> str:
+    """What a number's history (as `history` orders it) leaves in force, in words."""
+    if not entries:
+        return "no consent on record"
+    in_force = standing(entries)
+    if not in_force:
+        return "no consent in force"
+    return "consent in force for " + ", ".join(dict.fromkeys(scope_text(e) for e in in_force))
+
+
 def _in_force(
     given, tenant_id: ColumnElement[int] | int, number, campaign_id, now: datetime
 ) -> list[ColumnElement[bool]]:
