@@ -100,14 +100,14 @@ def _limit_form(tenant: Tenant, form: LimitForm | None = None) -> LimitForm:
 
 
 def _page(tenant: Tenant, limit_form=None, key_form=None, error=None, rule_form=None):
-    now = utcnow()
+    regional = calling_rules.list_rules(tenant)
+    standing = calling_rules.standings(tenant, regional, utcnow())
     return render_template(
         "admin/contact_rules.html",
         tenant=tenant,
         limits=[(limit, limits.limit_words(limit)) for limit in limits.list_limits(tenant)],
         calling_rules=[
-            (rule, calling_rules.rule_words(rule), calling_rules.standing(tenant, rule, now))
-            for rule in calling_rules.list_rules(tenant)
+            (rule, calling_rules.rule_words(rule), standing[rule.id]) for rule in regional
         ],
         rule_form=rule_form or CallingRuleForm(prefix="rule"),
         pack_checked=pack.CHECKED,

@@ -93,17 +93,6 @@ def regions_of(items: Iterable) -> list[str]:
     return sorted(found)
 
 
-def stored(regions: Iterable[str]) -> str:
-    """The regions as the task stores them: `,US-FL,US-GA,`, or empty."""
-    regions = list(regions)
-    return f",{','.join(regions)}," if regions else ""
-
-
 def in_region(region: str) -> ColumnElement[bool]:
     """SQL on `tasks`: the task is in the region."""
     return Task.regions.contains(f",{region},", autoescape=True)
-
-
-def listed(text: str | None) -> list[str]:
-    """The regions a task stores, as a list."""
-    return [region for region in (text or "").split(",") if region]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import zoneinfo
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from functools import lru_cache
 
@@ -113,3 +114,15 @@ def moment_text(moment: datetime) -> str:
     """A moment as text for people (a refusal's message) and for stamps of what a form
     showed: `CCYY-MM-DD HH:MM:SS.mmm` (UTC)."""
     return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{moment.microsecond // 1000:03d}"
+
+
+def wrapped(values: Iterable[str]) -> str:
+    """A list as a text column keeps it for a LIKE to find one whole element: `,A,B,`, or
+    empty for none (a task's regions and its zones)."""
+    values = list(values)
+    return f",{','.join(values)}," if values else ""
+
+
+def unwrapped(text: str | None) -> list[str]:
+    """The elements of a `wrapped` list, in order."""
+    return [value for value in (text or "").split(",") if value]

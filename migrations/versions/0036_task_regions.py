@@ -15,6 +15,7 @@ from alembic import op
 import sqlalchemy as sa
 
 from app.services import regions
+from app.services.values import wrapped
 
 
 # revision identifiers, used by Alembic.
@@ -45,7 +46,7 @@ def upgrade():
     rows = [
         {"t": task_id, "r": text}
         for task_id, task_items in found.items()
-        if (text := regions.stored(regions.regions_of(task_items)))
+        if (text := wrapped(regions.regions_of(task_items)))
     ]
     for start in range(0, len(rows), BATCH):
         connection.execute(update, rows[start : start + BATCH])

@@ -38,6 +38,7 @@ from app.services.fields import (
     CALLING_RULE_SOURCE,
 )
 from app.services.schedules.window_clock import Window, parse_window
+from app.services.values import unwrapped
 
 REGIONAL_PERS = ("person", "number")
 MAX_SOURCE = 255
@@ -305,22 +306,34 @@ class Standing:
         return "holds calls back now in " + ", ".join(self.holding)
 
 
-def standing(tenant: Tenant, rule: CallingRule, now: datetime) -> Standing:
-    """Whether the rule holds calls back now, in the zones its region's open tasks are in."""
-    zones = list(
-        db.session.scalars(
-            select(Task.time_zone)
-            .join(Campaign, Campaign.id == Task.campaign_id)
-            .where(
-                Campaign.tenant_id == tenant.id,
-                Task.worked_state.in_(("NOTWORKED", "WORKED")),
-                regions.in_region(rule.region),
-            )
-            .distinct()
-            .order_by(Task.time_zone)
-            .limit(20)
+# Zones a rule's standing names at most.
+SHOWN_ZONES = 20
+
+
+def standings(tenant: Tenant, rules: list[CallingRule], now: datetime) -> dict[int, Standing]:
+    """Whether each rule holds calls back now, in the zones its region's open tasks are in
+    (every zone of a task whose numbers span several): rule id → standing. One read of the
+    tenant's open tasks for every rule."""
+    if not rules:
+        return {}
+    places = db.session.execute(
+        select(Task.time_zone, Task.zones, Task.regions)
+        .join(Campaign, Campaign.id == Task.campaign_id)
+        .where(
+            Campaign.tenant_id == tenant.id,
+            Task.worked_state.in_(("NOTWORKED", "WORKED")),
+            Task.regions != "",
         )
-    )
-    clocked = clock_rule(rule)
-    held = [z for z in zones if not clocked.allows(now.astimezone(ZoneInfo(z)))]
-    return Standing(zones, held)
+        .distinct()
+    ).all()
+    zones_in: dict[str, set[str]] = {}
+    for zone, spanning, regions_text in places:
+        for region in unwrapped(regions_text):
+            zones_in.setdefault(region, set()).update(unwrapped(spanning) or [zone])
+    found = {}
+    for rule in rules:
+        zones = sorted(zones_in.get(rule.region, ()))[:SHOWN_ZONES]
+        clocked = clock_rule(rule)
+        held = [z for z in zones if not clocked.allows(now.astimezone(ZoneInfo(z)))]
+        found[rule.id] = Standing(zones, held)
+    return found

@@ -39,7 +39,8 @@ from app.services.contact_limits.limits import MAX_MINUTES, limit_words
 from app.services.contactability.seat import local_text
 from app.services.dnc.numbers import task_numbers
 from app.services.errors import NotAvailable
-from app.services.regions import in_region, listed
+from app.services.regions import in_region
+from app.services.values import unwrapped
 
 CALL, CONTACT = "call", "contact"
 KIND_OF = {"calls": CALL, "contacts": CONTACT}
@@ -148,7 +149,7 @@ def campaign_limits(tenant_id: int, campaign_id: int) -> list[ContactLimit]:
 def applying(limits: Iterable[ContactLimit], task: Task | None) -> list[ContactLimit]:
     """Of a campaign's limits, those counting calls of `task`: a regional limit only when
     the task is in its region (without a task, none)."""
-    regions = set(listed(task.regions)) if task is not None else set()
+    regions = set(unwrapped(task.regions)) if task is not None else set()
     return [limit for limit in limits if limit.region is None or limit.region in regions]
 
 

@@ -27,7 +27,6 @@ from sqlalchemy import (
     ColumnElement,
     String,
     and_,
-    bindparam,
     case,
     cast,
     exists,
@@ -54,7 +53,7 @@ from app.services.errors import NotAvailable, TaskNotFound
 from app.services.schedules import calling_windows, queue_hours
 from app.services.tasks import lookups
 from app.services.tasks.display import agent_view_of
-from app.services.values import moment_text
+from app.services.values import moment_text, unwrapped
 
 STATE = "STATE"
 NEXT_EARLIEST_TIME = "NEXT_EARLIEST_TIME"
@@ -299,11 +298,6 @@ def _calling_rules(seat: Seat) -> list[tuple[int, calling_clock.Rule, CallingRul
     return seat.remembered("calling rules", read)
 
 
-def _written_in(column, values: list[str]) -> ColumnElement[bool]:
-    written = bindparam(None, values, type_=column.type, expanding=True, literal_execute=True)
-    return column.in_(written)
-
-
 def _campaign_ids(seat: Seat) -> list[int]:
     """The seat's tenant's campaigns that are not archived (an archived one has no task to
     deliver or to count)."""
@@ -334,7 +328,7 @@ def _present_zones(seat: Seat) -> frozenset[str]:
 
     def read() -> frozenset[str]:
         found = {z for c in _campaign_ids(seat) for z in calling_windows.zones_present(c)}
-        found |= {z for s in _spanning_sets(seat) for z in s.strip(",").split(",")}
+        found |= {z for s in _spanning_sets(seat) for z in unwrapped(s)}
         return frozenset(found)
 
     return seat.remembered("present zones", read)
@@ -342,12 +336,12 @@ def _present_zones(seat: Seat) -> frozenset[str]:
 
 def _zones_in(zones: tuple[str, ...], seat: Seat) -> ColumnElement[bool]:
     """SQL: one of the task's zones is among `zones`."""
-    single = _written_in(Task.time_zone, list(zones))
+    single = calling_windows.written_in(Task.time_zone, list(zones))
     held = set(zones)
-    touched = [s for s in _spanning_sets(seat) if held & set(s.strip(",").split(","))]
+    touched = [s for s in _spanning_sets(seat) if held & set(unwrapped(s))]
     if not touched:
         return single
-    return or_(and_(Task.zones == "", single), _written_in(Task.zones, touched))
+    return or_(and_(Task.zones == "", single), calling_windows.written_in(Task.zones, touched))
 
 
 def _regional_condition(kind: str) -> Callable[[Seat], ColumnElement[bool]]:
@@ -386,22 +380,30 @@ def _held_words(kind: str, rule: calling_clock.Rule, row: CallingRule, local: da
 
 def _regional_reasons(kind: str, name: str) -> TaskExplainer:
     def explain(task: Task, seat: Seat) -> list[Reason]:
-        where = regions.listed(task.regions)
+        where = unwrapped(task.regions)
         tenant_id = task.campaign.tenant_id
         mine = [
             (r, row) for t, r, row in _calling_rules(seat) if t == tenant_id and r.region in where
         ]
         zones = calling_windows.zones_of(task)
-        until = calling_clock.next_allowed([r for r, _row in mine], zones, seat.now)
-        when = f"the call may be placed from {seat.local(until)}" if until else "no call soon"
         locals_ = [seat.now.astimezone(ZoneInfo(zone)) for zone in zones]
-        reasons = []
-        for rule, row in mine:
-            held = next((local for local in locals_ if rule.holds_back(kind, local)), None)
-            if held is not None:
-                said = _held_words(kind, rule, row, held)
-                reasons.append(Reason(name, f"{said}: {when}", until))
-        return reasons
+        held = [
+            (rule, row, local)
+            for rule, row in mine
+            if (local := next((t for t in locals_ if rule.holds_back(kind, t)), None))
+        ]
+        if not held:
+            return []
+        # One moment for every regional rule of the task (hours, day and holiday alike).
+        until = seat.remembered(
+            f"regional until {task.id} at {seat.now.isoformat()}",
+            lambda: calling_clock.next_allowed([r for r, _row in mine], zones, seat.now),
+        )
+        when = f"the call may be placed from {seat.local(until)}" if until else "no call soon"
+        return [
+            Reason(name, f"{_held_words(kind, rule, row, local)}: {when}", until)
+            for rule, row, local in held
+        ]
 
     return explain
 

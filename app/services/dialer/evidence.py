@@ -26,7 +26,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from app.models import Task
-from app.services import regions
 from app.services.calling_rules import rules as calling_rules
 from app.services.consent import ledger as consent
 from app.services.consent import requirements as consent_required
@@ -34,6 +33,7 @@ from app.services.contact_limits.counts import counts_for
 from app.services.contact_limits.limits import limit_words
 from app.services.contact_rules import engine
 from app.services.schedules import calling_windows
+from app.services.values import unwrapped
 
 
 def _iso(moment: datetime, zone: str = "UTC") -> str:
@@ -60,7 +60,7 @@ def _consent(task: Task, key: str, number: str, now: datetime) -> dict[str, Any]
 
 def _regional_rules(task: Task) -> list[dict[str, Any]]:
     """The tenant's calling rules of the task's regions (each held in the task's zone)."""
-    where = set(regions.listed(task.regions))
+    where = set(unwrapped(task.regions))
     return [
         {"ruleId": rule.id, "rule": calling_rules.rule_words(rule), "source": rule.source}
         for rule in calling_rules.list_rules(task.campaign.tenant)
@@ -90,7 +90,7 @@ def evidence_of(task: Task, key: str, number: str, now: datetime) -> dict[str, A
         "zones": [
             {"zone": zone, "localTime": _iso(now, zone)} for zone in calling_windows.zones_of(task)
         ],
-        "regions": regions.listed(task.regions),
+        "regions": unwrapped(task.regions),
         "callingWindow": calling_windows.window_text(campaign),
         "regionalRules": _regional_rules(task),
         "queueHours": None if schedule is None else {"schedule": schedule.name, "open": True},

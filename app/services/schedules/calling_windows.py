@@ -33,6 +33,7 @@ from app.services.contactability.seat import Blocked, OtherRules, Seat
 from app.services.errors import InvalidInput
 from app.services.fields import CAMPAIGN_CLOSES_AT, CAMPAIGN_MAX_ATTEMPTS, CAMPAIGN_OPENS_AT
 from app.services.schedules.window_clock import DAY, Window, opening_in, parse_window, zones_inside
+from app.services.values import unwrapped
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -96,7 +97,7 @@ def next_opening_in_all(campaign: Campaign, zones: list[str], after: datetime) -
 
 def zones_of(task: Task) -> list[str]:
     """Every zone the task is in: its zones when its numbers span several, else its zone."""
-    return [zone for zone in (task.zones or "").split(",") if zone] or [task.time_zone]
+    return unwrapped(task.zones) or [task.time_zone]
 
 
 # --- settings --------------------------------------------------------------------------
@@ -174,8 +175,9 @@ def _read_windows(tenant_id: int) -> dict[int, Window]:
     return {row.id: Window(row.window_opens_at, row.window_closes_at) for row in rows}
 
 
-def _listed(column, values: Iterable, negate: bool = False) -> ColumnElement[bool]:
-    """`column IN (...)` with the values written into the SQL (see the module's docstring)."""
+def written_in(column, values: Iterable, negate: bool = False) -> ColumnElement[bool]:
+    """`column IN (...)` with the values written into the SQL (see the module's docstring:
+    the planner then knows which zones, campaigns or sets it is asked about)."""
     values = bindparam(None, list(values), type_=column.type, expanding=True, literal_execute=True)
     return column.not_in(values) if negate else column.in_(values)
 
@@ -187,21 +189,21 @@ def in_calling_window(seat: Seat) -> ColumnElement[bool]:
     if not windows:
         return true()
     return or_(
-        _listed(Task.campaign_id, windows, negate=True),
+        written_in(Task.campaign_id, windows, negate=True),
         *(_inside(seat, campaign, w) for campaign, w in windows.items()),
     )
 
 
 def _inside(seat: Seat, campaign: int, window: Window) -> ColumnElement[bool]:
     inside = zones_inside(window, seat.now)
-    single = _listed(Task.time_zone, inside)
+    single = written_in(Task.time_zone, inside)
     spanning = zone_sets_of(seat, campaign)
     if not spanning:
         return and_(Task.campaign_id == campaign, single)
-    wholly = [s for s in spanning if set(s.strip(",").split(",")) <= set(inside)]
+    wholly = [s for s in spanning if set(unwrapped(s)) <= set(inside)]
     within = [and_(Task.zones == "", single)]
     if wholly:
-        within.append(_listed(Task.zones, wholly))
+        within.append(written_in(Task.zones, wholly))
     return and_(Task.campaign_id == campaign, or_(*within))
 
 

@@ -22,7 +22,7 @@ from app.models.types import UTCDateTime, utcnow
 from app.services import phone_numbers, regions
 from app.services.record_ids import new_record_id
 from app.services.tasks.validation import ItemInput, TaskPlan, check_client_id_key
-from app.services.values import LATEST, is_phone_key
+from app.services.values import LATEST, is_phone_key, wrapped
 
 TASKS = Task.__table__
 ZONE_FROM_DEFAULT, ZONE_FROM_NUMBER = "default", "number"
@@ -62,7 +62,7 @@ def task_zones(plan: TaskPlan, defaults: Defaults) -> dict[str, str]:
     if not found:
         return {"time_zone": defaults.time_zone, "zones": ""}
     found.sort()
-    return {"time_zone": found[0], "zones": regions.stored(found) if len(found) > 1 else ""}
+    return {"time_zone": found[0], "zones": wrapped(found) if len(found) > 1 else ""}
 
 
 def client_id_key(asked: str | None, stored: str | None, campaign_key: str) -> str:
@@ -114,7 +114,7 @@ def new_task_values(
         "preferred_agent": plan.preferred_agent or None,
         "skill_queue_id": queue_id or defaults.skill_queue_id,
         **task_zones(plan, defaults),
-        "regions": regions.stored(regions.regions_of(plan.items)),
+        "regions": wrapped(regions.regions_of(plan.items)),
         "worked_state": WorkedState.NOTWORKED.value,
         "work_attempts": 0,
         "next_earliest_work_at": plan.next_work,
@@ -141,7 +141,7 @@ def update_values(
     """
     values: dict[str, Any] = {
         "client_id_field": plan.field_name,
-        "regions": regions.stored(regions.regions_of(plan.items)),
+        "regions": wrapped(regions.regions_of(plan.items)),
     }
     if queue_id:
         values["skill_queue_id"] = queue_id
