@@ -8,7 +8,7 @@ from flask import Flask, request
 from flask_login import current_user
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app import cli
+from app import cli, scim
 from app.admin import bp as admin
 from app.admin.wallboard import answer_unchanged_first
 from app.api import preview, reports, users
@@ -84,7 +84,7 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    for blueprint in (preview.bp, users.bp, api_bp, reports.bp):
+    for blueprint in (preview.bp, users.bp, api_bp, reports.bp, scim.bp):
         app.register_blueprint(blueprint)
         # The JSON APIs authenticate by header key, not by session cookie.
         csrf.exempt(blueprint)

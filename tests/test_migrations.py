@@ -265,3 +265,35 @@ def test_phone_items_stored_before_0032_learn_whether_their_number_exists(fresh_
     assert "valid_number" not in {c["name"] for c in inspect(db.engine).get_columns("task_items")}
     flask_migrate.upgrade()
     assert marks() == kept
+
+
+def test_users_from_before_0039_get_an_id_of_their_own_and_stay_active(fresh_app):
+    """The upgrade gives each existing user a random resource id (distinct), active, and
+    its two addresses in the e-mail index, keeping its queues: no table is copied. (Made
+    at head, then taken back to 0038 and up again.)"""
+    flask_migrate.upgrade()
+    tenant, _ = make_tenant()
+    tenants.create_user_template(tenant, "Agent", skill_queues=["Sales"], actor=SETUP)
+    add_user(tenant, NewUser("ann", "Ann", "Agent", "Agent", secondary_email="Ann@Home.example"),
+             actor=SETUP)  # fmt: skip
+    add_user(tenant, NewUser("bob", "Bob", "Agent", "Agent"), actor=SETUP)
+    db.session.commit()
+    counts = _row_counts("users", "agent_skill_queues", "api_keys")
+    db.session.remove()
+    flask_migrate.downgrade(revision="0038")
+    assert "resource_id" not in {c["name"] for c in inspect(db.engine).get_columns("users")}
+    flask_migrate.upgrade()
+    assert _row_counts("users", "agent_skill_queues", "api_keys") == counts
+    with db.engine.connect() as connection:
+        rows = connection.execute(
+            text(
+                "SELECT login_user_id, resource_id, active, email_index FROM users "
+                "ORDER BY login_user_id"
+            )  # fmt: skip
+        ).all()
+        purposes = connection.execute(text("SELECT DISTINCT purpose FROM api_keys")).all()
+    assert [(r[0], bool(r[2]), r[3]) for r in rows] == [
+        ("ann", True, ",ann@home.example,"), ("bob", True, ""),
+    ]  # fmt: skip
+    assert len({r[1] for r in rows}) == 2 and all(len(r[1]) == 36 for r in rows)
+    assert purposes == [("api",)]

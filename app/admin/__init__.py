@@ -18,6 +18,7 @@ from app.admin import (  # noqa: F401 - the views register themselves on bp
     intake,
     keys,
     people,
+    provisioning,
     reports,
     sign_in,
     sign_in_ldap,

@@ -1,6 +1,7 @@
 """The tenant's Sign-in settings: the address where its agents sign in, its identity
 provider (shown without its secret, removed after a confirmation), the switch for agents'
-own desk passwords, and one section per kind of provider (`templates/admin/sign_in/_<kind>
+own desk passwords, provisioning by SCIM (app/admin/provisioning.py), and one section per
+kind of provider (`templates/admin/sign_in/_<kind>
 .html`, each posting to its own route, `app/admin/sign_in_<kind>.py`)."""
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from flask import flash, make_response, redirect, render_template, request, url_
 from app.admin.access import attempt, supervisor, tenant_or_404
 from app.admin.blueprint import bp
 from app.admin.forms import OUT_OF_DATE, ConfirmForm
-from app.admin.prg import form_post
+from app.admin.keys import grace_hours
+from app.admin.prg import form_post, shown_once
 from app.models import Tenant
 from app.services.sso import desk_passwords, providers
+from app.services.tenants import api_keys
+from app.services.tenants.setup import list_user_templates
 
 KINDS = ("saml", "oidc", "ldap")
 
@@ -34,10 +38,28 @@ def sign_in_page(tenant: Tenant, errors: dict[str, str] | None = None, values=No
             _external=True,
         ),
         kinds=KINDS,
+        scim=_scim_section(tenant),
         errors=errors or {},
         values=values or {},
     )
     return make_response(body, 422 if errors else 200)
+
+
+def scim_slot(tenant: Tenant) -> str:
+    """Where a SCIM token just made waits for its one showing (app/admin/provisioning.py)."""
+    return f"scim_token:{tenant.id}"
+
+
+def _scim_section(tenant: Tenant) -> dict:
+    """What the page says of SCIM provisioning (a token just made, this once)."""
+    return {
+        "base": url_for("scim.list_users", company=tenant.company_code,
+                        environment=tenant.environment, _external=True).removesuffix("/Users"),
+        "tokens": api_keys.key_states(tenant, purpose=api_keys.SCIM),
+        "new_token": shown_once(scim_slot(tenant)),
+        "grace": grace_hours(),
+        "templates": [t.name for t in list_user_templates(tenant)],
+    }  # fmt: skip
 
 
 @bp.get("/tenants/<int:tenant_id>/sign-in")

@@ -21,6 +21,7 @@ from app.cli.dnc import dnc_group
 from app.cli.hours import hours_group
 from app.cli.intake import intake_group
 from app.cli.reports import reports_group
+from app.cli.scim import scim_group
 from app.cli.skill_queues import queue_group
 from app.cli.sso import sso_group
 from app.cli.storage import storage_group
@@ -38,6 +39,7 @@ COMMANDS = (
     template_group,
     supervisor_group,
     sso_group,
+    scim_group,
     agent_group,
     away_reason_group,
     hours_group,

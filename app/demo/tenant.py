@@ -41,6 +41,7 @@ from app.services.schedules import calling_windows, hours
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
 from app.services.tenants import api_keys as keys
+from app.services.tenants import provisioning
 from app.services.tenants import setup as tenants
 from app.services.work_codes import groups as work_codes
 from app.services.work_codes.groups import CodeSettings
@@ -415,6 +416,8 @@ def seed(platform: str, instance_path: str, *, actor: Actor, now: datetime | Non
             campaigns.create_campaign(tenant, name, queue, zone, kind, actor=actor)
     if tenants.find_user_template(tenant, AGENT_TEMPLATE) is None:
         tenants.create_user_template(tenant, AGENT_TEMPLATE, actor=actor)
+    # The agents an identity provider creates through SCIM are made from it too.
+    provisioning.set_provisioning(tenant, AGENT_TEMPLATE, False, actor=actor)
     db.session.flush()
     _tasks(tenant, rng, actor)
     _desk_work(tenant, rng, actor, now)

@@ -62,6 +62,8 @@ def _agent(tenant, login_user_id: str) -> User:
     agent = find_user(tenant, login_user_id)
     if agent is None:
         raise NotFound(f"agent '{login_user_id}' is not a user of this environment")
+    if not agent.active:
+        raise NotFound(f"agent '{login_user_id}' is deactivated")
     agent_state.hold_agent(agent)  # a deletion under way finishes first, or waits for us
     return agent
 

@@ -61,7 +61,9 @@ def current_agent() -> User | None:
         agent_id = (
             sessions.live_session(token, session_limits(), sessions.AGENTS) if token else None
         )
-        g.desk_agent = db.session.get(User, agent_id) if agent_id is not None else None
+        agent = db.session.get(User, agent_id) if agent_id is not None else None
+        # A deactivated agent's sessions are ended with it; none is honoured meanwhile.
+        g.desk_agent = agent if agent is not None and agent.active else None
     return g.desk_agent
 
 

@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Boolean, ForeignKey, String, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, String, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -68,6 +68,13 @@ class Tenant(db.Model):
     # The data item that names the person across campaigns (an account or customer
     # number), which contact limits per person count by; none: a person is a clientId.
     person_key: Mapped[str | None] = mapped_column(String(255))
+    # The user template of a user an identity provider creates (SCIM) without naming one.
+    provisioning_template: Mapped[str | None] = mapped_column(String(255))
+    # Whether a user an identity provider creates is created in the contact-centre
+    # instance too (as createInAmazonConnect asks of the User API).
+    provisioning_in_instance: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false()
+    )
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     api_keys: Mapped[list[ApiKey]] = relationship(
@@ -90,5 +97,7 @@ class ApiKey(db.Model):
     prefix: Mapped[str] = mapped_column(String(8))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # What the key opens: the JSON APIs ("api") or the tenant's SCIM endpoints ("scim").
+    purpose: Mapped[str] = mapped_column(String(8), default="api", server_default="api")
 
     tenant: Mapped[Tenant] = relationship(back_populates="api_keys")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime
 
 from sqlalchemy import BigInteger, DateTime, Integer, String, Text
@@ -51,3 +52,8 @@ def text_c(length: int | None = None):
     base = String(length) if length else Text()
     pg = String(length, collation="C") if length else Text(collation="C")
     return base.with_variant(pg, "postgresql")
+
+
+def new_resource_id() -> str:
+    """A resource's id as an identity provider keeps it: random, never reused."""
+    return str(uuid.uuid4())

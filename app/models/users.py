@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
 from app.models.campaigns import SkillQueue
 from app.models.tenants import Tenant
-from app.models.types import UTCDateTime, text_c, utcnow
+from app.models.types import UTCDateTime, new_resource_id, text_c, utcnow
 
 
 class PhoneType(StrEnum):
@@ -48,7 +48,10 @@ class User(db.Model):
     """A provisioned user; `connect_user_id` is set once it exists in the instance too."""
 
     __tablename__ = "users"
-    __table_args__ = (UniqueConstraint("tenant_id", "login_user_id"),)
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "login_user_id"),
+        Index("ix_users_resource_id", "resource_id", unique=True),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
@@ -75,6 +78,23 @@ class User(db.Model):
     last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # The agent's own IANA zone: the desk shows times in it (UTC when none).
     time_zone: Mapped[str | None] = mapped_column(String(64))
+    # Provisioning by an identity provider (SCIM): the resource's id (never reused; set for
+    # every user, nullable only because rows from before it were filled by the migration),
+    # a deactivated user keeps its record and cannot sign in; the provider's own id for it;
+    # a version that each change raises (the resource's ETag) and when it last changed.
+    resource_id: Mapped[str] = mapped_column(String(36), nullable=True, default=new_resource_id)
+    active: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
+    external_id: Mapped[str | None] = mapped_column(String(255))
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The provider's e-mail entries as it sent them ([{value, type, primary}]; None: made
+    # by the User API, whose two addresses are the entries), and its department (which
+    # named the user template when it was created).
+    email_entries: Mapped[list[dict] | None] = mapped_column(JSON)
+    # Every e-mail address of the user, lower case, as `,a@x.com,b@y.com,`: what a
+    # provider's filter on emails.value reads.
+    email_index: Mapped[str] = mapped_column(Text, default="", server_default="")
+    department: Mapped[str | None] = mapped_column(String(255))
 
     tenant: Mapped[Tenant] = relationship()
     template: Mapped[UserTemplate] = relationship()

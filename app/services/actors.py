@@ -1,8 +1,8 @@
 """Who asks for a change: every service function that changes something takes an Actor.
 
 The actor is what the audit trail records as "who": an API key of a tenant, a supervisor,
-an agent, an intake load, an operator at the command line, or the system itself (a hold
-that expired, a reservation that lapsed).
+an agent, an intake load, an operator at the command line, the tenant's identity provider
+(SCIM, by its token), or the system itself (a hold that expired, a reservation that lapsed).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ class ActorKind(StrEnum):
     INTAKE = "intake"
     OPERATOR = "operator"
     SYSTEM = "system"
+    IDENTITY_PROVIDER = "identity_provider"
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,11 @@ class Actor:
     def api_key(cls, key_id: int) -> Actor:
         """A call of a JSON API, authenticated by the tenant's key with this id."""
         return cls(ActorKind.API_KEY, str(key_id))
+
+    @classmethod
+    def identity_provider(cls, token_id: int) -> Actor:
+        """A SCIM request of the tenant's identity provider, by its token's id."""
+        return cls(ActorKind.IDENTITY_PROVIDER, str(token_id))
 
     @classmethod
     def supervisor(cls, email: str) -> Actor:

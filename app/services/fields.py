@@ -148,6 +148,8 @@ CALL_EVENT, CALL_RESULT = _fields("call", "event", "result")
     USER_TEMPLATE,
     USER_TIME_ZONE,
     USER_QUEUES,
+    USER_EXTERNAL_ID,
+    USER_ACTIVE,
 ) = _fields(
     "user",
     "login_user_id",
@@ -158,6 +160,8 @@ CALL_EVENT, CALL_RESULT = _fields("call", "event", "result")
     "template",
     "time_zone",
     "queues",
+    "external_id",
+    "active",
 )
 AGENT_STATE, AGENT_AWAY_REASON = _fields("agent", "state", "away_reason")
 
@@ -232,8 +236,14 @@ AWAY_REASON_NAME, AWAY_REASON_SORT_ORDER = _fields("away_reason", "name", "sort_
 ) = _fields("report", "start", "end", "campaign", "queue", "agent", "zone", "interval_minutes")
 
 # A tenant's own settings.
-TENANT_COMPANY_CODE, TENANT_ENVIRONMENT, TENANT_CCP_URL, TENANT_PERSON_KEY = _fields(
-    "tenant", "company_code", "environment", "ccp_url", "person_key"
+(
+    TENANT_COMPANY_CODE,
+    TENANT_ENVIRONMENT,
+    TENANT_CCP_URL,
+    TENANT_PERSON_KEY,
+    TENANT_PROVISIONING_TEMPLATE,
+) = _fields(
+    "tenant", "company_code", "environment", "ccp_url", "person_key", "provisioning_template"
 )
 
 # Sign-in providers.

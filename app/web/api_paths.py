@@ -9,7 +9,9 @@ PREVIEW_PREFIX = "/service-previewcontact-service/"
 USERS_PREFIX = "/service-admin/api/"
 DESK_PREFIX = "/desk-api/"
 REPORTS_PREFIX = "/reports-api/"
-API_PREFIXES = (PREVIEW_PREFIX, USERS_PREFIX, DESK_PREFIX, REPORTS_PREFIX)
+# The tenants' SCIM endpoints (app/scim/): JSON too, their errors in SCIM's shape.
+SCIM_PREFIX = "/scim/v2/"
+API_PREFIXES = (PREVIEW_PREFIX, USERS_PREFIX, DESK_PREFIX, REPORTS_PREFIX, SCIM_PREFIX)
 
 
 def is_api_path(path: str) -> bool:

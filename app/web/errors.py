@@ -10,13 +10,14 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from app.db.full_disk import FullStorageNotices, cause, storage_full
 from app.extensions import db
-from app.web.api_paths import USERS_PREFIX, wants_json
+from app.web.api_paths import SCIM_PREFIX, USERS_PREFIX, wants_json
 from app.web.full_disk import InsufficientStorage
 from app.web.redaction import redact
 
 # On the User Provisioning API an HTTP error also carries the API's own `result` field.
 _USER_RESULTS = {401: "UNAUTHORIZED", 400: "INVALID_ARGUMENTS", 413: "INVALID_ARGUMENTS",
                  415: "INVALID_ARGUMENTS"}  # fmt: skip
+SCIM_ERROR = "urn:ietf:params:scim:api:messages:2.0:Error"
 # Headers an error keeps on an API path: what to send instead (405), when to retry (429).
 _KEPT_HEADERS = frozenset({"Allow", "Retry-After"})
 
@@ -33,7 +34,18 @@ def error_body(status: int, error: str, message: str, path: str | None) -> dict[
     return body
 
 
+def _scim_answer(error: HTTPException):
+    """An HTTP error under the SCIM endpoints, as a SCIM error (RFC 7644, section 3.12)."""
+    body = {"schemas": [SCIM_ERROR], "status": str(error.code), "detail": error.description}
+    response = jsonify(body)
+    response.status_code = error.code
+    response.mimetype = "application/scim+json"
+    return response
+
+
 def _answer(error: HTTPException):
+    if request.path.startswith(SCIM_PREFIX):
+        return _scim_answer(error)
     if wants_json():
         response = jsonify(error_body(error.code, error.name, error.description, request.path))
         response.status_code = error.code

@@ -284,6 +284,13 @@ FORMS = [
     ("add do-not-call numbers", "/tenants/<tenant_id>/dnc", "/dnc/add",
      {"add-numbers": "+14155550123"}),
     ("rotate the API key", "/tenants/<tenant_id>/keys/rotate", None, {}),
+    ("make a SCIM token", "/tenants/<tenant_id>/sign-in", "/sign-in/scim-token", {}),
+    ("set the provisioning template", "/tenants/<tenant_id>/sign-in", "/sign-in/provisioning",
+     {"template": "Agent"}),
+    ("record consent", "/tenants/<tenant_id>/consent", "/consent",
+     {"consent-numbers": "+14155550123"}),
+    ("set numbers and consent", "/tenants/<tenant_id>/campaigns/<campaign_id>/delivery",
+     "/delivery/numbers", {"numbers-default_country": "US"}),
     ("change one's password", "/account/password", None,
      {"current": PASSWORD, "new": NEW_PASSWORD, "again": NEW_PASSWORD}),
 ]  # fmt: skip

@@ -94,6 +94,8 @@ def hand_over(
     )
     if agent is None:
         raise InvalidInput(f"{AGENT} '{to_login}' does not exist", field=AGENT)
+    if not agent.active:
+        raise InvalidInput(f"{AGENT} '{to_login}' is deactivated", field=AGENT)
     if task.skill_queue_id not in {queue.id for queue in agent.skill_queues}:
         queue = db.session.get(SkillQueue, task.skill_queue_id)
         raise InvalidInput(
@@ -120,11 +122,11 @@ def hand_over(
 
 
 def hand_back(agent: User, *, actor: Actor, now: datetime, reason: str) -> int:
-    """End the holds kept for `agent` on the tasks it can no longer work: every one when it
-    is DELETED, else (OFF_QUEUE) those outside its queues; each task is any agent's of its
-    queue at once. How many."""
+    """End the holds kept for `agent` on the tasks it can no longer work: those outside its
+    queues when it is OFF_QUEUE, else every one (DELETED, deactivated); each task is any
+    agent's of its queue at once. How many."""
     query = _kept(agent.tenant_id).where(Task.preferred_agent == agent.login_user_id)
-    if reason != DELETED:
+    if reason == OFF_QUEUE:
         query = query.where(Task.skill_queue_id.not_in([q.id for q in agent.skill_queues]))
     tasks = db.session.scalars(query.with_for_update(of=Task)).all()
     for task in tasks:

@@ -91,7 +91,7 @@ def invited(token: str, now: datetime | None = None) -> User | None:
     if not token or len(token) > 128:
         return None
     agent = db.session.scalar(select(User).filter_by(invite_hash=_digest(token)))
-    if agent is None or agent.invite_expires_at is None:
+    if agent is None or agent.invite_expires_at is None or not agent.active:
         return None
     return agent if (now or utcnow()) < agent.invite_expires_at else None
 
@@ -126,4 +126,4 @@ def authenticate(tenant: Tenant | None, login_user_id: str, password: str) -> Us
             select(User).filter_by(tenant_id=tenant.id, login_user_id=login_user_id)
         )
     valid = password_matches(agent.password_hash if agent is not None else None, password)
-    return agent if valid else None
+    return agent if valid and agent.active else None

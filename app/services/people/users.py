@@ -39,6 +39,7 @@ from app.services.fields import (
     Field,
 )
 from app.services.tenants.setup import find_user_template
+from app.services.values import wrapped
 
 # Amazon Connect's rule for usernames, applied to users created in any instance.
 INSTANCE_USERNAME = re.compile(r"[a-zA-Z0-9_.@-]{1,100}")
@@ -80,6 +81,11 @@ class NewUser:
     primary_email: str | None = None
     secondary_email: str | None = None
     create_in_instance: bool = False
+    # Set by an identity provider (SCIM): its own id for the user, and whether it is active.
+    external_id: str | None = None
+    active: bool = True
+    email_entries: list[dict] | None = None
+    department: str | None = None
 
 
 @dataclass(frozen=True)
@@ -114,7 +120,21 @@ def _email(value: str | None, field: Field) -> str | None:
         ) from None
 
 
-def _checked(tenant: Tenant, new: NewUser) -> NewUser:
+def email_index(user: User) -> str:
+    """Every e-mail address of the user, lower case, as `User.email_index` keeps them."""
+    if user.email_entries is not None:
+        found = [entry["value"] for entry in user.email_entries]
+    else:
+        found = [user.primary_email, user.secondary_email]
+    return wrapped(dict.fromkeys(value.lower() for value in found if value))
+
+
+def check_email(value: str) -> str:
+    """An e-mail address as the service keeps it (normalised), or InvalidInput."""
+    return _email(value, USER_SECONDARY_EMAIL.said_as("e-mail address"))
+
+
+def checked_user(tenant: Tenant, new: NewUser) -> NewUser:
     for field, value in (
         (LOGIN, new.login_user_id),
         (FIRST_NAME, new.first_name),
@@ -147,6 +167,10 @@ def _checked(tenant: Tenant, new: NewUser) -> NewUser:
         primary,
         secondary,
         new.create_in_instance,
+        new.external_id,
+        new.active,
+        new.email_entries,
+        new.department,
     )
 
 
@@ -225,7 +249,7 @@ def add_user(tenant: Tenant, new: NewUser, *, actor: Actor) -> User:
     """Add a user to the service and, when asked, to the tenant's instance; commits,
     with its audit record and its `user.added` event in the same transaction."""
     check_supported(tenant)
-    new = _checked(tenant, new)
+    new = checked_user(tenant, new)
     template = find_user_template(tenant, new.user_template_name)
     if template is None:
         raise InvalidInput(
@@ -245,7 +269,12 @@ def add_user(tenant: Tenant, new: NewUser, *, actor: Actor) -> User:
         secondary_email=new.secondary_email,
         template=template,
         skill_queues=list(template.default_skill_queues),  # the desk's queues to start with
+        external_id=new.external_id,
+        active=new.active,
+        email_entries=new.email_entries,
+        department=new.department,
     )
+    user.email_index = email_index(user)
     try:
         with db.session.begin_nested():
             db.session.add(user)

@@ -49,6 +49,10 @@ class Identity:
         return f"{self.issuer}|{self.subject}"[:512]
 
 
+DEACTIVATED = (
+    "Your identity provider signed you in, but your account in {company}/{environment} is "
+    "deactivated. Ask your supervisor."
+)
 NOT_PROVISIONED = (
     "Your identity provider signed you in, but {company}/{environment} has no agent "
     "'{login}'. Ask your supervisor to add you."
@@ -75,6 +79,10 @@ def agent_for(tenant: Tenant, identity: Identity) -> User:
             NOT_PROVISIONED.format(
                 company=tenant.company_code, environment=tenant.environment, login=login
             )
+        )
+    if not agent.active:
+        raise SignInRefused(
+            DEACTIVATED.format(company=tenant.company_code, environment=tenant.environment)
         )
     return agent
 

@@ -50,6 +50,9 @@ EVENT_TYPES: dict[str, str] = {
     "tenant.person_key_set": "The data item that names a person across campaigns changed.",
     "user.added": "A user (agent) was provisioned.",
     "user.deleted": "A user (agent) was deleted.",
+    "user.updated": "A user's names, e-mail addresses or external id changed (SCIM).",
+    "user.deactivated": "A user was deactivated: no sign-in, desk sessions ended (SCIM).",
+    "user.reactivated": "A deactivated user was activated again (SCIM).",
 }
 
 
