@@ -3,6 +3,7 @@
 from app.admin import (  # noqa: F401 - the views register themselves on bp
     access,
     agents,
+    audit,
     auth,
     bulk,
     callbacks,

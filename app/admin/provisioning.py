@@ -1,7 +1,7 @@
 """Provisioning by the tenant's identity provider (SCIM), on its Sign-in page: the SCIM base
 URL, its bearer tokens (a new one shown once, on the page its redirect leads to; the one it
-replaces works for the grace period, like an API key), and the template and instance of
-the users it creates."""
+replaces works for the grace period, like an API key), the template and instance of the
+users it creates, and the skill queue each of its group names gives the group's members."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from app.admin.sign_in import scim_slot, sign_in_page
 from app.models import Tenant
 from app.models.types import utcnow
 from app.services import shown_once as held_values
+from app.services.people import directory_groups
 from app.services.tenants import api_keys, provisioning
 
 
@@ -63,4 +64,26 @@ def set_provisioning(tenant_id: int):
         return sign_in_page(tenant, errors={"provisioning": error}, values=values)
     template = values["template"] or "the one they name (department)"
     flash(f"Users the identity provider creates are made from {template}.")
+    return _back(tenant)
+
+
+@form_post("/tenants/<int:tenant_id>/sign-in/group-mapping", "admin.sign_in")
+def map_group(tenant_id: int):
+    """Map a group name of the identity provider to a skill queue (or to none)."""
+    tenant = tenant_or_404(tenant_id)
+    values = {"group": request.form.get("group", ""), "queue": request.form.get("queue", "")}
+    if not ConfirmForm().validate_on_submit():
+        return sign_in_page(tenant, errors={"mapping": OUT_OF_DATE}, values=values)
+    actor = supervisor()
+    _, error = attempt(
+        lambda: directory_groups.map_group(
+            tenant, values["group"], values["queue"] or None, actor=actor
+        )
+    )
+    if error:
+        return sign_in_page(tenant, errors={"mapping": error}, values=values)
+    if values["queue"]:
+        flash(f"The members of group '{values['group']}' work skill queue {values['queue']}.")
+    else:
+        flash(f"Group '{values['group']}' gives no skill queue.")
     return _back(tenant)

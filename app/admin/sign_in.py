@@ -14,9 +14,10 @@ from app.admin.forms import OUT_OF_DATE, ConfirmForm
 from app.admin.keys import grace_hours
 from app.admin.prg import form_post, shown_once
 from app.models import Tenant
+from app.services.people import directory_groups
 from app.services.sso import desk_passwords, providers
 from app.services.tenants import api_keys
-from app.services.tenants.setup import list_user_templates
+from app.services.tenants.setup import list_skill_queues, list_user_templates
 
 KINDS = ("saml", "oidc", "ldap")
 
@@ -59,6 +60,8 @@ def _scim_section(tenant: Tenant) -> dict:
         "new_token": shown_once(scim_slot(tenant)),
         "grace": grace_hours(),
         "templates": [t.name for t in list_user_templates(tenant)],
+        "mappings": directory_groups.mappings(tenant),
+        "queues": [q.name for q in list_skill_queues(tenant)],
     }  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""Operator commands for a tenant's SCIM provisioning: `flask --app wsgi scim token|template`.
+"""Operator commands for a tenant's SCIM provisioning: `flask --app wsgi scim
+token|template|map-group|mappings`.
 
 `token` prints a new bearer token on its last line (shown once, stored hashed); the one it
 replaces keeps working for KEY_GRACE_SECONDS, as a rotated API key does.
@@ -11,8 +12,9 @@ from datetime import timedelta
 import click
 from flask import current_app
 
-from app.cli.common import tenant_of, transactional
+from app.cli.common import read_only, tenant_of, transactional
 from app.services.actors import Actor
+from app.services.people import directory_groups
 from app.services.tenants import api_keys, provisioning
 
 scim_group = click.Group("scim", help="The tenant's SCIM endpoints for its identity provider.")
@@ -52,3 +54,33 @@ def template(company: str, environment: str, template: str, in_instance: bool) -
     where = "in the service and the instance" if in_instance else "in the service"
     made = f"from template '{template}'" if template.strip() else "from the template they name"
     return f"Users provisioned by SCIM in {tenant.label} are created {made}, {where}."
+
+
+@scim_group.command("map-group")
+@click.argument("company")
+@click.argument("environment")
+@click.argument("group")
+@click.option("--queue", help="The skill queue the group's members work.")
+@click.option("--none", "unmapped", is_flag=True, help="The group gives no queue any more.")
+@transactional
+def map_group(company: str, environment: str, group: str, queue: str | None, unmapped: bool):
+    """Map a group name of the identity provider to a skill queue: its members (now and
+    later) work that queue; --none takes the mapping away (and the queue from its members)."""
+    if (queue is None) == (not unmapped):
+        raise click.UsageError("say --queue QUEUE or --none")
+    tenant = tenant_of(company, environment)
+    directory_groups.map_group(tenant, group, queue, actor=Actor.operator())
+    if queue is None:
+        return f"Group '{group}' of {tenant.label} gives no skill queue."
+    return f"The members of group '{group}' of {tenant.label} work skill queue {queue}."
+
+
+@scim_group.command("mappings")
+@click.argument("company")
+@click.argument("environment")
+@read_only
+def list_mappings(company: str, environment: str):
+    """The group names mapped to skill queues: group, queue (tab-separated)."""
+    tenant = tenant_of(company, environment)
+    for mapping in directory_groups.mappings(tenant):
+        click.echo(f"{mapping.group_name}\t{mapping.skill_queue.name}")

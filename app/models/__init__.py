@@ -15,6 +15,7 @@ from app.models.campaigns import (
 )
 from app.models.consent import ConsentRecord
 from app.models.contact_limits import ContactLimit, ContactMark, ContactScope
+from app.models.directory import DirectoryGroup, GroupMapping, directory_group_members
 from app.models.dnc import DncNumber
 from app.models.history import AuditRecord, Event, WebhookDelivery, WebhookEndpoint
 from app.models.intake import IntakeLoad, LoadStatus
@@ -52,6 +53,9 @@ __all__ = [
     "ContactLimit",
     "ContactMark",
     "ContactScope",
+    "DirectoryGroup",
+    "GroupMapping",
+    "directory_group_members",
     "DncNumber",
     "AgentSession",
     "AgentState",

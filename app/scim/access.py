@@ -13,9 +13,10 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, g, request
 from pydantic import ValidationError
-from scim2_models import Context, Error, SCIMException
+from scim2_models import Context, Error, PreconditionFailedException, SCIMException, ScimPolicy
 from werkzeug.exceptions import HTTPException
 
+from app.db.transactions import in_one_transaction
 from app.extensions import db
 from app.models import Tenant
 from app.services.actors import Actor
@@ -25,6 +26,13 @@ from app.services.people.users import NotSupported
 from app.services.tenants import api_keys
 
 SCIM_JSON = "application/scim+json"
+# What the identity providers send: Entra's `Remove` of a member by value, a value filter
+# that matches nothing yet on an add (it makes the entry), attributes of schemas not kept.
+POLICY = ScimPolicy(
+    unknown=ScimPolicy.Unknown.ignore,
+    remove_value_as_filter=ScimPolicy.RemoveValue.apply,
+    unmatched_path_filter=ScimPolicy.UnmatchedPathFilter.create,
+)
 bp = Blueprint("scim", __name__, url_prefix="/scim/v2/<company>/<environment>")
 
 
@@ -147,3 +155,29 @@ def _service_refusal(found: ServiceError):
 @bp.errorhandler(HTTPException)
 def _http(found: HTTPException):
     return error(found.code or 500, found.description or found.name)
+
+
+def tags(header: str | None) -> set[str]:
+    """The entity tags of an If-Match or If-None-Match header."""
+    return {tag.strip() for tag in (header or "").split(",") if tag.strip()}
+
+
+def same_version(version: str) -> None:
+    """Refuse (412) a change whose If-Match names another version than the resource's."""
+    wanted = request.headers.get("If-Match")
+    if wanted and wanted.strip() != "*" and version not in tags(wanted):
+        raise PreconditionFailedException(detail=f"The resource is at version {version}.")
+
+
+def unchanged_since(version: str) -> bool:
+    """Whether If-None-Match names the resource's version (a read answers 304)."""
+    return version in tags(request.headers.get("If-None-Match"))
+
+
+def run(action):
+    """The change in one transaction: (its result, None), or (None, the SCIM error of a
+    service's refusal); a SCIM refusal raised inside rolls back and is answered as such."""
+    done, refusal = in_one_transaction(db.session, action, refusals=ServiceError)
+    if refusal is not None:
+        return None, refused(refusal)
+    return done, None

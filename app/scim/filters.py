@@ -5,18 +5,20 @@ SQLAlchemy condition. Filterable: `userName` (without regard to case, as its sch
 `externalId` (exactly), `emails.value` and `emails[value …]` (without regard to case),
 `displayName` (the two names), `active`, `meta.created` and `meta.lastModified`; with
 `eq`, `ne`, `co`, `sw`, `ew`, `pr`, `gt`, `ge`, `lt`, `le`, `and`, `or`, `not` and
-brackets. Any other attribute is `invalidFilter`, naming it.
+brackets. On groups: `displayName` (without regard to case), `externalId`, `meta.*` and
+`members.value eq` (`members[value eq …]`, `members pr`). Any other attribute is
+`invalidFilter`, naming it.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from scim2_models import InvalidFilterException, ScimFilter
+from scim2_models import Group, InvalidFilterException, ScimFilter
 from scim2_models.path import FilterVisitor, LogicalOperator
 from sqlalchemy import ColumnElement, and_, func, not_, or_
 
-from app.models import User
+from app.models import DirectoryGroup, User
 from app.scim.resources import ScimUser
 
 # attribute (lower case) -> (column, compared without regard to case)
@@ -86,8 +88,14 @@ def _email_condition(op: str, value) -> ColumnElement[bool]:
 
 
 class _UserConditions(FilterVisitor):
+    COLUMNS = _USER_COLUMNS
+    MULTI = EMAILS
+
     def __init__(self, within: str | None = None):
         self.within = within  # the attribute of an enclosing value path: emails[...]
+
+    def _multi(self, op: str, value) -> ColumnElement[bool]:
+        return _email_condition(op, value)
 
     def _name(self, path) -> str:
         if path.uri:
@@ -99,11 +107,11 @@ class _UserConditions(FilterVisitor):
 
     def _condition(self, path, op: str, value) -> ColumnElement[bool]:
         name = self._name(path)
-        if name in (EMAILS, f"{EMAILS}.value"):
-            return _email_condition(op, value)
-        if name not in _USER_COLUMNS:
+        if name in (self.MULTI, f"{self.MULTI}.value"):
+            return self._multi(op, value)
+        if name not in self.COLUMNS:
             raise InvalidFilterException(detail=f"{path} cannot be filtered on")
-        column, folded = _USER_COLUMNS[name]
+        column, folded = self.COLUMNS[name]
         if op == "pr":
             return column.is_not(None)
         return _compare(column, op, value, folded, name.startswith("meta."))
@@ -122,9 +130,38 @@ class _UserConditions(FilterVisitor):
         return join(*(self.visit(term) for term in node.terms))
 
     def visit_value_path(self, node):
-        if node.attr_path.attr.lower() != EMAILS:
+        if node.attr_path.attr.lower() != self.MULTI:
             raise InvalidFilterException(detail=f"{node.attr_path}[…] cannot be filtered on")
-        return _UserConditions(EMAILS).visit(node.val_filter)
+        return type(self)(self.MULTI).visit(node.val_filter)
+
+
+_GROUP_COLUMNS = {
+    "displayname": (DirectoryGroup.display_name, True),
+    "externalid": (DirectoryGroup.external_id, False),
+    "meta.created": (DirectoryGroup.created_at, False),
+    "meta.lastmodified": (DirectoryGroup.updated_at, False),
+}
+
+
+class _GroupConditions(_UserConditions):
+    """The same grammar on groups: `members.value` (`members[value eq …]`) names a member."""
+
+    COLUMNS = _GROUP_COLUMNS
+    MULTI = "members"
+
+    def _multi(self, op: str, value) -> ColumnElement[bool]:
+        if op == "pr":
+            return DirectoryGroup.members.any()
+        if op != "eq":
+            raise InvalidFilterException(detail=f"members.value cannot be compared with {op}")
+        return DirectoryGroup.members.any(User.resource_id == str(value))
+
+
+def group_condition(found) -> ColumnElement[bool]:
+    """The groups a filter (parsed, or its text) selects, as a condition."""
+    if isinstance(found, str):
+        found = ScimFilter[Group](found)
+    return _GroupConditions().visit(found.ast)
 
 
 def user_condition(found: ScimFilter | str) -> ColumnElement[bool]:

@@ -5,9 +5,11 @@ and `name.familyName` its first and last names, `emails` its e-mail addresses (t
 marked primary is its `primaryEmailAddr`, the first other one its `secondaryEmailAddr`),
 `externalId` the provider's id for it, `active` whether it may work, and the enterprise
 extension's `department` the user template it is created from (when it names one; else the
-tenant's provisioning template). `displayName` is read only: the two names. The published
-schemas hold only these attributes; the others a provider sends (phone numbers, titles,
-addresses…) are accepted and not kept.
+tenant's provisioning template). `displayName` is read only: the two names. A SCIM Group is
+a group of the tenant's users (`displayName`, `externalId`, `members` by their ids), whose
+name may give its members a skill queue (app/services/people/directory_groups.py). The
+published schemas hold only these attributes; the others a provider sends (phone numbers,
+titles, addresses…) are accepted and not kept.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from scim2_models import (
     EnterpriseUser,
     ETag,
     Filter,
+    Group,
+    GroupMember,
     Meta,
     Mutability,
     Name,
@@ -32,6 +36,7 @@ from scim2_models import (
     User,
 )
 
+from app.models import DirectoryGroup
 from app.models import User as Agent
 from app.services.people.user_changes import Email as Address
 from app.services.people.user_changes import Profile, emails_of
@@ -51,6 +56,7 @@ USER_ATTRIBUTES = {
     "emails": ("value", "type", "primary"),
 }
 ENTERPRISE_ATTRIBUTES = {"department": None}
+GROUP_ATTRIBUTES = {"displayName": None, "members": ("value", "$ref", "type")}
 
 
 def version_of(user: Agent) -> str:
@@ -79,6 +85,33 @@ def user_resource(user: Agent, base: str) -> ScimUser:
         version=version_of(user),
     )
     return found
+
+
+def group_resource(group: DirectoryGroup, base: str) -> Group:
+    """The group as its SCIM resource: its members by their resource ids."""
+    found = Group(
+        id=group.resource_id,
+        display_name=group.display_name,
+        external_id=group.external_id,
+        members=[
+            GroupMember(value=u.resource_id, ref=f"{base}/Users/{u.resource_id}", type="User")
+            for u in group.members
+        ]
+        or None,
+    )
+    found.meta = Meta(
+        resource_type="Group",
+        created=group.created_at,
+        last_modified=group.updated_at,
+        location=f"{base}/Groups/{group.resource_id}",
+        version=f'W/"{group.version}"',
+    )
+    return found
+
+
+def member_ids(resource: Group) -> list[str]:
+    """The resource ids a group resource names as its members."""
+    return [str(m.value) for m in resource.members or () if m.value]
 
 
 def profile_from(resource: ScimUser) -> Profile:
@@ -125,7 +158,7 @@ def config() -> ServiceProviderConfig:
 
 
 def resource_types() -> list[ResourceType]:
-    return [ResourceType.from_resource(ScimUser)]
+    return [ResourceType.from_resource(ScimUser), ResourceType.from_resource(Group)]
 
 
 def _trimmed(schema: Schema, kept: dict) -> Schema:
@@ -156,4 +189,5 @@ def schemas() -> list[Schema]:
             attribute.mutability = Mutability.immutable
         if attribute.name == "active":
             attribute.required = Required.true
-    return [user, _trimmed(EnterpriseUser.to_schema(), ENTERPRISE_ATTRIBUTES)]
+    extension = _trimmed(EnterpriseUser.to_schema(), ENTERPRISE_ATTRIBUTES)
+    return [user, extension, _trimmed(Group.to_schema(), GROUP_ATTRIBUTES)]

@@ -18,37 +18,37 @@ from __future__ import annotations
 from flask import request
 from scim2_models import (
     Context,
-    ListResponse,
     MutabilityException,
     NotFoundException,
     PatchOp,
-    PreconditionFailedException,
     ResponseParameters,
-    ScimPolicy,
     SearchRequest,
     UniquenessException,
 )
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 
-from app.db.transactions import in_one_transaction
 from app.extensions import db
 from app.models import User
 from app.scim import resources
-from app.scim.access import actor, answer, base_url, body, bp, refused, tenant
+from app.scim.access import (
+    POLICY,
+    actor,
+    answer,
+    base_url,
+    body,
+    bp,
+    run,
+    same_version,
+    tenant,
+    unchanged_since,
+)
 from app.scim.filters import user_condition
-from app.scim.resources import MAX_RESULTS, ScimUser, user_resource, version_of
-from app.services.errors import InvalidInput, ServiceError
+from app.scim.resources import ScimUser, user_resource, version_of
+from app.scim.search_pages import listed, paged
+from app.services.errors import InvalidInput
 from app.services.fields import USER_TEMPLATE
 from app.services.people import user_changes, users
 from app.services.tenants.setup import find_user_template
-
-# What the identity providers send: Entra's `Remove` of a member by value, a value filter
-# that matches nothing yet on an add (it makes the entry), attributes of schemas not kept.
-POLICY = ScimPolicy(
-    unknown=ScimPolicy.Unknown.ignore,
-    remove_value_as_filter=ScimPolicy.RemoveValue.apply,
-    unmatched_path_filter=ScimPolicy.UnmatchedPathFilter.create,
-)
 
 
 def _user(resource_id: str) -> User:
@@ -58,16 +58,6 @@ def _user(resource_id: str) -> User:
     if found is None:
         raise NotFoundException(detail=f"No user {resource_id}.")
     return found
-
-
-def _same_version(user: User) -> None:
-    wanted = request.headers.get("If-Match")
-    if wanted and wanted.strip() != "*" and version_of(user) not in _tags(wanted):
-        raise PreconditionFailedException(detail=f"The user is at version {version_of(user)}.")
-
-
-def _tags(header: str) -> set[str]:
-    return {tag.strip() for tag in header.split(",")}
 
 
 def _shown(user: User, context: Context, status: int = 200):
@@ -83,24 +73,16 @@ def _shown(user: User, context: Context, status: int = 200):
     return answer(dumped, status, headers)
 
 
+def users_where(found) -> Select:
+    """The tenant's users a filter selects (all without one), oldest first."""
+    query = select(User).where(User.tenant_id == tenant().id).order_by(User.id)
+    return query if found is None else query.where(user_condition(found))
+
+
 def _search(parameters: dict):
     wanted = SearchRequest[ScimUser].model_validate(parameters, scim_ctx=Context.SEARCH_REQUEST)
-    query = select(User).where(User.tenant_id == tenant().id)
-    if wanted.filter is not None:
-        query = query.where(user_condition(wanted.filter))
-    total = db.session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    start = max(wanted.start_index or 1, 1)
-    count = MAX_RESULTS if wanted.count is None else min(max(wanted.count, 0), MAX_RESULTS)
-    page = db.session.scalars(
-        query.order_by(User.id).offset(start - 1).limit(count)
-    ).all() if count else []  # fmt: skip
-    listed = ListResponse[ScimUser](
-        total_results=total,
-        start_index=start,
-        items_per_page=len(page),
-        resources=[user_resource(user, base_url()) for user in page] or None,
-    )
-    return answer(listed.model_dump(scim_ctx=Context.SEARCH_RESPONSE, response_parameters=wanted))
+    total, page = paged(users_where(wanted.filter), wanted)
+    return listed(ScimUser, total, wanted, [user_resource(u, base_url()) for u in page])
 
 
 @bp.get("/Users")
@@ -109,7 +91,6 @@ def list_users():
 
 
 @bp.post("/Users/.search")
-@bp.post("/.search")  # every resource type at once: the users are all there is to search
 def search_users():
     return _search(body())
 
@@ -117,7 +98,7 @@ def search_users():
 @bp.get("/Users/<resource_id>")
 def get_user(resource_id: str):
     user = _user(resource_id)
-    if version_of(user) in _tags(request.headers.get("If-None-Match", "")):
+    if unchanged_since(version_of(user)):
         return answer(None, 304, {"ETag": version_of(user)})
     return _shown(user, Context.RESOURCE_QUERY_RESPONSE)
 
@@ -144,13 +125,6 @@ def _template_for(profile: user_changes.Profile) -> str:
     )
 
 
-def _run(action):
-    done, refusal = in_one_transaction(db.session, action, refusals=ServiceError)
-    if refusal is not None:
-        return None, refused(refusal)
-    return done, None
-
-
 @bp.post("/Users")
 def create_user():
     sent = ScimUser.model_validate(body(), scim_ctx=Context.RESOURCE_CREATION_REQUEST,
@@ -171,7 +145,7 @@ def create_user():
         )
         return users.add_user(tenant(), new, actor=actor())
 
-    user, refusal = _run(create)
+    user, refusal = run(create)
     return refusal or _shown(user, Context.RESOURCE_CREATION_RESPONSE, 201)
 
 
@@ -188,30 +162,30 @@ def _apply(user: User, resource: ScimUser) -> None:
 @bp.put("/Users/<resource_id>")
 def replace_user(resource_id: str):
     user = _user(resource_id)
-    _same_version(user)
+    same_version(version_of(user))
     sent = ScimUser.model_validate(body(), scim_ctx=Context.RESOURCE_REPLACEMENT_REQUEST,
                                    scim_policy=POLICY)  # fmt: skip
-    _, refusal = _run(lambda: _apply(user, sent))
+    _, refusal = run(lambda: _apply(user, sent))
     return refusal or _shown(user, Context.RESOURCE_REPLACEMENT_RESPONSE)
 
 
 @bp.patch("/Users/<resource_id>")
 def patch_user(resource_id: str):
     user = _user(resource_id)
-    _same_version(user)
+    same_version(version_of(user))
     operations = PatchOp[ScimUser].model_validate(
         body(), scim_ctx=Context.RESOURCE_PATCH_REQUEST, scim_policy=POLICY
     )
     resource = user_resource(user, base_url())
     operations.patch(resource, scim_policy=POLICY)
-    _, refusal = _run(lambda: _apply(user, resource))
+    _, refusal = run(lambda: _apply(user, resource))
     return refusal or _shown(user, Context.RESOURCE_PATCH_RESPONSE)
 
 
 @bp.delete("/Users/<resource_id>")
 def delete_user(resource_id: str):
     user = _user(resource_id)
-    _same_version(user)
+    same_version(version_of(user))
     login = user.login_user_id
-    _, refusal = _run(lambda: users.delete_user(tenant(), login, actor=actor()))
+    _, refusal = run(lambda: users.delete_user(tenant(), login, actor=actor()))
     return refusal or answer(None, 204)

@@ -19,7 +19,7 @@ class ActorKind(StrEnum):
     INTAKE = "intake"
     OPERATOR = "operator"
     SYSTEM = "system"
-    IDENTITY_PROVIDER = "identity_provider"
+    IDENTITY_PROVIDER = "provisioning"  # at most 16 characters, as the trail keeps it
 
 
 @dataclass(frozen=True)

@@ -128,6 +128,16 @@ CALL_EVENT, CALL_RESULT = _fields("call", "event", "result")
 
 (SKILL_QUEUE_NAME,) = _fields("skill_queue", "name")
 
+# A search of the tenant's audit trail.
+AUDIT_WHO, AUDIT_ACTION, AUDIT_SINCE, AUDIT_UNTIL = _fields(
+    "audit", "who", "action", "since", "until"
+)
+
+# A group the tenant's identity provider pushes (SCIM), and what its name maps to.
+GROUP_NAME, GROUP_EXTERNAL_ID, GROUP_MEMBERS, GROUP_QUEUE = _fields(
+    "group", "name", "external_id", "members", "queue"
+)
+
 # A contact limit of a tenant's contact rules.
 (
     CONTACT_LIMIT_ID,

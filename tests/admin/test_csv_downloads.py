@@ -16,6 +16,8 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Attempt, BulkFailure, BulkJob, Call, IntakeLoad
 from app.models.types import utcnow
+from app.services.actors import Actor
+from app.services.audit.trail import Change, record
 from tests.admin.conftest import add_task, submit
 from tests.dnc.dnc_support import put
 from tests.intake.conftest import csv_text
@@ -121,7 +123,17 @@ def call_evidence(client, acme, renewals) -> str:
     )
 
 
+def audit_trail(client, acme, renewals) -> str:
+    """Records whose actor, entity and fields carry formulas."""
+    for formula in FORMULAS:
+        record(Actor.supervisor(formula), Change("user.added", "user", formula, acme.id,
+                                                 after={"note": formula}))  # fmt: skip
+    db.session.commit()
+    return download(client, f"/tenants/{acme.id}/audit.csv?action=user.")
+
+
 DOWNLOADS = {
+    "admin.audit_trail_csv": audit_trail,
     "admin.call_evidence_csv": call_evidence,
     "admin.report_csv": report_agents,
     "admin.bulk_failures": bulk_failures,

@@ -287,6 +287,8 @@ FORMS = [
     ("make a SCIM token", "/tenants/<tenant_id>/sign-in", "/sign-in/scim-token", {}),
     ("set the provisioning template", "/tenants/<tenant_id>/sign-in", "/sign-in/provisioning",
      {"template": "Agent"}),
+    ("map a group to a queue", "/tenants/<tenant_id>/sign-in", "/sign-in/group-mapping",
+     {"group": "Support agents", "queue": "Sales"}),
     ("record consent", "/tenants/<tenant_id>/consent", "/consent",
      {"consent-numbers": "+14155550123"}),
     ("set numbers and consent", "/tenants/<tenant_id>/campaigns/<campaign_id>/delivery",

@@ -61,3 +61,18 @@ def test_the_provisioning_template_is_saved_and_a_refused_one_kept(signed_in, ac
     assert shown.find(id="provisioning-template").find("option", selected=True)["value"] == "Ghost"
     db.session.expire_all()
     assert db.session.get(Tenant, acme.id).provisioning_template == "Agent"
+
+
+def test_a_group_name_is_mapped_on_the_page_and_a_refused_one_kept(signed_in, acme):
+    token = csrf_token(page(signed_in, url(acme)))
+    mapped = {"csrf_token": token, "group": "Support agents", "queue": "Support"}
+    done = signed_in.post(f"{url(acme)}/group-mapping", data=mapped)
+    assert done.status_code == 303
+    rows = page(signed_in, url(acme)).select("table.group-mappings tbody tr")
+    assert [[td.get_text() for td in r.find_all("td")] for r in rows] == [
+        ["Support agents", "Support"]
+    ]
+    refused = signed_in.post(f"{url(acme)}/group-mapping",
+                             data={"csrf_token": token, "group": "", "queue": "Sales"})  # fmt: skip
+    assert refused.status_code == 422
+    assert "1 to 255 characters" in soup(refused).find(id="mapping-error").get_text()

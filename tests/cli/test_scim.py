@@ -36,3 +36,18 @@ def test_template_sets_the_provisioning_template_or_refuses_an_unknown_one(runne
     assert_fails(runner.invoke(args=["scim", "template", "Acme", "prod", "Ghost"]), "'Ghost'")
     db.session.expire_all()
     assert db.session.get(Tenant, acme.id).provisioning_template == "Agent"
+
+
+def test_map_group_maps_a_group_name_to_a_queue_and_back(runner, acme):
+    done = runner.invoke(args=["scim", "map-group", "Acme", "prod", "Support agents",
+                               "--queue", "Support"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    listed = runner.invoke(args=["scim", "mappings", "Acme", "prod"])
+    assert listed.output.splitlines() == ["Support agents\tSupport"]
+    assert_fails(runner.invoke(args=["scim", "map-group", "Acme", "prod", "X", "--queue", "Nope"]),
+                 "Nope")  # fmt: skip
+    none = runner.invoke(args=["scim", "map-group", "Acme", "prod", "Support agents", "--none"])
+    assert none.exit_code == 0, none.output
+    assert runner.invoke(args=["scim", "mappings", "Acme", "prod"]).output == ""
+    both = runner.invoke(args=["scim", "map-group", "Acme", "prod", "X"])
+    assert both.exit_code != 0 and "--queue QUEUE or --none" in both.output

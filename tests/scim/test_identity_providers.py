@@ -1,6 +1,7 @@
 """The requests Okta and Microsoft Entra ID send, as their SCIM guides show them, played
-against a live server: each answer, and the users the database then holds (read fresh
-after every call, with no transaction kept open while the server writes)."""
+against a live server (create, read, update, deactivate, reactivate, group push, delete):
+each answer, and the users, their queues and their desk sessions the database then holds
+(read fresh after every call, with no transaction kept open while the server writes)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AgentSession, AgentState, User
 from app.services.delivery.agent_state import set_agent_state
-from app.services.people import sessions
+from app.services.people import directory_groups, sessions
 from tests.browser.shared import live_server  # noqa: F401 - the session's gunicorn
 from tests.conftest import SETUP, make_tenant
 from tests.scim.conftest import BASE, ENTERPRISE, PATCH_OP, SCIM_JSON, USER_SCHEMA
@@ -21,12 +22,17 @@ from tests.scim.conftest import BASE, ENTERPRISE, PATCH_OP, SCIM_JSON, USER_SCHE
 pytestmark = pytest.mark.server
 
 LIST = "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group"
 ERROR = "urn:ietf:params:scim:api:messages:2.0:Error"
 
 
 @pytest.fixture
-def idp(scim, live_server):  # noqa: F811
-    """The live server as an identity provider calls it: Acme/prod's SCIM token."""
+def idp(scim, live_server, provisioned):  # noqa: F811
+    """The live server as an identity provider calls it: Acme/prod's SCIM token; group
+    names "Support agents" and "Sales agents" give their queues."""
+    directory_groups.map_group(provisioned, "Support agents", "Support", actor=SETUP)
+    directory_groups.map_group(provisioned, "Sales agents", "Sales", actor=SETUP)
+    db.session.commit()
     with Client(base_url=live_server.url + BASE, timeout=30,
                 headers={"Authorization": f"Bearer {scim.token}"}) as http:  # fmt: skip
         yield http
@@ -133,6 +139,19 @@ def test_okta_creates_reads_replaces_deactivates_reactivates_and_deletes_a_user(
     assert on.status_code == 200, on.text
     assert (on.json()["active"], stored(login)["active"]) == (True, True)
 
+    # Push Groups: the group with its member, then the member taken out of it.
+    group = send(idp, "POST", "/Groups", {
+        "schemas": [GROUP_SCHEMA], "displayName": "Support agents",
+        "members": [{"value": resource_id, "display": login}],
+    })  # fmt: skip
+    assert group.status_code == 201, group.text
+    assert stored(login)["queues"] == ["Sales", "Support"]
+    leave = {"op": "remove", "path": f'members[value eq "{resource_id}"]'}
+    out = send(idp, "PATCH", f"/Groups/{group.json()['id']}",
+               {"schemas": [PATCH_OP], "Operations": [leave]})  # fmt: skip
+    assert out.status_code == 200, out.text
+    assert stored(login)["queues"] == ["Sales"]
+
     assert send(idp, "DELETE", f"/Users/{resource_id}").status_code == 204
     assert stored(login) is None
     assert idp.get(f"/Users/{resource_id}").status_code == 404
@@ -187,8 +206,23 @@ def test_entra_creates_from_department_patches_each_attribute_and_deletes_a_user
     assert [(r["id"], r["userName"]) for r in found["Resources"]] == [(resource_id, login)]
     not_found(idp, "externalId", entra_id)
 
+    # Group provisioning: look the group up, create it empty, add the member by path.
+    looked = idp.get("/Groups", params={"filter": 'displayName eq "Sales agents"',
+                                        "excludedAttributes": "members"})  # fmt: skip
+    assert (looked.status_code, looked.json()["totalResults"]) == (200, 0)
+    group = send(idp, "POST", "/Groups", {"schemas": [GROUP_SCHEMA], "displayName": "Sales agents",
+                                          "externalId": "g-7", "members": []})  # fmt: skip
+    assert group.status_code == 201, group.text
+    joined = send(idp, "PATCH", f"/Groups/{group.json()['id']}", {"schemas": [PATCH_OP],
+                  "Operations": [{"op": "Add", "path": "members",
+                                  "value": [{"value": resource_id}]}]})  # fmt: skip
+    assert joined.status_code == 200, joined.text
+    assert stored(login)["queues"] == ["Sales", "Support"]
+
     assert send(idp, "DELETE", f"/Users/{resource_id}").status_code == 204
     assert stored(login) is None
+    members = idp.get(f"/Groups/{group.json()['id']}").json()
+    assert members.get("members") is None  # the deleted user left the group with it
 
 
 @pytest.mark.parametrize("path, token", [(BASE, "not-the-token"), ("/scim/v2/Globex/prod", None)],

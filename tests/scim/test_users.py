@@ -106,7 +106,7 @@ def test_a_created_user_is_the_contracts_user_with_its_trail(scim):
     actor = db.session.scalar(
         select(AuditRecord.actor_kind).where(AuditRecord.action == "user.added")
     )
-    assert actor == "identity_provider"
+    assert actor == "provisioning"
 
 
 def test_the_department_names_the_template_else_the_tenants_is_used(scim):

@@ -81,7 +81,7 @@ ACTOR_WORDS = {
     "intake": "intake load",
     "operator": "operator",
     "system": "system",
-    "identity_provider": "identity provider, SCIM token",
+    "provisioning": "identity provider, SCIM token",
 }
 # Records per query of an export or per delete of a prune: memory and locks stay bounded.
 CHUNK = 1000
@@ -128,7 +128,7 @@ def describe_actor(kind: str, actor_id: str, via: str | None = None) -> str:
     """Who acted, in the pages' words: "API key #3", "supervisor boss@example.com",
     "supervisor boss@example.com via bulk job 7"."""
     words = ACTOR_WORDS.get(kind, kind)
-    numbered = kind in ("api_key", "identity_provider")
+    numbered = kind in ("api_key", "provisioning")
     who = f"{words} #{actor_id}" if numbered else f"{words} {actor_id}"
     return f"{who} via {via}" if via else who
 

@@ -53,6 +53,10 @@ EVENT_TYPES: dict[str, str] = {
     "user.updated": "A user's names, e-mail addresses or external id changed (SCIM).",
     "user.deactivated": "A user was deactivated: no sign-in, desk sessions ended (SCIM).",
     "user.reactivated": "A deactivated user was activated again (SCIM).",
+    "group.created": "The identity provider pushed a group (SCIM), with its members.",
+    "group.updated": "A pushed group's name, external id or members changed (SCIM).",
+    "group.deleted": "A pushed group was deleted (SCIM).",
+    "group.mapped": "A group name was mapped to a skill queue, or its mapping removed.",
 }
 
 
