@@ -12,9 +12,10 @@ from app.admin.access import tenant_or_404
 from app.admin.blueprint import bp
 from app.admin.paging import window
 from app.services.audit.reading import history_rows
-from app.services.audit.search import TrailQuery, count_trail, search_trail, trail_csv
+from app.services.audit.search import TrailQuery, count_trail, search_trail
 from app.services.errors import ServiceError
 from app.services.fields import AUDIT_UNTIL
+from app.services.reports.trail_csv import trail_csv
 
 BASE = "/tenants/<int:tenant_id>/audit"
 # Where a search's refusal is said: beside the end time, else above the form.

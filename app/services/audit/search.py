@@ -1,5 +1,5 @@
 """Searching a tenant's whole audit trail: by who acted, what was done, and when; newest
-first, a page at a time, and every matching record as CSV (guarded like every CSV).
+first, a page at a time (its CSV: app/services/reports/trail_csv.py).
 
 `who` matches an actor whose id contains it without regard to case ("boss@" finds
 supervisor boss@democo.example, "3" API key #3 among others) or whose kind it is
@@ -9,9 +9,6 @@ every change of a user). The times are from (inclusive) and to (exclusive), in U
 
 from __future__ import annotations
 
-import io
-import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,13 +16,10 @@ from sqlalchemy import ColumnElement, func, or_, select
 
 from app.extensions import db
 from app.models import AuditRecord
-from app.services.audit.reading import CHUNK, describe_actor, wire_time
-from app.services.csv_files import GuardedWriter
 from app.services.errors import InvalidInput
 from app.services.fields import AUDIT_ACTION, AUDIT_UNTIL, AUDIT_WHO
 
 MAX_TEXT = 255
-CSV_HEADER = ("at", "who", "action", "entity", "entity id", "before", "after")
 
 
 @dataclass(frozen=True)
@@ -47,7 +41,7 @@ class TrailQuery:
         return TrailQuery(self.who.strip(), self.action.strip(), self.since, self.until)
 
 
-def _where(tenant_id: int, query: TrailQuery) -> list[ColumnElement[bool]]:
+def where_of(tenant_id: int, query: TrailQuery) -> list[ColumnElement[bool]]:
     where = [AuditRecord.tenant_id == tenant_id]
     if query.who:
         where.append(
@@ -67,7 +61,7 @@ def _where(tenant_id: int, query: TrailQuery) -> list[ColumnElement[bool]]:
 
 def count_trail(tenant_id: int, query: TrailQuery) -> int:
     """How many records the query selects."""
-    where = _where(tenant_id, query.checked())
+    where = where_of(tenant_id, query.checked())
     return db.session.scalar(select(func.count()).select_from(AuditRecord).where(*where)) or 0
 
 
@@ -75,36 +69,6 @@ def search_trail(
     tenant_id: int, query: TrailQuery, limit: int, offset: int = 0
 ) -> list[AuditRecord]:
     """The records the query selects, newest first: `limit` of them from `offset`."""
-    where = _where(tenant_id, query.checked())
+    where = where_of(tenant_id, query.checked())
     newest = select(AuditRecord).where(*where).order_by(AuditRecord.id.desc())
     return list(db.session.scalars(newest.offset(offset).limit(limit)))
-
-
-def trail_csv(tenant_id: int, query: TrailQuery) -> Iterator[str]:
-    """Every record the query selects as CSV, oldest first, CHUNK records per read."""
-    where = _where(tenant_id, query.checked())
-    buffer = io.StringIO()
-    writer = GuardedWriter(buffer)
-    writer.writerow(CSV_HEADER)
-    after_id = None
-    while True:
-        # Plain rows, not ORM objects: an export of any length runs in the same memory.
-        chunk = select(*AuditRecord.__table__.c).where(*where).order_by(AuditRecord.id)
-        if after_id is not None:
-            chunk = chunk.where(AuditRecord.id > after_id)
-        rows = db.session.execute(chunk.limit(CHUNK)).all()
-        for r in rows:
-            writer.writerow((
-                wire_time(r.at), describe_actor(r.actor_kind, r.actor_id, r.actor_via), r.action,
-                r.entity_kind, r.entity_id, _json(r.before), _json(r.after),
-            ))  # fmt: skip
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-        if len(rows) < CHUNK:
-            return
-        after_id = rows[-1].id
-
-
-def _json(value) -> str:
-    return "" if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
