@@ -23,9 +23,9 @@ from tests.desk.test_close_forms import (  # noqa: F401 - fixtures
 
 
 def test_a_callback_the_window_refuses_says_the_first_allowed_time(desk, agent, winback, clock):  # noqa: F811
+    record_id = held(desk, winback)  # delivered at the real now, before any window
     calling_windows.set_calling_window(winback, 8 * 60, 21 * 60, actor=SETUP)
     db.session.commit()
-    record_id = held(desk, winback)
     late = ("outcome", "RESCHEDULE"), ("next_time", "2031-03-04T22:00"), ("personal_callback", "y")
     answer = close(desk, record_id, *late)
     assert answer.status_code == 422
@@ -46,9 +46,9 @@ def test_a_callback_the_window_refuses_says_the_first_allowed_time(desk, agent, 
 
 
 def test_a_refused_callback_offers_the_first_allowed_time(desk, agent, winback, clock):  # noqa: F811
+    record_id = held(desk, winback)  # delivered at the real now, before any window
     calling_windows.set_calling_window(winback, 8 * 60, 21 * 60, actor=SETUP)
     db.session.commit()
-    record_id = held(desk, winback)
     late = ("outcome", "RESCHEDULE"), ("next_time", "2031-03-04T22:00"), ("personal_callback", "y")
     offer = soup(close(desk, record_id, *late)).find("button", attrs={"name": "offered_time"})
     assert (offer["value"], offer.get_text(strip=True)) == (
