@@ -179,7 +179,13 @@ def update_group(
     name = _checked_name(tenant, name, group)
     external_id = _external(external_id)
     old = _fields(group)
-    touched = {u.id: u for u in [*group.members, *members]}
+    had, has = {u.id: u for u in group.members}, {u.id: u for u in members}
+    # Only those who join or leave can gain or lose a queue, unless a rename changes which
+    # mapping applies: a member added to a group of thousands settles one user, not all.
+    renamed = name.lower() != group.display_name.lower()
+    touched = {**had, **has} if renamed else {
+        i: u for i, u in {**had, **has}.items() if (i in had) != (i in has)
+    }  # fmt: skip
     before = {u.id: _queues_given(u) for u in touched.values()}
     group.display_name, group.external_id, group.members = name, external_id, list(members)
     new = _fields(group)
