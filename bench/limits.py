@@ -8,13 +8,17 @@ The campaign is bulk-loaded as bench/delivery.py loads it; each task then has on
 attempt with three calls to its number and the contact marks those calls left (its number,
 person and task: nine rows per task), over the last 30 days: 13 and 26 hours apart, and
 every 50th task's three in the last three hours, which the limit per number holds back.
-Then ANALYZE. The limits are Regulation F's (at most 7 calls in 7 days per person) and one
+Each task is in the region its number's area code gives (California, as intake would
+store it), and every 10th one also in Florida (as a State item of FL puts it): the US
+pack's rules of Florida (hours, and at most 3 calls per person in 24 hours) enter
+delivery's query and hold those tasks back when they apply. Then ANALYZE. The limits are
+Regulation F's (at most 7 calls in 7 days per person) and one
 per number (at most 3 calls in 24 hours), across every campaign.
 
 Agent `ann` works tasks: nextTask is timed with the two limits on and with none, in
 alternating blocks (drift falls on both alike), each task then closed or released; then
-nextTask likewise with the US pack of calling rules loaded and without (its conditions
-cost what they cost whatever the tasks' regions); then startCall and its callEvents with
+nextTask likewise with the US pack of calling rules loaded and without (the rules of the
+regions an open task is in are read: here Florida's); then startCall and its callEvents with
 the limits on, as the desk sends them (each startCall
 takes the scopes' locks, counts both limits and writes the call's three marks). On
 PostgreSQL too when TEST_DATABASE_URL is set (a database named after it with
@@ -92,6 +96,13 @@ def _load_calls(campaign) -> float:
             ),
             {"tenant": campaign.tenant_id, "campaign": campaign.id},
         )
+    db.session.execute(
+        text(
+            "UPDATE tasks SET regions = CASE WHEN id % 10 = 0 THEN ',US-CA,US-FL,'"
+            " ELSE ',US-CA,' END WHERE campaign_id = :campaign"
+        ),
+        {"campaign": campaign.id},
+    )
     db.session.commit()
     db.session.execute(text("ANALYZE"))
     db.session.commit()

@@ -96,6 +96,13 @@ class Task(db.Model):
             "zones",
             **_where("worked_state IN ('NOTWORKED', 'WORKED') AND zones != ''"),
         ),
+        # The sets of regions a campaign's open tasks are in (regional calling rules).
+        Index(
+            "ix_tasks_campaign_regions",
+            "campaign_id",
+            "regions",
+            **_where("worked_state IN ('NOTWORKED', 'WORKED') AND regions != ''"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

@@ -16,8 +16,9 @@ from functools import lru_cache
 import phonenumbers
 import pycountry
 from phonenumbers import geocoder
-from sqlalchemy import ColumnElement
+from sqlalchemy import ColumnElement, text
 
+from app.extensions import db
 from app.models import Task
 from app.services.values import is_phone_key
 
@@ -96,3 +97,24 @@ def regions_of(items: Iterable) -> list[str]:
 def in_region(region: str) -> ColumnElement[bool]:
     """SQL on `tasks`: the task is in the region."""
     return Task.regions.contains(f",{region},", autoescape=True)
+
+
+# The sets of regions of a campaign's open tasks, one probe of the partial index
+# `ix_tasks_campaign_regions` per set (none at all for a campaign whose tasks have none).
+REGION_SETS_PRESENT = text(
+    "WITH RECURSIVE present(regions) AS ("
+    " SELECT (SELECT regions FROM tasks WHERE campaign_id = :campaign"
+    "  AND worked_state IN ('NOTWORKED', 'WORKED') AND regions != '' ORDER BY regions LIMIT 1)"
+    " UNION ALL"
+    " SELECT (SELECT regions FROM tasks WHERE campaign_id = :campaign"
+    "  AND worked_state IN ('NOTWORKED', 'WORKED') AND regions != ''"
+    "  AND regions > present.regions ORDER BY regions LIMIT 1)"
+    " FROM present WHERE present.regions IS NOT NULL"
+    ") SELECT regions FROM present WHERE regions IS NOT NULL"
+)
+
+
+def regions_present(campaign_id: int) -> frozenset[str]:
+    """Every region an open task of the campaign is in."""
+    sets = db.session.scalars(REGION_SETS_PRESENT, {"campaign": campaign_id})
+    return frozenset(region for stored in sets for region in stored.split(",") if region)

@@ -8,9 +8,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from sqlalchemy import true as sql_true
 
 from app.extensions import db
 from app.models import Task
+from app.services import regions
 from app.services.calling_rules import rules as calling_rules
 from app.services.calling_rules.rules import NewRule
 from app.services.contact_limits.counts import CALL, mark, scope_key
@@ -140,3 +142,29 @@ def test_a_regional_limit_counts_only_the_region_s_tasks(renewals, acme, ann):
         placing.check_callable(ann, florida, None, now)
     assert refused.value.rule == engine.CONTACT_LIMIT
     assert "for tasks in US-FL" in str(refused.value)
+
+
+def test_the_regions_present_are_those_of_the_campaign_s_open_tasks(renewals):
+    add_phones(renewals, "c1", State="GA", Phone=FLORIDA)
+    add_phones(renewals, "c2", Phone=FLORIDA)
+    done = add_phones(renewals, "c3", State="TX", Phone=ARIZONA)
+    add_phones(renewals, "c4", State="nowhere")
+    done.worked_state = "COMPLETED"
+    db.session.commit()
+    assert regions.regions_present(renewals.id) == {"US-FL", "US-GA"}
+
+
+def test_a_rule_of_a_region_no_open_task_is_in_holds_nothing_back_until_one_is(
+    renewals, acme, ann
+):
+    _rule(acme, region="US-FL", hours="08:00-20:00")
+    evening = datetime(2026, 11, 25, 1, 30, tzinfo=UTC)  # 20:30 in Florida: held
+    california = add_phones(renewals, "c1", Phone=CALIFORNIA)
+    seat = engine.seat_for(california, evening)
+    assert engine.region_hours_allow(seat).compare(sql_true())  # nothing in the query
+    florida = add_phones(renewals, "c2", Phone=FLORIDA)
+    assert _explain(florida, evening).rules == [engine.REGION_HOURS]
+    available(ann, evening)
+    assert offer(ann, evening).task.client_id == "c1"
+    seat = engine.seat_for(florida, evening)
+    assert not engine.region_hours_allow(seat).compare(sql_true())

@@ -199,19 +199,6 @@ class Count:
     count: int
 
 
-def counts_for(task: Task, number: str | None, now: datetime) -> list[Count]:
-    """Each limit that counts calls to `number` of `task`: how many it counts at `now`."""
-    tenant_id = task.campaign.tenant_id
-    scopes = _scopes(task, person_key_of(tenant_id), number)
-    found = []
-    for limit in limits_for(tenant_id, task.campaign_id, task):
-        key = scopes.get(limit.per)
-        if key is not None:
-            query = _in_window(tenant_id, limit, key, now, func.count())
-            found.append(Count(limit, _scope_words(limit.per, key), db.session.scalar(query)))
-    return found
-
-
 def held_condition(
     tenant_id: int, limit: ContactLimit, key: ColumnElement[str], now: datetime
 ) -> ColumnElement[bool]:
@@ -300,25 +287,48 @@ def mark(
         session.execute(ContactMark.__table__.insert(), rows)
 
 
-def admit_call(task: Task, number: str | None, *, now: datetime, zone: str = "UTC") -> None:
+def admit_call(
+    task: Task,
+    number: str | None,
+    *,
+    now: datetime,
+    zone: str = "UTC",
+    limits: Iterable[ContactLimit] | None = None,
+) -> list[Count]:
     """The check at the click, in the call's own transaction: ContactLimitReached when a
     limit holds this call to `number` of `task` back (nothing marked); else the call's
-    marks. `zone`: the zone the refusal's time is told in."""
+    marks, and each limit counting it with its count, this call included. `zone`: the zone
+    the refusal's time is told in; `limits`: the tenant's limits, when read already."""
     campaign = task.campaign
     tenant_id = campaign.tenant_id
     tenant = db.session.get(Tenant, tenant_id)
     scopes = _scopes(task, tenant.person_key if tenant else None, number)
-    limits = limits_for(tenant_id, campaign.id, task)
-    if limits:
-        _lock(db.session, tenant_id, (scopes[lim.per] for lim in limits if lim.per in scopes), now)
-        holds = _holds(tenant_id, limits, scopes, now)
-        if holds:
-            last = max(holds, key=lambda hold: hold.until)
-            raise ContactLimitReached(
-                f"{last.message}: the call may be placed from {local_text(last.until, zone)}",
-                until=last.until,
-            )
+    if limits is None:
+        counting = limits_for(tenant_id, campaign.id, task)
+    else:
+        counting = applying([lim for lim in limits if lim.campaign_id in (None, campaign.id)], task)
+    counting = [limit for limit in counting if limit.per in scopes]
+    if counting:
+        _lock(db.session, tenant_id, (scopes[limit.per] for limit in counting), now)
+    found, holds = [], []
+    for limit in counting:
+        key = scopes[limit.per]
+        query = _in_window(tenant_id, limit, key, now, func.count())
+        count = db.session.scalar(query) or 0
+        if count >= limit.max_count:
+            until = held_until(tenant_id, limit, key, now)
+            if until is not None:
+                holds.append(Hold(limit, _scope_words(limit.per, key), until))
+        marked = 1 if KIND_OF[limit.counting] == CALL else 0
+        found.append(Count(limit, _scope_words(limit.per, key), count + marked))
+    if holds:
+        last = max(holds, key=lambda hold: hold.until)
+        raise ContactLimitReached(
+            f"{last.message}: the call may be placed from {local_text(last.until, zone)}",
+            until=last.until,
+        )
     mark(db.session, tenant_id, scopes.values(), CALL, campaign.id, now)
+    return found
 
 
 def verdicts(tasks: Sequence[Task], now: datetime) -> list[Verdict]:

@@ -165,6 +165,9 @@ class Explanation:
     now: datetime
     reasons: list[Reason]
     numbers: list[NumberVerdict]
+    # The seat the rules were read at: what they read once (the tenant's limits, calling
+    # rules) is there for the call they let through (its marks, its evidence).
+    seat: Seat = field(compare=False, repr=False)
 
     @property
     def callable_numbers(self) -> list[NumberVerdict]:
@@ -287,10 +290,19 @@ def _outside_window(task: Task, seat: Seat) -> list[Reason]:
 
 
 def _calling_rules(seat: Seat) -> list[tuple[int, calling_clock.Rule, CallingRule]]:
-    """The seat's tenant's calling rules (every tenant's for none), read once per seat."""
+    """The seat's tenant's calling rules (every tenant's for none) of the regions an open
+    task is in, read once per seat: a rule of a region no open task is in holds nothing
+    back (and is not read at all while no open task has a region)."""
 
     def read() -> list[tuple[int, calling_clock.Rule, CallingRule]]:
-        query = select(CallingRule).order_by(CallingRule.id)
+        present = _present_regions(seat)
+        if not present:
+            return []
+        query = (
+            select(CallingRule)
+            .where(CallingRule.region.in_(sorted(present)))
+            .order_by(CallingRule.id)
+        )
         if seat.tenant_id:
             query = query.where(CallingRule.tenant_id == seat.tenant_id)
         return [(r.tenant_id, calling_rules.clock_rule(r), r) for r in db.session.scalars(query)]
@@ -344,15 +356,29 @@ def _zones_in(zones: tuple[str, ...], seat: Seat) -> ColumnElement[bool]:
     return or_(and_(Task.zones == "", single), calling_windows.written_in(Task.zones, touched))
 
 
+def _present_regions(seat: Seat) -> frozenset[str]:
+    """Every region an open task of the seat's tenant is in (one index probe per set of
+    regions and campaign): a regional rule of a region no open task is in holds nothing back."""
+
+    def read() -> frozenset[str]:
+        return frozenset(r for c in _campaign_ids(seat) for r in regions.regions_present(c))
+
+    return seat.remembered("present regions", read)
+
+
 def _regional_condition(kind: str) -> Callable[[Seat], ColumnElement[bool]]:
     def condition(seat: Seat) -> ColumnElement[bool]:
-        held = []
+        # The regions each set of zones is held back in, per tenant: one condition each.
+        held_in: dict[tuple[int, tuple[str, ...]], set[str]] = {}
         for tenant_id, rule, _row in _calling_rules(seat):
             present = _present_zones(seat)
             zones = tuple(z for z in calling_clock.held_zones(rule, kind, seat.now) if z in present)
-            if not zones:
-                continue
-            part = and_(regions.in_region(rule.region), _zones_in(zones, seat))
+            if zones:
+                held_in.setdefault((tenant_id, zones), set()).add(rule.region)
+        held = []
+        for (tenant_id, zones), where in held_in.items():
+            in_any = or_(*(regions.in_region(region) for region in sorted(where)))
+            part = and_(_zones_in(zones, seat), in_any)
             if not seat.tenant_id:
                 tenants = select(Campaign.id).where(Campaign.tenant_id == tenant_id)
                 part = and_(part, Task.campaign_id.in_(tenants))
@@ -703,7 +729,7 @@ def explain(task: Task, now: datetime, zone: str = "UTC") -> Explanation:
     for rule, holds in zip(TASK_RULES, row, strict=True):
         if not holds:
             reasons += rule.explain(task, seat)
-    return Explanation(task, now, reasons, _numbers(task, seat))
+    return Explanation(task, now, reasons, _numbers(task, seat), seat)
 
 
 def number_verdicts(task: Task, now: datetime, zone: str = "UTC") -> list[NumberVerdict]:
@@ -735,11 +761,11 @@ def _numbers(task: Task, seat: Seat) -> list[NumberVerdict]:
     return verdicts
 
 
-def check_call(task: Task, phone_key: str | None, now: datetime, zone: str = "UTC") -> tuple:
-    """(key, number) the call may be placed to now: `phone_key`'s item, else the first
-    callable one; HeldBack naming the first rule holding it back (the task's, else the
-    number's) with when the call may be placed. `phone_key` must be a phone item's."""
-    found = explain(task, now, zone)
+def check_call(found: Explanation, phone_key: str | None) -> tuple | None:
+    """(key, number) the call may be placed to, by the task's explanation `found` (now):
+    `phone_key`'s item, else the first callable one; HeldBack naming the first rule holding
+    it back (the task's, else the number's) with when the call may be placed. `phone_key`
+    must be a phone item's."""
     if found.reasons:
         first = found.reasons[0]
         raise held_back(_refusal(first, found.next_callable_at), first.rule, found.next_callable_at)
@@ -752,6 +778,17 @@ def check_call(task: Task, phone_key: str | None, now: datetime, zone: str = "UT
         first = chosen.reasons[0]
         raise held_back(_refusal(first, chosen.until), first.rule, chosen.until)
     return chosen.key, chosen.number
+
+
+def tenant_limits(seat: Seat) -> list:
+    """The seat's tenant's contact limits, read once per seat."""
+    return _limits(seat)
+
+
+def regional_rules(seat: Seat) -> list[CallingRule]:
+    """The seat's tenant's calling rules of the regions its open tasks are in (those of an
+    open task's regions among them), oldest first, read once per seat."""
+    return [row for _tenant, _rule, row in _calling_rules(seat)]
 
 
 def _refusal(reason: Reason, until: datetime | None) -> str:

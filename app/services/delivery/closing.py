@@ -274,7 +274,7 @@ def check_callback(task: Task, agent: User, closing: Closing) -> None:
     at, zone = closing.next_work, agent.time_zone or "UTC"
     found = engine.explain(task, at, zone)
     reasons = [r for r in found.reasons if r.rule not in NOT_CHECKED_FOR_CALLBACKS]
-    wanted = engine.Explanation(task, at, reasons, found.numbers)
+    wanted = engine.Explanation(task, at, reasons, found.numbers, found.seat)
     if wanted.callable_now:
         return
     until = wanted.next_callable_at

@@ -25,11 +25,11 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from app.models import Task
+from app.models import CallingRule, Task
 from app.services.calling_rules import rules as calling_rules
 from app.services.consent import ledger as consent
 from app.services.consent import requirements as consent_required
-from app.services.contact_limits.counts import counts_for
+from app.services.contact_limits.counts import Count
 from app.services.contact_limits.limits import limit_words
 from app.services.contact_rules import engine
 from app.services.schedules import calling_windows
@@ -58,18 +58,29 @@ def _consent(task: Task, key: str, number: str, now: datetime) -> dict[str, Any]
     }
 
 
-def _regional_rules(task: Task) -> list[dict[str, Any]]:
-    """The tenant's calling rules of the task's regions (each held in the task's zone)."""
+def _regional_rules(task: Task, rules: list[CallingRule]) -> list[dict[str, Any]]:
+    """The tenant's calling rules (`rules`) of the task's regions (each held in the task's
+    zone)."""
     where = set(unwrapped(task.regions))
     return [
         {"ruleId": rule.id, "rule": calling_rules.rule_words(rule), "source": rule.source}
-        for rule in calling_rules.list_rules(task.campaign.tenant)
+        for rule in sorted(rules, key=lambda rule: (rule.region, rule.id))
         if rule.region in where
     ]
 
 
-def evidence_of(task: Task, key: str, number: str, now: datetime) -> dict[str, Any]:
-    """The evidence of a call to `number` (phone item `key`) of `task` allowed at `now`."""
+def evidence_of(
+    task: Task,
+    key: str,
+    number: str,
+    now: datetime,
+    *,
+    counted: list[Count],
+    rules: list[CallingRule],
+) -> dict[str, Any]:
+    """The evidence of a call to `number` (phone item `key`) of `task` allowed at `now`:
+    `counted`, each limit's count with the call (`admit_call`'s); `rules`, the tenant's
+    calling rules the contact rules read (listed by region, then oldest first)."""
     campaign = task.campaign
     schedule = task.skill_queue.schedule
     limits = [
@@ -80,7 +91,7 @@ def evidence_of(task: Task, key: str, number: str, now: datetime) -> dict[str, A
             "count": count.count,
             "max": count.limit.max_count,
         }
-        for count in counts_for(task, number, now)
+        for count in counted
     ]
     return {
         "checkedAt": _iso(now),
@@ -92,7 +103,7 @@ def evidence_of(task: Task, key: str, number: str, now: datetime) -> dict[str, A
         ],
         "regions": unwrapped(task.regions),
         "callingWindow": calling_windows.window_text(campaign),
-        "regionalRules": _regional_rules(task),
+        "regionalRules": _regional_rules(task, rules),
         "queueHours": None if schedule is None else {"schedule": schedule.name, "open": True},
         "doNotCall": False,
         "limits": limits,

@@ -114,8 +114,16 @@ def check_callable(
     """(key, number) to call: `phone_key`'s item, else the suggested one (the rotation's),
     once every contact rule (app/services/contact_rules) lets it be called now; HeldBack
     (NotAvailable) naming the rule and when the call may be placed."""
-    zone = agent.time_zone or "UTC"
-    numbers = task_numbers.task_numbers(task, now, zone=zone)
+    key, number, _found = _callable(agent, task, phone_key, now)
+    return key, number
+
+
+def _callable(
+    agent: User, task: Task, phone_key: str | None, now: datetime
+) -> tuple[str, str, contact_rules.Explanation]:
+    """`check_callable`'s answer, and the task's explanation at `now` it was read from."""
+    found = contact_rules.explain(task, now, agent.time_zone or "UTC")
+    numbers = [task_numbers.Number.of(verdict) for verdict in found.numbers]
     if phone_key is not None and not any(number.key == phone_key for number in numbers):
         known = ", ".join(number.key for number in numbers) or "none"
         raise InvalidInput(
@@ -126,10 +134,10 @@ def check_callable(
     if phone_key is None:
         # None callable: the one the clock frees first, whose refusal says when.
         phone_key = task_numbers.suggested_key(task, numbers) or task_numbers.first_freed(numbers)
-    chosen = contact_rules.check_call(task, phone_key, now, zone)
+    chosen = contact_rules.check_call(found, phone_key)
     if chosen is None:
         raise NotAvailable(f"task '{task.record_id}' has no phone number to call")
-    return chosen
+    return (*chosen, found)
 
 
 # A reload after the countdown ran out (or all but ran out) still warns before it dials.
@@ -173,7 +181,7 @@ def start_call(
     if in_progress and phone_key in (None, current.phone_key):
         task.reserved_at = now  # a call is activity: the offer timeout restarts
         return PlacedCall(attempt, current)  # the same click again, before any rule
-    key, number = check_callable(agent, task, phone_key, now)
+    key, number, found = _callable(agent, task, phone_key, now)
     if not mine:
         attempt = ledger.open_attempt(task, agent, now)
     task.reserved_at = now  # a call is activity: the offer timeout restarts
@@ -181,10 +189,16 @@ def start_call(
         call_events.end_call(
             attempt, task, CallResult.CANCELLED.value, None, actor=actor, now=now, call=current
         )
-    admit_call(task, number, now=now, zone=agent.time_zone or "UTC")  # every call counts
+    seat = found.seat
+    # Every call counts: its marks, under the scopes' locks, by the limits the rules read.
+    counted = admit_call(
+        task, number, now=now, zone=seat.zone, limits=contact_rules.tenant_limits(seat)
+    )
     placed_by = task.campaign.call_placement or CallPlacement.DESK.value
     call = ledger.begin_call(attempt, task, key, number, placed_by, now)
-    call.evidence = evidence_of(task, key, number, now)
+    call.evidence = evidence_of(
+        task, key, number, now, counted=counted, rules=contact_rules.regional_rules(seat)
+    )
     failure = None
     if call.placed_by == CallPlacement.CONTACT_FLOW.value:
         try:
