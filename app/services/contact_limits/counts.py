@@ -253,20 +253,23 @@ def _holds(
 
 
 def _lock(session: Session, tenant_id: int, keys: Iterable[str], now: datetime) -> None:
-    """Take each scope's row lock (made when first counted), in key order: a second call
-    to the same scope waits here for the first one's commit, then counts its mark."""
+    """Take each scope's row lock (made when first counted), in key order, in one
+    statement: a second call to the same scope waits here for the first one's commit,
+    then counts its mark."""
+    ordered = sorted(set(keys))
+    if not ordered:
+        return
     connection = session.connection()
     dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    for key in sorted(set(keys)):
-        statement = dialect.insert(ContactScope.__table__).values(
-            tenant_id=tenant_id, scope_key=key, counted_at=now
+    statement = dialect.insert(ContactScope.__table__).values(
+        [{"tenant_id": tenant_id, "scope_key": key, "counted_at": now} for key in ordered]
+    )
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=["tenant_id", "scope_key"],
+            set_={"counted_at": statement.excluded.counted_at},
         )
-        session.execute(
-            statement.on_conflict_do_update(
-                index_elements=["tenant_id", "scope_key"],
-                set_={"counted_at": statement.excluded.counted_at},
-            )
-        )
+    )
 
 
 def mark(
@@ -285,6 +288,17 @@ def mark(
     ]  # fmt: skip
     if rows:
         session.execute(ContactMark.__table__.insert(), rows)
+
+
+def _tallies(tenant_id: int, counted: list[tuple[ContactLimit, str]], now) -> list[int]:
+    """How many marks each (limit, scope key) counts at `now`, in one statement."""
+    if not counted:
+        return []
+    parts = [
+        _in_window(tenant_id, limit, key, now, func.count()).scalar_subquery()
+        for limit, key in counted
+    ]
+    return [count or 0 for count in db.session.execute(select(*parts)).one()]
 
 
 def admit_call(
@@ -311,10 +325,9 @@ def admit_call(
     if counting:
         _lock(db.session, tenant_id, (scopes[limit.per] for limit in counting), now)
     found, holds = [], []
-    for limit in counting:
+    tallies = _tallies(tenant_id, [(limit, scopes[limit.per]) for limit in counting], now)
+    for limit, count in zip(counting, tallies, strict=True):
         key = scopes[limit.per]
-        query = _in_window(tenant_id, limit, key, now, func.count())
-        count = db.session.scalar(query) or 0
         if count >= limit.max_count:
             until = held_until(tenant_id, limit, key, now)
             if until is not None:
