@@ -11,10 +11,21 @@ from alembic.migration import MigrationContext
 from sqlalchemy import func, inspect, select, text, update
 
 from app.extensions import db
-from app.models import Attempt, AttemptRollup, Campaign, EndedHow, IntakeLoad, Task, WorkCodeRollup
+from app.models import (
+    Attempt,
+    AttemptRollup,
+    Campaign,
+    EndedHow,
+    IntakeLoad,
+    Role,
+    Supervisor,
+    Task,
+    WorkCodeRollup,
+)
 from app.models.search_index import is_search_index
 from app.services.calls import ledger
 from app.services.campaigns.catalogue import find_campaign
+from app.services.people import supervisors
 from app.services.people.users import NewUser, add_user
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
@@ -297,3 +308,26 @@ def test_users_from_before_0039_get_an_id_of_their_own_and_stay_active(fresh_app
     ]  # fmt: skip
     assert len({r[1] for r in rows}) == 2 and all(len(r[1]) == 36 for r in rows)
     assert purposes == [("api",)]
+
+
+def test_supervisors_from_before_0042_become_supervisors_of_their_tenants(fresh_app):
+    """Each tenant an account saw before roles becomes a supervisor's; an account of every
+    tenant stays one (an administrator of every tenant). Made at head as an administrator,
+    taken back to 0041 and up again."""
+    flask_migrate.upgrade()
+    tenant, _ = make_tenant()
+    deputy = supervisors.create_supervisor(
+        "deputy@example.com", "correct horse battery", [tenant], role=Role.ADMINISTRATOR,
+        actor=SETUP,
+    )  # fmt: skip
+    supervisors.create_supervisor("boss@example.com", "correct horse battery", actor=SETUP)
+    db.session.commit()
+    deputy_id, tenant_id = deputy.id, tenant.id
+    db.session.remove()
+    flask_migrate.downgrade(revision="0041")
+    assert "role" not in {c["name"] for c in inspect(db.engine).get_columns("supervisor_tenants")}
+    flask_migrate.upgrade()
+    deputy = db.session.get(Supervisor, deputy_id)
+    assert deputy.role_in(tenant_id) is Role.SUPERVISOR
+    boss = db.session.scalar(select(Supervisor).filter_by(email="boss@example.com"))
+    assert boss.role_in(tenant_id) is Role.ADMINISTRATOR

@@ -12,9 +12,10 @@ import click
 from flask import current_app
 
 from app.cli.common import tenant_of, transactional
-from app.models import ProviderKind, Tenant
+from app.models import ProviderKind, Role, Tenant
 from app.services.actors import Actor
 from app.services.sso import ldap, oidc, providers, saml
+from app.services.sso.identity import tenant_role
 
 sso_group = click.Group("sso", help="Identity providers: sign-in for agents and supervisors.")
 
@@ -79,15 +80,16 @@ def console_options(command):
         "--tenant-group",
         "tenant_groups",
         multiple=True,
-        metavar="GROUP=COMPANY/ENVIRONMENT",
-        help="(--console) Members of GROUP supervise that tenant; repeat for more.",
+        metavar="GROUP=COMPANY/ENVIRONMENT[:ROLE]",
+        help="(--console) Members of GROUP have ROLE (analyst, supervisor: the default, or "
+        "administrator) in that tenant; repeat for more.",
     )(command)
     command = click.option(
         "--all-tenants-group",
         "all_tenants_groups",
         multiple=True,
         metavar="GROUP",
-        help="(--console) Members of GROUP supervise every tenant; repeat for more.",
+        help="(--console) Members of GROUP administer every tenant; repeat for more.",
     )(command)
     return click.option(
         "--groups-claim",
@@ -111,12 +113,16 @@ def console_settings(
         return {}
     mapping: dict[str, list[str]] = {}
     for pair in tenant_groups:
-        group, equals, label = pair.partition("=")
+        group, equals, entry = pair.partition("=")
+        label, role = tenant_role(entry)
         company, slash, environment = label.partition("/")
-        if not (equals and group and slash and company and environment):
-            raise click.UsageError(f"--tenant-group '{pair}' is not GROUP=COMPANY/ENVIRONMENT")
+        if not (equals and group and slash and company and environment) or ":" in label:
+            raise click.UsageError(
+                f"--tenant-group '{pair}' is not GROUP=COMPANY/ENVIRONMENT[:ROLE] "
+                f"(ROLE: {', '.join(Role)})"
+            )
         tenant_of(company, environment)  # a tenant that exists
-        mapping.setdefault(group, []).append(label)
+        mapping.setdefault(group, []).append(label if role is Role.SUPERVISOR else entry)
     if not all_tenants_groups and not mapping:
         raise click.UsageError(
             "--console needs --all-tenants-group or --tenant-group: else nobody may sign in"

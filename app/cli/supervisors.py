@@ -1,11 +1,12 @@
-"""Operator commands for supervisors: `flask --app wsgi supervisor create|set-password|
-break-glass|link-identity|unlink-identity`."""
+"""Operator commands for supervisors: `flask --app wsgi supervisor create|grant|revoke|
+set-password|break-glass|link-identity|unlink-identity`."""
 
 from __future__ import annotations
 
 import click
 
 from app.cli.common import tenant_of, transactional
+from app.models import Role
 from app.services.actors import Actor
 from app.services.people import supervisors
 from app.services.sso import identity
@@ -23,10 +24,18 @@ supervisor_group = click.Group("supervisor", help="Supervisors who sign in to th
     "scopes",
     multiple=True,
     metavar="COMPANY/ENVIRONMENT",
-    help="A tenant the supervisor may see; repeat for several. None: every tenant.",
+    help="A tenant the supervisor may see; repeat for several. None: every tenant, as an "
+    "administrator.",
+)
+@click.option(
+    "--role",
+    type=click.Choice([role.value for role in Role]),
+    default=Role.SUPERVISOR.value,
+    show_default=True,
+    help="The role in each --tenant.",
 )
 @transactional
-def create_supervisor(email: str, password: str, scopes: tuple[str, ...]) -> str:
+def create_supervisor(email: str, password: str, scopes: tuple[str, ...], role: str) -> str:
     """Create a supervisor account."""
     visible = []
     for scope in scopes:
@@ -34,9 +43,47 @@ def create_supervisor(email: str, password: str, scopes: tuple[str, ...]) -> str
         if not slash:
             raise click.ClickException(f"--tenant '{scope}' is not COMPANY/ENVIRONMENT")
         visible.append(tenant_of(company, environment))
-    supervisor = supervisors.create_supervisor(email, password, visible, actor=Actor.operator())
-    sees = ", ".join(t.label for t in visible) if visible else "every tenant"
-    return f"Created supervisor {supervisor.email}; sees {sees}."
+    supervisor = supervisors.create_supervisor(
+        email, password, visible, role=Role(role), actor=Actor.operator()
+    )
+    if not visible:
+        return f"Created supervisor {supervisor.email}; administers every tenant."
+    sees = ", ".join(t.label for t in visible)
+    return f"Created supervisor {supervisor.email}; {role} of {sees}."
+
+
+@supervisor_group.command("grant")
+@click.argument("email")
+@click.argument("company")
+@click.argument("environment")
+@click.option(
+    "--role",
+    type=click.Choice([role.value for role in Role]),
+    required=True,
+    help="analyst (reads), supervisor (runs the work) or administrator (keys, sign-in, "
+    "webhooks, people, audit).",
+)
+@transactional
+def grant(email: str, company: str, environment: str, role: str) -> str:
+    """Give a supervisor a role in a tenant (replacing the one they had there)."""
+    tenant = tenant_of(company, environment)
+    supervisor = supervisors.find_supervisor(email)
+    changed = supervisors.grant_role(supervisor, tenant, Role(role), actor=Actor.operator())
+    already = "" if changed else " already"
+    return f"{supervisor.email} is{already} {role} of {tenant.label}."
+
+
+@supervisor_group.command("revoke")
+@click.argument("email")
+@click.argument("company")
+@click.argument("environment")
+@transactional
+def revoke(email: str, company: str, environment: str) -> str:
+    """Take a tenant away from a supervisor; their open pages of it end at the next request."""
+    tenant = tenant_of(company, environment)
+    supervisor = supervisors.find_supervisor(email)
+    changed = supervisors.grant_role(supervisor, tenant, None, actor=Actor.operator())
+    return f"{supervisor.email} {'no longer sees' if changed else 'did not see'} {tenant.label}."
 
 
 @supervisor_group.command("set-password")

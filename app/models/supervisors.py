@@ -1,27 +1,58 @@
-"""Supervisors who sign in to the web UI, and the tenants each may see."""
+"""Supervisors who sign in to the web UI, and their role in each tenant they may see."""
 
 from __future__ import annotations
 
+import enum
 from datetime import datetime
 
 from flask_login import UserMixin
-from sqlalchemy import Boolean, Column, ForeignKey, String, Table
+from sqlalchemy import Boolean, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
 from app.models.tenants import Tenant
 from app.models.types import UTCDateTime, utcnow
 
-supervisor_tenants = Table(
-    "supervisor_tenants",
-    db.metadata,
-    Column("supervisor_id", ForeignKey("supervisors.id", ondelete="CASCADE"), primary_key=True),
-    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True),
-)
+
+class Role(enum.StrEnum):
+    """What a person may do in a tenant's console; each role holds the ones below it."""
+
+    ANALYST = "analyst"  # reads: campaigns, tasks, reports, wallboard
+    SUPERVISOR = "supervisor"  # runs the work: campaigns, tasks, intake, rules, agents
+    ADMINISTRATOR = "administrator"  # keys, sign-in and SCIM, webhooks, people, audit
+
+    @property
+    def rank(self) -> int:
+        return list(Role).index(self)
+
+    def holds(self, needed: Role) -> bool:
+        return self.rank >= needed.rank
+
+
+class TenantRole(db.Model):
+    """One supervisor's role in one tenant."""
+
+    __tablename__ = "supervisor_tenants"
+
+    supervisor_id: Mapped[int] = mapped_column(
+        ForeignKey("supervisors.id", ondelete="CASCADE"), primary_key=True
+    )
+    tenant_id: Mapped[int] = mapped_column(
+        ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True
+    )
+    role: Mapped[Role] = mapped_column(
+        String(16), default=Role.SUPERVISOR, server_default=Role.SUPERVISOR.value
+    )
+
+    tenant: Mapped[Tenant] = relationship(lazy="joined")
+
+
+supervisor_tenants = TenantRole.__table__
 
 
 class Supervisor(UserMixin, db.Model):
-    """A person who runs the service from the browser: every tenant, or the ones listed."""
+    """A person who runs the service from the browser: an administrator of every tenant,
+    or of the tenants listed in `roles`, each with its role."""
 
     __tablename__ = "supervisors"
 
@@ -38,10 +69,21 @@ class Supervisor(UserMixin, db.Model):
     all_tenants: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
-    tenants: Mapped[list[Tenant]] = relationship(secondary=supervisor_tenants)
+    roles: Mapped[list[TenantRole]] = relationship(cascade="all, delete-orphan")
+
+    @property
+    def tenants(self) -> list[Tenant]:
+        """The tenants listed in `roles` (none for an account of every tenant)."""
+        return [grant.tenant for grant in self.roles]
+
+    def role_in(self, tenant_id: int) -> Role | None:
+        """The person's role in the tenant, None when they may not see it."""
+        if self.all_tenants:
+            return Role.ADMINISTRATOR
+        return next((Role(g.role) for g in self.roles if g.tenant_id == tenant_id), None)
 
     def may_see(self, tenant: Tenant) -> bool:
-        return self.all_tenants or any(t.id == tenant.id for t in self.tenants)
+        return self.role_in(tenant.id) is not None
 
 
 class LoginSession(db.Model):

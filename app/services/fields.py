@@ -256,6 +256,9 @@ AWAY_REASON_NAME, AWAY_REASON_SORT_ORDER = _fields("away_reason", "name", "sort_
     "tenant", "company_code", "environment", "ccp_url", "person_key", "provisioning_template"
 )
 
+# A console account and its role in a tenant.
+SUPERVISOR_EMAIL, SUPERVISOR_ROLE = _fields("supervisor", "email", "role")
+
 # Sign-in providers.
 SSO_KIND, SSO_LOCAL_AGENT_PASSWORDS, SSO_IDENTITY = _fields(
     "sso", "kind", "local_agent_passwords", "identity"

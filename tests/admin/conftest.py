@@ -14,7 +14,7 @@ from werkzeug.datastructures import MultiDict
 
 from app.admin.sessions import TOKEN_KEY
 from app.extensions import db
-from app.models import Campaign
+from app.models import Campaign, Role
 from app.services.people import supervisors
 from app.services.people.sessions import SessionLimits, start_session
 from app.services.tasks.changes import add_or_update_task
@@ -75,14 +75,20 @@ def app(app):
     return app
 
 
-@pytest.fixture
-def client(app):
+def browser(app) -> RequestClient:
+    """A client of its own (another browser), as the `client` fixture is."""
     app.test_client_class = RequestClient
     return app.test_client()
 
 
-def make_supervisor(email: str = BOSS, tenants=None):
-    supervisor = supervisors.create_supervisor(email, PASSWORD, tenants, actor=SETUP)
+@pytest.fixture
+def client(app):
+    return browser(app)
+
+
+def make_supervisor(email: str = BOSS, tenants=None, role: Role = Role.ADMINISTRATOR):
+    """An account of every tenant, or one with `role` (every page) in each of `tenants`."""
+    supervisor = supervisors.create_supervisor(email, PASSWORD, tenants, role=role, actor=SETUP)
     db.session.commit()
     return supervisor
 

@@ -167,6 +167,8 @@ SAMPLE = {
     "limit_id": 1,
     "rule_id": 1,
     "queue_id": 1,
+    "job_id": 1,
+    "table": "summary",
 }
 
 

@@ -154,9 +154,7 @@ def test_the_regions_present_are_those_of_the_campaign_s_open_tasks(renewals):
     assert regions.regions_present(renewals.id) == {"US-FL", "US-GA"}
 
 
-def test_a_rule_of_a_region_no_open_task_is_in_holds_nothing_back_until_one_is(
-    renewals, acme, ann
-):
+def test_a_rule_of_a_region_no_open_task_is_in_holds_nothing_back_until_one_is(renewals, acme, ann):
     _rule(acme, region="US-FL", hours="08:00-20:00")
     evening = datetime(2026, 11, 25, 1, 30, tzinfo=UTC)  # 20:30 in Florida: held
     california = add_phones(renewals, "c1", Phone=CALIFORNIA)

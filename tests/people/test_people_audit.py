@@ -269,7 +269,7 @@ def test_supervisor_changes_are_recorded_without_tenant_or_password(app):
         "boss@example.com",
         None,
     )
-    assert added.after == {"email": "boss@example.com", "tenants": ["Acme/prod"]}
+    assert added.after == {"email": "boss@example.com", "tenants": {"Acme/prod": "supervisor"}}
     assert (changed.action, changed.actor_id) == ("supervisor.password_changed", BOSS.id)
     for record in (added, changed):
         assert PASSWORD not in as_text(record)

@@ -19,11 +19,11 @@ from sqlalchemy import event
 from app.admin.sessions import TOKEN_KEY
 from app.desk.auth import AGENT_TOKEN_KEY
 from app.extensions import db
-from app.models import Supervisor, Tenant
+from app.models import Role, Supervisor, Tenant
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.delivery import agent_state
-from app.services.people import sessions
+from app.services.people import sessions, supervisors
 from tests.admin.conftest import make_supervisor, session_for
 from tests.conftest import make_tenant
 from tests.delivery.delivery_support import available
@@ -103,7 +103,7 @@ def test_taking_the_tenant_from_the_supervisor_ends_the_stream_within_2_seconds(
 ):
     other, _ = make_tenant("Other")
     supervisor = db.session.get(Supervisor, boss.id)
-    supervisor.all_tenants, supervisor.tenants = False, [other]
+    supervisors.set_roles(supervisor, {other: Role.SUPERVISOR})
     db.session.commit()
     assert end_of(watching)[0] == "noAccess"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
+from app.cli.sso import console_settings
 from app.extensions import db
 from app.models import AuditRecord, ProviderKind, Supervisor
 from app.services.people import supervisors
@@ -171,3 +172,73 @@ def test_the_cli_shows_no_secret_and_switches_passwords(app, console):
     assert off.exit_code == 1 and "only once the tenant has an identity provider" in off.output
     both = runner.invoke(app.cli, ["sso", "show", "Acme", "prod", "--console"])
     assert both.exit_code == 2
+
+
+ROLE_GROUPS = {
+    "acme-read": ["Acme/prod:analyst"],
+    "acme-admin": ["Acme/prod:administrator"],
+    "beta-read": ["Beta/prod:analyst"],
+}
+ALL_GROUPS = {**CONSOLE["tenant_groups"], **ROLE_GROUPS}
+
+
+@pytest.mark.parametrize(
+    ("groups", "roles"),
+    [
+        (("acme-read",), {"Acme/prod": "analyst"}),
+        (("acme-sup",), {"Acme/prod": "supervisor"}),
+        (("acme-read", "acme-sup"), {"Acme/prod": "supervisor"}),
+        (("acme-sup", "acme-admin", "acme-read"), {"Acme/prod": "administrator"}),
+        (
+            ("acme-read", "beta-read", "beta-sup"),
+            {"Acme/prod": "analyst", "Beta/prod": "supervisor"},
+        ),
+    ],
+)
+def test_groups_give_a_role_in_each_tenant_and_the_highest_wins(console, groups, roles):
+    console.settings = {
+        **console.settings,
+        "tenant_groups": {**CONSOLE["tenant_groups"], **ROLE_GROUPS},
+    }
+    db.session.commit()
+    supervisor = supervisor_for(console, person(*groups))
+    db.session.commit()
+    assert {g.tenant.label: g.role for g in supervisor.roles} == roles
+    (added,) = db.session.query(AuditRecord).filter_by(action="supervisor.added").all()
+    assert added.after["tenants"] == roles
+
+
+def test_a_role_taken_away_in_the_provider_lowers_it_at_the_next_sign_in(console):
+    console.settings = {
+        **console.settings,
+        "tenant_groups": {**CONSOLE["tenant_groups"], **ROLE_GROUPS},
+    }
+    db.session.commit()
+    supervisor_for(console, person("acme-admin"))
+    db.session.commit()
+    supervisor = supervisor_for(console, person("acme-read"))
+    db.session.commit()
+    acme = supervisor.roles[0].tenant
+    assert supervisor.role_in(acme.id).value == "analyst"
+    changed = db.session.query(AuditRecord).filter_by(action="supervisor.access_changed").one()
+    assert changed.before["tenants"] == {"Acme/prod": "administrator"}
+    assert changed.after["tenants"] == {"Acme/prod": "analyst"}
+
+
+def test_the_console_provider_command_takes_a_role_per_tenant_group(app, console):
+    pairs = ("acme-read=Acme/prod:analyst", "acme-sup=Acme/prod:supervisor", "b=Beta/prod")
+    mapping = console_settings(None, "groups", (), pairs)
+    assert mapping["tenant_groups"] == {
+        "acme-read": ["Acme/prod:analyst"],
+        "acme-sup": ["Acme/prod"],
+        "b": ["Beta/prod"],
+    }
+    refused = app.test_cli_runner().invoke(
+        args=[
+            "sso", "oidc", "--console", "--issuer", ISSUER, "--client-id", "console",
+            "--client-secret-file", "-", "--tenant-group", "beta=Beta/prod:owner",
+        ],
+        input="x",
+    )  # fmt: skip
+    assert refused.exit_code != 0
+    assert "GROUP=COMPANY/ENVIRONMENT[:ROLE]" in refused.output

@@ -1,5 +1,7 @@
-"""Supervisor accounts: e-mail, a password hash (app/services/people/passwords.py) and the
-tenants they may see."""
+"""Supervisor accounts: e-mail, a password hash (app/services/people/passwords.py) and their
+role in each tenant they may see (app.models.supervisors.Role): an operator's grant (the
+CLI), an administrator's on the tenant's People page, or the console identity provider's
+groups at each sign-in."""
 
 from __future__ import annotations
 
@@ -8,10 +10,11 @@ import re
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import IdentityProvider, Supervisor, Tenant
+from app.models import IdentityProvider, Role, Supervisor, Tenant, TenantRole
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput, NotFound
+from app.services.fields import SUPERVISOR_EMAIL
 from app.services.people import sessions
 from app.services.people.passwords import check_password, hash_password, password_matches
 
@@ -24,9 +27,15 @@ def _record(actor: Actor, action: str, email: str, after: dict | None = None) ->
 
 
 def create_supervisor(
-    email: str, password: str, tenants: list[Tenant] | None = None, *, actor: Actor
+    email: str,
+    password: str,
+    tenants: list[Tenant] | None = None,
+    *,
+    role: Role = Role.SUPERVISOR,
+    actor: Actor,
 ) -> Supervisor:
-    """Create a supervisor who sees every tenant, or only `tenants` when given."""
+    """Create an administrator of every tenant, or one with `role` in each of `tenants`
+    when given."""
     email = email.strip().lower()
     if not EMAIL.fullmatch(email) or len(email) > 255:
         raise InvalidInput(f"'{email}' is not an e-mail address")
@@ -37,12 +46,96 @@ def create_supervisor(
         email=email,
         password_hash=hash_password(password),
         all_tenants=not tenants,
-        tenants=list(tenants or []),
+        roles=[TenantRole(tenant_id=t.id, tenant=t, role=role) for t in tenants or []],
     )
     db.session.add(supervisor)
-    sees = sorted(f"{t.company_code}/{t.environment}" for t in tenants or [])
-    _record(actor, "supervisor.added", email, {"email": email, "tenants": sees or "all"})
+    _record(actor, "supervisor.added", email, access(supervisor))
     return supervisor
+
+
+def access(supervisor: Supervisor) -> dict:
+    """What the trail says of an account's reach: every tenant, or each tenant's role."""
+    if supervisor.all_tenants:
+        return {"email": supervisor.email, "tenants": "all"}
+    roles = {grant.tenant.label: Role(grant.role).value for grant in supervisor.roles}
+    return {"email": supervisor.email, "tenants": dict(sorted(roles.items()))}
+
+
+def set_roles(supervisor: Supervisor, roles: dict[Tenant, Role]) -> None:
+    """Give the account exactly these tenants, each with its role."""
+    supervisor.all_tenants = False
+    kept = {grant.tenant_id: grant for grant in supervisor.roles}
+    grants = []
+    for tenant, role in roles.items():
+        grant = kept.get(tenant.id) or TenantRole(tenant_id=tenant.id, tenant=tenant)
+        grant.role = role
+        grants.append(grant)
+    supervisor.roles = grants
+
+
+def grant_role(supervisor: Supervisor, tenant: Tenant, role: Role | None, *, actor: Actor) -> bool:
+    """Give the account `role` in the tenant, or take the tenant away (None): an operator's
+    or an administrator's decision, in the trail with the reach before and after. False
+    when nothing changes. An account of every tenant keeps every tenant (an operator's
+    account), and one the console identity provider keeps is the provider's to change."""
+    if supervisor.all_tenants:
+        raise Conflict(f"{supervisor.email} administers every tenant: an operator's account")
+    if supervisor.sso_subject and not supervisor.break_glass and _console_has_provider():
+        raise Conflict(
+            f"the console's identity provider gives {supervisor.email} their tenants: "
+            "change their groups there"
+        )
+    roles = {grant.tenant: Role(grant.role) for grant in supervisor.roles}
+    current = next((r for t, r in roles.items() if t.id == tenant.id), None)
+    if current == role:
+        return False
+    before = access(supervisor)
+    roles = {t: r for t, r in roles.items() if t.id != tenant.id}
+    if role is not None:
+        roles[tenant] = role
+    set_roles(supervisor, roles)
+    record(
+        actor,
+        Change(
+            "supervisor.access_changed",
+            "supervisor",
+            supervisor.email,
+            tenant.id,
+            before=before,
+            after=access(supervisor),
+        ),
+    )
+    return True
+
+
+NO_ACCOUNT = (
+    "no console account for {email}: an operator makes it (supervisor create), or the "
+    "console's identity provider makes it at the person's first sign-in"
+)
+
+
+def grant_role_to(tenant: Tenant, email: str, role: Role | None, *, actor: Actor) -> bool:
+    """An administrator's grant on the tenant's People page: `grant_role` for the account
+    with that address, never to themselves (an administrator cannot lock themselves out
+    or raise their own role)."""
+    email = email.strip().lower()
+    supervisor = db.session.scalar(select(Supervisor).filter_by(email=email))
+    if supervisor is None:
+        raise InvalidInput(NO_ACCOUNT.format(email=email), field=SUPERVISOR_EMAIL)
+    if actor.id == supervisor.email:
+        raise InvalidInput(
+            "your own role is another administrator's to change", field=SUPERVISOR_EMAIL
+        )
+    return grant_role(supervisor, tenant, role, actor=actor)
+
+
+def people_of(tenant: Tenant) -> list[tuple[Supervisor, Role]]:
+    """Everyone who may see the tenant with their role there, administrators first."""
+    listed = select(Supervisor).where(
+        Supervisor.all_tenants | Supervisor.roles.any(TenantRole.tenant_id == tenant.id)
+    )
+    people = [(person, person.role_in(tenant.id)) for person in db.session.scalars(listed)]
+    return sorted(people, key=lambda pair: (-pair[1].rank, pair[0].email))
 
 
 def find_supervisor(email: str) -> Supervisor:

@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import IdentityProvider, Supervisor, Tenant, User
+from app.models import IdentityProvider, Role, Supervisor, Tenant, User
 from app.services.actors import Actor, ActorKind
 from app.services.audit.trail import Change, record
 from app.services.errors import InvalidInput, ServiceError
 from app.services.fields import SSO_IDENTITY
+from app.services.people import supervisors
 from app.services.people.supervisors import EMAIL
 
 # How this module's refusals name their fields.
@@ -95,33 +96,49 @@ NOT_A_SUPERVISOR = (
 
 @dataclass(frozen=True)
 class Grant:
-    """What the console provider's groups give a person: every tenant, or these."""
+    """What the console provider's groups give a person: every tenant (as an
+    administrator), or these tenants, each with its role."""
 
     all_tenants: bool
-    tenants: tuple[Tenant, ...]
+    roles: tuple[tuple[Tenant, Role], ...]
+
+    @property
+    def tenants(self) -> tuple[Tenant, ...]:
+        return tuple(tenant for tenant, _role in self.roles)
+
+
+def tenant_role(entry: str) -> tuple[str, Role]:
+    """A `tenant_groups` entry's tenant label and role: ``Acme/prod`` (a supervisor's) or
+    ``Acme/prod:analyst``."""
+    label, colon, role = entry.rpartition(":")
+    if colon and role in set(Role):
+        return label, Role(role)
+    return entry, Role.SUPERVISOR
 
 
 def grant_of(provider: IdentityProvider, groups: tuple[str, ...]) -> Grant:
     """Every tenant when a group is among `all_tenants_groups`; else the tenants that
-    `tenant_groups` gives the groups (tenants named there that no longer exist give none)."""
+    `tenant_groups` gives the groups, each with the highest role a group gives there
+    (tenants named there that no longer exist give none)."""
     settings = provider.settings
     held = set(groups)
     if held & set(settings.get("all_tenants_groups", [])):
         return Grant(True, ())
-    labels = {
-        label
-        for group, named in settings.get("tenant_groups", {}).items()
-        if group in held
-        for label in named
-    }
+    best: dict[str, Role] = {}
+    for group, named in settings.get("tenant_groups", {}).items():
+        if group not in held:
+            continue
+        for label, role in map(tenant_role, named):
+            if label not in best or role.holds(best[label]):
+                best[label] = role
     found = []
-    for label in sorted(labels):
+    for label in sorted(best):
         company, _, environment = label.partition("/")
         tenant = db.session.scalar(
             select(Tenant).filter_by(company_code=company, environment=environment)
         )
         if tenant is not None:
-            found.append(tenant)
+            found.append((tenant, best[label]))
     return Grant(False, tuple(found))
 
 
@@ -166,18 +183,20 @@ def supervisor_for(provider: IdentityProvider, identity: Identity) -> Supervisor
             raise SignInRefused(
                 "Your identity provider gave no e-mail address to sign you in with."
             )
-        supervisor = Supervisor(email=email, password_hash="", all_tenants=False, tenants=[])
+        supervisor = Supervisor(email=email, password_hash="", all_tenants=False, roles=[])
         db.session.add(supervisor)
         before = None
     else:
-        before = _access(supervisor)
+        before = supervisors.access(supervisor)
     if supervisor.sso_subject != identity.key:
         supervisor.sso_subject = identity.key
         _record_link(by_provider, supervisor, identity.key)
     if not supervisor.break_glass:
-        supervisor.all_tenants = grant.all_tenants
-        supervisor.tenants = list(grant.tenants)
-    after = _access(supervisor)
+        if grant.all_tenants:
+            supervisor.all_tenants, supervisor.roles = True, []
+        else:
+            supervisors.set_roles(supervisor, dict(grant.roles))
+    after = supervisors.access(supervisor)
     if after != before:
         action = "supervisor.added" if before is None else "supervisor.access_changed"
         record(
@@ -218,8 +237,3 @@ def _record_link(actor: Actor, supervisor: Supervisor, key: str | None) -> None:
             after={"email": supervisor.email, "identity": key},
         ),
     )
-
-
-def _access(supervisor: Supervisor) -> dict:
-    sees = sorted(t.label for t in supervisor.tenants)
-    return {"email": supervisor.email, "tenants": "all" if supervisor.all_tenants else sees}

@@ -13,8 +13,9 @@ Settings by kind (each kind's module checks its own, `check_settings`):
   `bind_dn_template` (with `{login}`, escaped as a DN value), `start_tls`,
   `timeout_seconds`, optional `ca_file`.
 - The console's provider also has `groups_claim` (the claim or attribute carrying groups or
-  roles), `all_tenants_groups` (members supervise every tenant) and `tenant_groups`
-  (a group → the tenants, as `COMPANY/ENVIRONMENT`, its members supervise).
+  roles), `all_tenants_groups` (members administer every tenant) and `tenant_groups`
+  (a group → the tenants its members may see, each as `COMPANY/ENVIRONMENT` for a
+  supervisor's role or `COMPANY/ENVIRONMENT:ROLE`; the highest a person's groups give wins).
 """
 
 from __future__ import annotations
