@@ -88,6 +88,35 @@ def _compiled_once(rule: Rule, append_unknown: bool = True):
 
 Rule._compile_builder = _compiled_once
 
+# Parsing a rule (its parts, the regular expressions of its converters, their weights) was
+# four fifths of what was left of an app's making: every app of the run parses the same
+# rules with the same converters, so each is parsed once, and a later rule of the same text
+# takes the parts, the trace, the converters and the arguments the first one made.
+_parse_rule = Rule._parse_rule
+_PARSED: dict[tuple, tuple] = {}
+
+
+def _parsed_once(rule: Rule, text: str):
+    converters = tuple(sorted((name, id(kind)) for name, kind in rule.map.converters.items()))
+    key = (text, converters)
+    parsed = _PARSED.get(key)
+    if parsed is None:
+        traced, had, named = len(rule._trace), set(rule._converters), set(rule.arguments)
+        parts = list(_parse_rule(rule, text))
+        converters_made = {k: v for k, v in rule._converters.items() if k not in had}
+        parsed = _PARSED[key] = (
+            parts, rule._trace[traced:], converters_made, rule.arguments - named,
+        )  # fmt: skip
+        return parts
+    parts, trace, converters_made, arguments = parsed
+    rule._trace.extend(trace)
+    rule._converters.update(converters_made)
+    rule.arguments.update(arguments)
+    return list(parts)
+
+
+Rule._parse_rule = _parsed_once
+
 
 # Each app also makes its own engines, and an engine keeps the SQL it compiled in a cache of
 # its own, keyed by its dialect: every test compiled again each statement it sent, a fifth

@@ -25,7 +25,7 @@ from app.models import (
 from app.models.search_index import is_search_index
 from app.services.calls import ledger
 from app.services.campaigns.catalogue import find_campaign
-from app.services.people import supervisors
+from app.services.people import directory_groups, supervisors
 from app.services.people.users import NewUser, add_user
 from app.services.tasks.changes import add_or_update_task
 from app.services.tasks.validation import ItemInput
@@ -331,3 +331,24 @@ def test_supervisors_from_before_0042_become_supervisors_of_their_tenants(fresh_
     assert deputy.role_in(tenant_id) is Role.SUPERVISOR
     boss = db.session.scalar(select(Supervisor).filter_by(email="boss@example.com"))
     assert boss.role_in(tenant_id) is Role.ADMINISTRATOR
+
+
+def test_mappings_and_roles_from_before_0043_keep_what_they_gave(fresh_app):
+    """A queue's mapping and a person's grant stay across 0043 (a grant is a grant); going
+    back drops what only 0043 can hold: role mappings and the roles SCIM gave."""
+    flask_migrate.upgrade()
+    tenant, _ = make_tenant()
+    directory_groups.map_group(tenant, "Sales team", "Sales", actor=SETUP)
+    directory_groups.map_group(tenant, "Leads", None, role=Role.SUPERVISOR, actor=SETUP)
+    supervisors.create_supervisor(
+        "deputy@example.com", "correct horse battery", [tenant], role=Role.ANALYST, actor=SETUP
+    )
+    db.session.commit()
+    db.session.remove()
+    flask_migrate.downgrade(revision="0042")
+    with db.engine.connect() as connection:
+        mapped = connection.execute(text("SELECT group_name FROM group_mappings")).all()
+    assert mapped == [("Sales team",)]
+    flask_migrate.upgrade()
+    deputy = db.session.scalar(select(Supervisor).filter_by(email="deputy@example.com"))
+    assert (deputy.roles[0].role, deputy.roles[0].given_by) == ("analyst", "grant")

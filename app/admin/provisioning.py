@@ -13,7 +13,7 @@ from app.admin.access import attempt, supervisor, tenant_or_404
 from app.admin.forms import OUT_OF_DATE, ConfirmForm
 from app.admin.prg import form_post, hold
 from app.admin.sign_in import scim_slot, sign_in_page
-from app.models import Tenant
+from app.models import Role, Tenant
 from app.models.types import utcnow
 from app.services import shown_once as held_values
 from app.services.people import directory_groups
@@ -69,21 +69,27 @@ def set_provisioning(tenant_id: int):
 
 @form_post("/tenants/<int:tenant_id>/sign-in/group-mapping", "admin.sign_in")
 def map_group(tenant_id: int):
-    """Map a group name of the identity provider to a skill queue (or to none)."""
+    """Map a group name of the identity provider to a skill queue or a console role (or to
+    neither)."""
     tenant = tenant_or_404(tenant_id)
-    values = {"group": request.form.get("group", ""), "queue": request.form.get("queue", "")}
+    values = {name: request.form.get(name, "") for name in ("group", "queue", "role")}
     if not ConfirmForm().validate_on_submit():
         return sign_in_page(tenant, errors={"mapping": OUT_OF_DATE}, values=values)
+    if values["role"] and values["role"] not in set(Role):
+        return sign_in_page(tenant, errors={"mapping": "choose a role of the list"}, values=values)
     actor = supervisor()
+    role = Role(values["role"]) if values["role"] else None
     _, error = attempt(
         lambda: directory_groups.map_group(
-            tenant, values["group"], values["queue"] or None, actor=actor
+            tenant, values["group"], values["queue"] or None, role=role, actor=actor
         )
     )
     if error:
         return sign_in_page(tenant, errors={"mapping": error}, values=values)
     if values["queue"]:
         flash(f"The members of group '{values['group']}' work skill queue {values['queue']}.")
+    elif role:
+        flash(f"The members of group '{values['group']}' are {role.value}s of this console.")
     else:
         flash(f"Group '{values['group']}' gives no skill queue.")
     return _back(tenant)

@@ -13,6 +13,7 @@ import click
 from flask import current_app
 
 from app.cli.common import read_only, tenant_of, transactional
+from app.models import Role
 from app.services.actors import Actor
 from app.services.people import directory_groups
 from app.services.tenants import api_keys, provisioning
@@ -61,17 +62,30 @@ def template(company: str, environment: str, template: str, in_instance: bool) -
 @click.argument("environment")
 @click.argument("group")
 @click.option("--queue", help="The skill queue the group's members work.")
-@click.option("--none", "unmapped", is_flag=True, help="The group gives no queue any more.")
+@click.option(
+    "--role",
+    type=click.Choice([role.value for role in Role]),
+    help="The console role the group's members have in the tenant.",
+)
+@click.option("--none", "unmapped", is_flag=True, help="The group gives nothing any more.")
 @transactional
-def map_group(company: str, environment: str, group: str, queue: str | None, unmapped: bool):
-    """Map a group name of the identity provider to a skill queue: its members (now and
-    later) work that queue; --none takes the mapping away (and the queue from its members)."""
-    if (queue is None) == (not unmapped):
-        raise click.UsageError("say --queue QUEUE or --none")
+def map_group(
+    company: str, environment: str, group: str, queue: str | None, role: str | None,
+    unmapped: bool,
+):  # fmt: skip
+    """Map a group name of the identity provider to a skill queue (its members, now and
+    later, work that queue) or to a console role (they have it in the tenant's console, as
+    the account of their primary e-mail address); --none takes the mapping away (and what it
+    gave from its members)."""
+    if [queue is not None, role is not None, unmapped].count(True) != 1:
+        raise click.UsageError("say --queue QUEUE, --role ROLE or --none")
     tenant = tenant_of(company, environment)
-    directory_groups.map_group(tenant, group, queue, actor=Actor.operator())
+    given = Role(role) if role else None
+    directory_groups.map_group(tenant, group, queue, role=given, actor=Actor.operator())
+    if given is not None:
+        return f"The members of group '{group}' of {tenant.label} are {role}s of its console."
     if queue is None:
-        return f"Group '{group}' of {tenant.label} gives no skill queue."
+        return f"Group '{group}' of {tenant.label} gives no skill queue and no role."
     return f"The members of group '{group}' of {tenant.label} work skill queue {queue}."
 
 
@@ -80,7 +94,8 @@ def map_group(company: str, environment: str, group: str, queue: str | None, unm
 @click.argument("environment")
 @read_only
 def list_mappings(company: str, environment: str):
-    """The group names mapped to skill queues: group, queue (tab-separated)."""
+    """The group names mapped: group, then the skill queue or `role:ROLE` (tab-separated)."""
     tenant = tenant_of(company, environment)
     for mapping in directory_groups.mappings(tenant):
-        click.echo(f"{mapping.group_name}\t{mapping.skill_queue.name}")
+        gives = mapping.skill_queue.name if mapping.skill_queue else f"role:{mapping.role}"
+        click.echo(f"{mapping.group_name}\t{gives}")

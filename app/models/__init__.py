@@ -31,7 +31,7 @@ from app.models.report_rollups import (
 from app.models.schedules import Schedule, ScheduleException, ScheduleHours
 from app.models.shown_once import ShownOnce
 from app.models.sso import IdentityProvider, ProviderKind, SeenAssertion
-from app.models.supervisors import LoginSession, Role, Supervisor, TenantRole
+from app.models.supervisors import GivenBy, LoginSession, Role, Supervisor, TenantRole
 from app.models.tasks import Task, TaskItem, WorkCode, WorkedState
 from app.models.tenants import REGIONS, ApiKey, AuthMode, InstanceKind, Tenant
 from app.models.users import LocalInstanceUser, PhoneType, User, UserTemplate
@@ -92,6 +92,7 @@ __all__ = [
     "LoginSession",
     "PhoneType",
     "RateLimitCounter",
+    "GivenBy",
     "Role",
     "SkillQueue",
     "Supervisor",

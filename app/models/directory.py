@@ -45,8 +45,9 @@ class DirectoryGroup(db.Model):
 
 
 class GroupMapping(db.Model):
-    """The skill queue the members of a group of this name work. Set before or after the
-    group is pushed; a group without one gives its members nothing."""
+    """What the members of a group of this name get: a skill queue they work, or a console
+    role in the tenant (`role`, app.models.supervisors.Role). Set before or after the group
+    is pushed; a group without one gives its members nothing."""
 
     __tablename__ = "group_mappings"
     __table_args__ = (UniqueConstraint("tenant_id", "group_name"),)
@@ -54,7 +55,10 @@ class GroupMapping(db.Model):
     id: Mapped[int] = mapped_column(primary_key=True)
     tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
     group_name: Mapped[str] = mapped_column(text_c(255))
-    skill_queue_id: Mapped[int] = mapped_column(ForeignKey("skill_queues.id", ondelete="CASCADE"))
+    skill_queue_id: Mapped[int | None] = mapped_column(
+        ForeignKey("skill_queues.id", ondelete="CASCADE")
+    )
+    role: Mapped[str | None] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
-    skill_queue: Mapped[SkillQueue] = relationship()
+    skill_queue: Mapped[SkillQueue | None] = relationship()

@@ -29,8 +29,18 @@ class Role(enum.StrEnum):
         return self.rank >= needed.rank
 
 
+class GivenBy(enum.StrEnum):
+    """Who gave a role, and so who changes it: a person (an operator, an administrator),
+    the console's identity provider (its groups at each sign-in), or the tenant's own
+    identity provider (a SCIM role group the person is a member of, as a user)."""
+
+    GRANT = "grant"
+    CONSOLE_PROVIDER = "console-provider"
+    SCIM = "scim"
+
+
 class TenantRole(db.Model):
-    """One supervisor's role in one tenant."""
+    """One supervisor's role in one tenant, and who gave it."""
 
     __tablename__ = "supervisor_tenants"
 
@@ -42,6 +52,9 @@ class TenantRole(db.Model):
     )
     role: Mapped[Role] = mapped_column(
         String(16), default=Role.SUPERVISOR, server_default=Role.SUPERVISOR.value
+    )
+    given_by: Mapped[GivenBy] = mapped_column(
+        String(16), default=GivenBy.GRANT, server_default=GivenBy.GRANT.value
     )
 
     tenant: Mapped[Tenant] = relationship(lazy="joined")

@@ -135,7 +135,7 @@ def test_an_account_the_console_provider_keeps_is_changed_there(admin, acme):
     row = page(admin, f"/tenants/{acme.id}/people").select_one(f'tr[data-person="{ANN}"]')
     assert "identity provider" in row.text and row.find("form") is None
     refused = _grant(admin, acme, ANN, "supervisor")
-    assert refused.status_code == 422 and "change their groups there" in soup(refused).text
+    assert refused.status_code == 422 and "change it there" in soup(refused).text
     assert _role_of(ANN, acme) is Role.ANALYST
 
 

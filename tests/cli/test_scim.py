@@ -50,4 +50,4 @@ def test_map_group_maps_a_group_name_to_a_queue_and_back(runner, acme):
     assert none.exit_code == 0, none.output
     assert runner.invoke(args=["scim", "mappings", "Acme", "prod"]).output == ""
     both = runner.invoke(args=["scim", "map-group", "Acme", "prod", "X"])
-    assert both.exit_code != 0 and "--queue QUEUE or --none" in both.output
+    assert both.exit_code != 0 and "--queue QUEUE, --role ROLE or --none" in both.output

@@ -2,11 +2,13 @@
 
 - A group has a display name (unique in the tenant, without regard to case), the provider's
   external id, and members (the tenant's users). Each change raises its version (ETag).
-- A group's *name* may be mapped to a skill queue (`map_group`, before or after the group
-  is pushed): the group's members work that queue. Joining such a group gives the agent the
-  queue at once; leaving it (or the group's deletion, or the mapping's removal) takes the
-  queue away at once, unless another mapped group of the agent gives it the same queue, and
-  the callbacks of that queue go back to it (as any change of an agent's queues). A queue
+- A group's *name* may be mapped to a skill queue or to a console role (`map_group`, before
+  or after the group is pushed): the group's members work that queue, or have that role in
+  the tenant's console (app/services/people/console_roles.py). Joining a queue's group
+  gives the agent the queue at once; leaving it (or the group's deletion, or the mapping's
+  removal) takes the queue away at once, unless another mapped group of the agent gives it
+  the same queue, and the callbacks of that queue go back to it (as any change of an
+  agent's queues). A queue
   no mapped group gives stays the agent's (given on its desk page, `agent queues`, or by
   its template); one a mapped group gives is the provider's to take away.
 - Every change leaves its audit record and its event (`group.created`, `group.updated`,
@@ -20,13 +22,13 @@ from collections.abc import Iterable
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import DirectoryGroup, GroupMapping, SkillQueue, Tenant, User
+from app.models import DirectoryGroup, GroupMapping, Role, SkillQueue, Tenant, User
 from app.models.types import utcnow
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput
 from app.services.fields import GROUP_EXTERNAL_ID, GROUP_MEMBERS, GROUP_NAME
-from app.services.people import agents
+from app.services.people import agents, console_roles
 from app.services.tenants.setup import get_skill_queue
 
 MAX_NAME = 255
@@ -82,17 +84,6 @@ def _external(value: str | None) -> str | None:
     return value
 
 
-def _mapped_queue(tenant_id: int, group_name: str) -> SkillQueue | None:
-    return db.session.scalar(
-        select(SkillQueue)
-        .join(GroupMapping, GroupMapping.skill_queue_id == SkillQueue.id)
-        .where(
-            GroupMapping.tenant_id == tenant_id,
-            func.lower(GroupMapping.group_name) == group_name.lower(),
-        )
-    )
-
-
 def _queues_given(user: User) -> set[int]:
     """The queues the user's mapped groups give it."""
     return set(
@@ -104,6 +95,7 @@ def _queues_given(user: User) -> set[int]:
             )
             .where(
                 GroupMapping.tenant_id == user.tenant_id,
+                GroupMapping.skill_queue_id.is_not(None),
                 DirectoryGroup.tenant_id == user.tenant_id,
                 DirectoryGroup.members.any(User.id == user.id),
             )
@@ -162,6 +154,7 @@ def create_group(
     before = {u.id: _queues_given(u) for u in members}
     db.session.add(group)
     _settle(members, before, actor)
+    console_roles.settle(tenant, console_roles.emails_of(members), actor=actor)
     _trail(actor, group, "group.created", None, _fields(group))
     return group
 
@@ -194,6 +187,7 @@ def update_group(
     group.version += 1
     group.updated_at = utcnow()
     _settle(touched.values(), before, actor)
+    console_roles.settle(tenant, console_roles.emails_of(touched.values()), actor=actor)
     changed = {k: v for k, v in new.items() if old[k] != v}
     _trail(actor, group, "group.updated", {k: old[k] for k in changed}, changed)
     return True
@@ -204,16 +198,27 @@ def delete_group(group: DirectoryGroup, *, actor: Actor) -> None:
     members = list(group.members)
     before = {u.id: _queues_given(u) for u in members}
     _trail(actor, group, "group.deleted", _fields(group), None)
+    tenant = db.session.get(Tenant, group.tenant_id)
     db.session.delete(group)
     _settle(members, before, actor)
+    console_roles.settle(tenant, console_roles.emails_of(members), actor=actor)
 
 
-def map_group(tenant: Tenant, group_name: str, queue: str | None, *, actor: Actor) -> bool:
-    """Map the group name to a skill queue (None: no queue); the members of a group of that
-    name gain or lose it at once. Whether it changed."""
+def map_group(
+    tenant: Tenant,
+    group_name: str,
+    queue: str | None,
+    *,
+    role: Role | None = None,
+    actor: Actor,
+) -> bool:
+    """Map the group name to a skill queue, or to a console role (neither: no mapping);
+    the members of a group of that name gain or lose it at once. Whether it changed."""
     group_name = (group_name or "").strip()
     if not group_name or len(group_name) > MAX_NAME:
         raise InvalidInput(f"a group's name must be 1 to {MAX_NAME} characters", field=GROUP_NAME)
+    if queue and role:
+        raise InvalidInput("a group gives a skill queue or a role, not both", field=GROUP_NAME)
     target = get_skill_queue(tenant, queue) if queue else None
     mapping = db.session.scalar(
         select(GroupMapping).where(
@@ -221,8 +226,9 @@ def map_group(tenant: Tenant, group_name: str, queue: str | None, *, actor: Acto
             func.lower(GroupMapping.group_name) == group_name.lower(),
         )
     )
-    was = mapping.skill_queue.name if mapping else None
-    if was == (target.name if target else None):
+    was = _gives(mapping)
+    now = {"queue": target.name if target else None, "role": role.value if role else None}
+    if was == now:
         return False
     groups = db.session.scalars(
         select(DirectoryGroup).where(
@@ -232,18 +238,30 @@ def map_group(tenant: Tenant, group_name: str, queue: str | None, *, actor: Acto
     ).all()
     members = {u.id: u for g in groups for u in g.members}
     before = {u.id: _queues_given(u) for u in members.values()}
-    if mapping is not None and target is None:
+    if mapping is not None and target is None and role is None:
         db.session.delete(mapping)
     elif mapping is not None:
-        mapping.skill_queue = target
+        mapping.skill_queue, mapping.role = target, now["role"]
     else:
-        db.session.add(GroupMapping(tenant_id=tenant.id, group_name=group_name, skill_queue=target))
+        mapping = GroupMapping(
+            tenant_id=tenant.id, group_name=group_name, skill_queue=target, role=now["role"]
+        )
+        db.session.add(mapping)
     _settle(members.values(), before, actor)
-    after = {"group": group_name, "queue": target.name if target else None}
+    console_roles.settle(tenant, console_roles.emails_of(members.values()), actor=actor)
+    after = {"group": group_name, **now}
     record(actor, Change("group.mapped", "group_mapping", group_name, tenant.id,
-                         before={"group": group_name, "queue": was}, after=after,
+                         before={"group": group_name, **was}, after=after,
                          event_type="group.mapped", event_data=after))  # fmt: skip
     return True
+
+
+def _gives(mapping: GroupMapping | None) -> dict:
+    """What a mapping gives, as the trail and the event say it."""
+    if mapping is None:
+        return {"queue": None, "role": None}
+    return {"queue": mapping.skill_queue.name if mapping.skill_queue else None,
+            "role": mapping.role}  # fmt: skip
 
 
 def mappings(tenant: Tenant) -> list[GroupMapping]:

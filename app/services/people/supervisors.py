@@ -6,11 +6,12 @@ groups at each sign-in."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import IdentityProvider, Role, Supervisor, Tenant, TenantRole
+from app.models import GivenBy, IdentityProvider, Role, Supervisor, Tenant, TenantRole
 from app.services.actors import Actor
 from app.services.audit.trail import Change, record
 from app.services.errors import Conflict, InvalidInput, NotFound
@@ -61,34 +62,49 @@ def access(supervisor: Supervisor) -> dict:
     return {"email": supervisor.email, "tenants": dict(sorted(roles.items()))}
 
 
-def set_roles(supervisor: Supervisor, roles: dict[Tenant, Role]) -> None:
-    """Give the account exactly these tenants, each with its role."""
+def set_roles(
+    supervisor: Supervisor, roles: dict[Tenant, Role], given_by: GivenBy = GivenBy.GRANT
+) -> None:
+    """Give the account exactly these tenants, each with its role, besides the tenants its
+    tenant's SCIM role groups give (app/services/people/console_roles.py), which stay."""
     supervisor.all_tenants = False
     kept = {grant.tenant_id: grant for grant in supervisor.roles}
-    grants = []
+    scim = {t: g for t, g in kept.items() if g.given_by == GivenBy.SCIM}
+    grants = list(scim.values())
     for tenant, role in roles.items():
+        if tenant.id in scim:
+            continue
         grant = kept.get(tenant.id) or TenantRole(tenant_id=tenant.id, tenant=tenant)
-        grant.role = role
+        grant.role, grant.given_by = role, given_by
         grants.append(grant)
     supervisor.roles = grants
+
+
+def kept_by(supervisor: Supervisor, tenant: Tenant) -> str | None:
+    """Who, other than an operator's or an administrator's grant, keeps the account's role
+    in the tenant (then only they change it), or None."""
+    grant = next((g for g in supervisor.roles if g.tenant_id == tenant.id), None)
+    if supervisor.all_tenants:
+        return "an operator: the account administers every tenant"
+    if grant is not None and grant.given_by == GivenBy.SCIM:
+        return f"{tenant.label}'s identity provider, through a SCIM role group"
+    if supervisor.sso_subject and not supervisor.break_glass and _console_has_provider():
+        return "the console's identity provider, through its groups"
+    return None
 
 
 def grant_role(supervisor: Supervisor, tenant: Tenant, role: Role | None, *, actor: Actor) -> bool:
     """Give the account `role` in the tenant, or take the tenant away (None): an operator's
     or an administrator's decision, in the trail with the reach before and after. False
-    when nothing changes. An account of every tenant keeps every tenant (an operator's
-    account), and one the console identity provider keeps is the provider's to change."""
-    if supervisor.all_tenants:
-        raise Conflict(f"{supervisor.email} administers every tenant: an operator's account")
-    if supervisor.sso_subject and not supervisor.break_glass and _console_has_provider():
-        raise Conflict(
-            f"the console's identity provider gives {supervisor.email} their tenants: "
-            "change their groups there"
-        )
-    roles = {grant.tenant: Role(grant.role) for grant in supervisor.roles}
-    current = next((r for t, r in roles.items() if t.id == tenant.id), None)
-    if current == role:
+    when nothing changes. Refused when another keeps the role (`kept_by`): an account of
+    every tenant keeps every tenant, and a provider's role is the provider's to change."""
+    keeper = kept_by(supervisor, tenant)
+    if keeper is not None:
+        raise Conflict(f"{supervisor.email}'s role here is kept by {keeper}: change it there")
+    current = next((g for g in supervisor.roles if g.tenant_id == tenant.id), None)
+    if (Role(current.role) if current else None) == role:
         return False
+    roles = {grant.tenant: Role(grant.role) for grant in supervisor.roles}
     before = access(supervisor)
     roles = {t: r for t, r in roles.items() if t.id != tenant.id}
     if role is not None:
@@ -129,13 +145,26 @@ def grant_role_to(tenant: Tenant, email: str, role: Role | None, *, actor: Actor
     return grant_role(supervisor, tenant, role, actor=actor)
 
 
-def people_of(tenant: Tenant) -> list[tuple[Supervisor, Role]]:
+@dataclass(frozen=True)
+class Person:
+    """Someone who may open a tenant's console: their account, their role, and who keeps
+    it when not a grant (`kept_by`)."""
+
+    account: Supervisor
+    role: Role
+    kept_by: str | None
+
+
+def people_of(tenant: Tenant) -> list[Person]:
     """Everyone who may see the tenant with their role there, administrators first."""
     listed = select(Supervisor).where(
         Supervisor.all_tenants | Supervisor.roles.any(TenantRole.tenant_id == tenant.id)
     )
-    people = [(person, person.role_in(tenant.id)) for person in db.session.scalars(listed)]
-    return sorted(people, key=lambda pair: (-pair[1].rank, pair[0].email))
+    people = [
+        Person(account, account.role_in(tenant.id), kept_by(account, tenant))
+        for account in db.session.scalars(listed)
+    ]
+    return sorted(people, key=lambda p: (-p.role.rank, p.account.email))
 
 
 def find_supervisor(email: str) -> Supervisor:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from app.extensions import db
 from app.models import AgentState, Tenant, User
 from app.models.types import utcnow
 from app.services.actors import Actor
@@ -22,7 +23,7 @@ from app.services.delivery import callbacks
 from app.services.delivery.agent_state import hold_agent, set_agent_state
 from app.services.errors import InvalidInput
 from app.services.fields import USER_EXTERNAL_ID, USER_TEMPLATE
-from app.services.people import sessions
+from app.services.people import console_roles, sessions
 from app.services.people.users import NewUser, check_email, checked_user, email_index, user_fields
 
 MAX_EXTERNAL_ID = 255
@@ -160,6 +161,7 @@ def update_user(tenant: Tenant, user: User, profile: Profile, *, actor: Actor) -
     before = _fields(user)
     old = (user.first_name, user.last_name, user.primary_email, user.secondary_email,
            user.external_id, user.email_entries, user.department)  # fmt: skip
+    address = console_roles.address_of(user)
     new = (checked.first_name, checked.last_name, checked.primary_email,
            checked.secondary_email, checked.external_id, checked.email_entries,
            checked.department)  # fmt: skip
@@ -168,6 +170,10 @@ def update_user(tenant: Tenant, user: User, profile: Profile, *, actor: Actor) -
     (user.first_name, user.last_name, user.primary_email, user.secondary_email,
      user.external_id, user.email_entries, user.department) = new  # fmt: skip
     user.email_index = email_index(user)
+    # A new address moves the console role the user's role groups give to that address.
+    addresses = {address, console_roles.address_of(user)}
+    if len(addresses) > 1:
+        console_roles.settle(tenant, console_roles.emails_of_addresses(addresses), actor=actor)
     touch_user(user, utcnow())
     changed = {k: v for k, v in _fields(user).items() if before[k] != v}
     if changed:
@@ -188,6 +194,8 @@ def set_active(user: User, active: bool, *, actor: Actor, now: datetime | None =
         sessions.end_sessions(user, sessions.AGENTS)
     user.active = active
     touch_user(user, now)
+    tenant = db.session.get(Tenant, user.tenant_id)
+    console_roles.settle(tenant, console_roles.emails_of([user]), actor=actor)
     action = "user.reactivated" if active else "user.deactivated"
     record(actor, _change(user, action, {"active": not active}, {"active": active}))
     return True

@@ -38,6 +38,7 @@ from app.services.fields import (
     USER_TEMPLATE,
     Field,
 )
+from app.services.people import console_roles
 from app.services.tenants.setup import find_user_template
 from app.services.values import wrapped
 
@@ -350,6 +351,8 @@ def delete_user(tenant: Tenant, login_user_id: str, *, actor: Actor) -> None:
     record(actor, _change(tenant, "user.deleted", user_fields(user), added=False))
     db.session.delete(user)
     db.session.flush()
+    # The console role the user's role groups gave goes with it.
+    console_roles.settle(tenant, console_roles.emails_of([user]), actor=actor)
     # The instance goes last: when it refuses, the service's delete is rolled back too.
     if user.connect_user_id is not None:
         instance_for(tenant).delete_user(user.connect_user_id)

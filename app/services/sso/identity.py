@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import IdentityProvider, Role, Supervisor, Tenant, User
+from app.models import GivenBy, IdentityProvider, Role, Supervisor, Tenant, User
 from app.services.actors import Actor, ActorKind
 from app.services.audit.trail import Change, record
 from app.services.errors import InvalidInput, ServiceError
@@ -171,9 +171,9 @@ def supervisor_for(provider: IdentityProvider, identity: Identity) -> Supervisor
     nobody whose groups grant nothing is signed in, and a break-glass account keeps its own
     tenants. Each link is in the audit trail."""
     grant = grant_of(provider, identity.groups)
-    if not grant.all_tenants and not grant.tenants:
-        raise SignInRefused(NOT_A_SUPERVISOR)
     email = identity.login.strip().lower()
+    if not grant.all_tenants and not grant.tenants and not _scim_gives(identity, email):
+        raise SignInRefused(NOT_A_SUPERVISOR)
     supervisor = db.session.scalar(select(Supervisor).filter_by(sso_subject=identity.key))
     if supervisor is None:
         supervisor = _by_email(identity, email)
@@ -195,7 +195,7 @@ def supervisor_for(provider: IdentityProvider, identity: Identity) -> Supervisor
         if grant.all_tenants:
             supervisor.all_tenants, supervisor.roles = True, []
         else:
-            supervisors.set_roles(supervisor, dict(grant.roles))
+            supervisors.set_roles(supervisor, dict(grant.roles), GivenBy.CONSOLE_PROVIDER)
     after = supervisors.access(supervisor)
     if after != before:
         action = "supervisor.added" if before is None else "supervisor.access_changed"
@@ -204,6 +204,18 @@ def supervisor_for(provider: IdentityProvider, identity: Identity) -> Supervisor
             Change(action, "supervisor", supervisor.email, None, before=before, after=after),
         )
     return supervisor
+
+
+def _scim_gives(identity: Identity, email: str) -> bool:
+    """Whether a tenant's SCIM role group gives the person's account a role (then the
+    console's groups need give none)."""
+    account = db.session.scalar(
+        select(Supervisor).where(
+            (Supervisor.sso_subject == identity.key)
+            | ((Supervisor.email == email) & Supervisor.sso_subject.is_(None))
+        )
+    )
+    return account is not None and any(g.given_by == GivenBy.SCIM for g in account.roles)
 
 
 def link_identity(supervisor: Supervisor, issuer: str, subject: str, *, actor: Actor) -> None:

@@ -56,7 +56,7 @@ EVENT_TYPES: dict[str, str] = {
     "group.created": "The identity provider pushed a group (SCIM), with its members.",
     "group.updated": "A pushed group's name, external id or members changed (SCIM).",
     "group.deleted": "A pushed group was deleted (SCIM).",
-    "group.mapped": "A group name was mapped to a skill queue, or its mapping removed.",
+    "group.mapped": "A group name was mapped to a skill queue or a console role, or unmapped.",
 }
 
 
