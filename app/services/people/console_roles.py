@@ -27,7 +27,6 @@ from app.models import (
     Role,
     Supervisor,
     Tenant,
-    TenantRole,
     User,
 )
 from app.models.directory import directory_group_members
@@ -101,16 +100,9 @@ def _settle_one(tenant: Tenant, email: str, wanted: Role | None, actor: Actor) -
         return  # a person's or the console provider's grant: theirs to change
     if row is None and wanted is None:
         return
-    if wanted is None:
-        account.roles.remove(row)
-    elif row is None:
-        account.roles.append(
-            TenantRole(tenant_id=tenant.id, tenant=tenant, role=wanted, given_by=GivenBy.SCIM)
-        )
-    elif Role(row.role) == wanted:
+    if row is not None and wanted is not None and Role(row.role) == wanted:
         return
-    else:
-        row.role = wanted
+    supervisors.set_role(account, tenant, wanted, GivenBy.SCIM)
     action = "supervisor.added" if before is None else "supervisor.access_changed"
     change = Change(
         action, "supervisor", email, tenant.id, before=before, after=supervisors.access(account)

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 
 from app.extensions import db
 from app.models import GivenBy, IdentityProvider, Role, Supervisor, Tenant, TenantRole
@@ -80,15 +81,34 @@ def set_roles(
     supervisor.roles = grants
 
 
-def kept_by(supervisor: Supervisor, tenant: Tenant) -> str | None:
+def set_role(supervisor: Supervisor, tenant: Tenant, role: Role | None, given_by: GivenBy) -> None:
+    """Give the account `role` in the tenant, or take the tenant away (None), leaving its
+    other tenants as they are."""
+    current = next((g for g in supervisor.roles if g.tenant_id == tenant.id), None)
+    if role is None:
+        if current is not None:
+            supervisor.roles.remove(current)
+    elif current is None:
+        supervisor.roles.append(
+            TenantRole(tenant_id=tenant.id, tenant=tenant, role=role, given_by=given_by)
+        )
+    else:
+        current.role, current.given_by = role, given_by
+
+
+def kept_by(
+    supervisor: Supervisor, tenant: Tenant, *, console_provider: bool | None = None
+) -> str | None:
     """Who, other than an operator's or an administrator's grant, keeps the account's role
-    in the tenant (then only they change it), or None."""
+    in the tenant (then only they change it), or None. `console_provider`: whether the
+    console has an identity provider, when the caller knows it already."""
     grant = next((g for g in supervisor.roles if g.tenant_id == tenant.id), None)
     if supervisor.all_tenants:
         return "an operator: the account administers every tenant"
     if grant is not None and grant.given_by == GivenBy.SCIM:
         return f"{tenant.label}'s identity provider, through a SCIM role group"
-    if supervisor.sso_subject and not supervisor.break_glass and _console_has_provider():
+    linked = supervisor.sso_subject and not supervisor.break_glass
+    if linked and (_console_has_provider() if console_provider is None else console_provider):
         return "the console's identity provider, through its groups"
     return None
 
@@ -104,12 +124,8 @@ def grant_role(supervisor: Supervisor, tenant: Tenant, role: Role | None, *, act
     current = next((g for g in supervisor.roles if g.tenant_id == tenant.id), None)
     if (Role(current.role) if current else None) == role:
         return False
-    roles = {grant.tenant: Role(grant.role) for grant in supervisor.roles}
     before = access(supervisor)
-    roles = {t: r for t, r in roles.items() if t.id != tenant.id}
-    if role is not None:
-        roles[tenant] = role
-    set_roles(supervisor, roles)
+    set_role(supervisor, tenant, role, GivenBy.GRANT)
     record(
         actor,
         Change(
@@ -160,9 +176,12 @@ def people_of(tenant: Tenant) -> list[Person]:
     listed = select(Supervisor).where(
         Supervisor.all_tenants | Supervisor.roles.any(TenantRole.tenant_id == tenant.id)
     )
+    provider = _console_has_provider()
     people = [
-        Person(account, account.role_in(tenant.id), kept_by(account, tenant))
-        for account in db.session.scalars(listed)
+        Person(
+            account, account.role_in(tenant.id), kept_by(account, tenant, console_provider=provider)
+        )
+        for account in db.session.scalars(listed.options(selectinload(Supervisor.roles)))
     ]
     return sorted(people, key=lambda p: (-p.role.rank, p.account.email))
 
